@@ -1,0 +1,331 @@
+package alerts
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// repoRoot is the repository root as seen from this package's directory,
+// where `go test` runs.
+const repoRoot = ".."
+
+func TestCommittedFilesMatchGenerator(t *testing.T) {
+	files, err := Files(DefaultConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2 {
+		t.Fatalf("Files rendered %d files, want 2", len(files))
+	}
+	for path, want := range files {
+		got, err := os.ReadFile(filepath.Join(repoRoot, path))
+		if err != nil {
+			t.Fatalf("%v (run `go run ./alerts/gen`)", err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs from what alerts/*.go renders; run `go run ./alerts/gen` and commit the result", path)
+		}
+	}
+}
+
+func TestPrometheusRuleCarriesTheRulesFileGroups(t *testing.T) {
+	var rulesFile struct {
+		Groups any `yaml:"groups"`
+	}
+	var crd struct {
+		APIVersion string `yaml:"apiVersion"`
+		Kind       string `yaml:"kind"`
+		Spec       struct {
+			Groups any `yaml:"groups"`
+		} `yaml:"spec"`
+	}
+	readYAML(t, RulesFilePath, &rulesFile)
+	readYAML(t, PrometheusRulePath, &crd)
+	if crd.APIVersion != "monitoring.coreos.com/v1" || crd.Kind != "PrometheusRule" {
+		t.Fatalf("%s is %s %s, want monitoring.coreos.com/v1 PrometheusRule", PrometheusRulePath, crd.APIVersion, crd.Kind)
+	}
+	if rulesFile.Groups == nil {
+		t.Fatalf("%s has no groups", RulesFilePath)
+	}
+	if !reflect.DeepEqual(rulesFile.Groups, crd.Spec.Groups) {
+		t.Errorf("spec.groups of %s differ from the groups of %s", PrometheusRulePath, RulesFilePath)
+	}
+}
+
+func TestPromtoolCheckRules(t *testing.T) {
+	out := runPromtool(t, "check", "rules", filepath.Join(repoRoot, RulesFilePath))
+	want := len(Groups(DefaultConfig).Groups[0].Rules) + len(Alerts(DefaultConfig))
+	if !strings.Contains(out, "SUCCESS: "+strconv.Itoa(want)+" rules found") {
+		t.Errorf("promtool check rules did not report %d rules:\n%s", want, out)
+	}
+}
+
+func TestPromtoolUnitTests(t *testing.T) {
+	files := testFiles(t)
+	out := runPromtool(t, append([]string{"test", "rules"}, files...)...)
+	if got := strings.Count(out, "SUCCESS"); got != len(files) {
+		t.Errorf("promtool test rules passed %d of %d files:\n%s", got, len(files), out)
+	}
+}
+
+// A rule set rendered with a selector must still be valid, and every metric
+// it reads must carry the selector.
+func TestSelectorScopesEveryMetric(t *testing.T) {
+	cfg := DefaultConfig
+	cfg.Selector = `job="hubprobe"`
+	files, err := Files(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "rules.yml")
+	if err := os.WriteFile(path, files[RulesFilePath], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runPromtool(t, "check", "rules", path)
+	for _, r := range allRules(cfg) {
+		for _, m := range metricRef.FindAllStringSubmatchIndex(r.Expr, -1) {
+			rest := r.Expr[m[3]:]
+			if !strings.HasPrefix(rest, "{") || !strings.Contains(rest[:strings.Index(rest, "}")], cfg.Selector) {
+				t.Errorf("%s%s: %s is not scoped by %s", r.Record, r.Alert, r.Expr[m[2]:m[3]], cfg.Selector)
+			}
+		}
+	}
+}
+
+func TestEveryAlertIsComplete(t *testing.T) {
+	anchors := runbookAnchors(t)
+	alerts := Alerts(DefaultConfig)
+	if len(alerts) < 10 {
+		t.Fatalf("only %d alerts", len(alerts))
+	}
+	for _, r := range alerts {
+		if _, err := time.ParseDuration(r.For); err != nil || r.For == "0s" {
+			t.Errorf("%s: for %q is not a positive duration", r.Alert, r.For)
+		}
+		if s := r.Labels["severity"]; s != SeverityCritical && s != SeverityWarning {
+			t.Errorf("%s: severity %q is neither critical nor warning", r.Alert, s)
+		}
+		checkAnnotations(t, r)
+		url := r.Annotations["runbook_url"]
+		base, frag, ok := strings.Cut(url, "#")
+		if !ok || base != DefaultConfig.RunbookBase || !strings.HasSuffix(base, "docs/runbook.md") {
+			t.Errorf("%s: runbook_url %q does not point into docs/runbook.md", r.Alert, url)
+		}
+		if !anchors[frag] {
+			t.Errorf("%s: runbook anchor #%s has no heading in docs/runbook.md", r.Alert, frag)
+		}
+	}
+}
+
+func checkAnnotations(t *testing.T, r Rule) {
+	t.Helper()
+	summary, description := r.Annotations["summary"], r.Annotations["description"]
+	if summary == "" || strings.Contains(summary, "{{") || !strings.HasSuffix(summary, ".") {
+		t.Errorf("%s: summary %q must be a static sentence", r.Alert, summary)
+	}
+	if !strings.Contains(description, "{{ $value") || !strings.Contains(description, "{{ $labels.") {
+		t.Errorf("%s: description %q is not templated with $value and $labels", r.Alert, description)
+	}
+}
+
+func TestRecordingRuleNamesAreLevelMetricOperation(t *testing.T) {
+	name := regexp.MustCompile(`^[a-z_]+:hubprobe_[a-z0-9_]+:[a-z0-9_]+$`)
+	for _, r := range Groups(DefaultConfig).Groups[0].Rules {
+		if !name.MatchString(r.Record) {
+			t.Errorf("recording rule %q is not named level:metric:operation", r.Record)
+		}
+	}
+	want := []string{
+		"target_scenario:hubprobe_message_latency_slow:ratio_rate5m",
+		"target_scenario:hubprobe_message_latency_seconds:p99_rate5m",
+		"target:hubprobe_server_load:ratio",
+	}
+	for _, w := range want {
+		if !slices.ContainsFunc(Groups(DefaultConfig).Groups[0].Rules, func(r Rule) bool { return r.Record == w }) {
+			t.Errorf("recording rule %s is missing", w)
+		}
+	}
+}
+
+// Every alert needs a promtool case where it fires and one where it stays
+// quiet, so a threshold that drifts either way breaks a test.
+func TestEveryAlertHasFiringAndQuietCases(t *testing.T) {
+	fires, quiet := map[string]bool{}, map[string]bool{}
+	for _, path := range testFiles(t) {
+		var f struct {
+			Tests []struct {
+				AlertRuleTest []struct {
+					Alertname string `yaml:"alertname"`
+					ExpAlerts []any  `yaml:"exp_alerts"`
+				} `yaml:"alert_rule_test"`
+			} `yaml:"tests"`
+		}
+		readYAML(t, strings.TrimPrefix(path, repoRoot+"/"), &f)
+		for _, tc := range f.Tests {
+			for _, a := range tc.AlertRuleTest {
+				if len(a.ExpAlerts) > 0 {
+					fires[a.Alertname] = true
+				} else {
+					quiet[a.Alertname] = true
+				}
+			}
+		}
+	}
+	for _, r := range Alerts(DefaultConfig) {
+		if !fires[r.Alert] {
+			t.Errorf("%s has no promtool case where it fires", r.Alert)
+		}
+		if !quiet[r.Alert] {
+			t.Errorf("%s has no promtool case where it stays quiet", r.Alert)
+		}
+	}
+}
+
+func TestRulesReadOnlyCatalogueMetrics(t *testing.T) {
+	for _, r := range allRules(DefaultConfig) {
+		for _, m := range metricRef.FindAllStringSubmatch(r.Expr, -1) {
+			if !inCatalogue(m[1]) {
+				t.Errorf("%s%s reads %s, which is not in the metric catalogue", r.Record, r.Alert, m[1])
+			}
+		}
+	}
+}
+
+// metricRef finds raw hubprobe metric names; recorded names contain a colon
+// before "hubprobe_" and are left out.
+var metricRef = regexp.MustCompile(`(?:^|[^:\w])(hubprobe_\w+)`)
+
+// catalogue is the exporter's metric contract (see the design's metric
+// catalogue). Histograms are listed by their base name.
+var catalogue = []string{
+	"hubprobe_scenario_info",
+	"hubprobe_message_latency_seconds",
+	"hubprobe_messages_sent_total",
+	"hubprobe_messages_received_total",
+	"hubprobe_messages_lost_total",
+	"hubprobe_sent_bytes_total",
+	"hubprobe_received_bytes_total",
+	"hubprobe_throttled_total",
+	"hubprobe_http_requests_total",
+	"hubprobe_connect_duration_seconds",
+	"hubprobe_connection_failures_total",
+	"hubprobe_connections_active",
+	"hubprobe_reconnects_total",
+	"hubprobe_runs_total",
+	"hubprobe_run_success",
+	"hubprobe_run_duration_seconds",
+	"hubprobe_last_run_timestamp_seconds",
+	"hubprobe_run_latency_seconds",
+	"hubprobe_send_lag_seconds",
+	"hubprobe_server_load_ratio",
+	"hubprobe_build_info",
+	"hubprobe_config_last_reload_successful",
+}
+
+var histograms = []string{
+	"hubprobe_message_latency_seconds", "hubprobe_connect_duration_seconds", "hubprobe_send_lag_seconds",
+}
+
+func inCatalogue(name string) bool {
+	if slices.Contains(catalogue, name) {
+		return true
+	}
+	for _, suffix := range []string{"_bucket", "_count", "_sum"} {
+		if base, ok := strings.CutSuffix(name, suffix); ok && slices.Contains(histograms, base) {
+			return true
+		}
+	}
+	return false
+}
+
+func allRules(cfg Config) []Rule {
+	var rules []Rule
+	for _, g := range Groups(cfg).Groups {
+		rules = append(rules, g.Rules...)
+	}
+	return rules
+}
+
+// runbookAnchors returns the GitHub anchor of every heading in runbook.md.
+func runbookAnchors(t *testing.T) map[string]bool {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, "docs", "runbook.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors := map[string]bool{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if heading, ok := strings.CutPrefix(line, "#"); ok {
+			anchors[githubAnchor(strings.TrimLeft(heading, "#"))] = true
+		}
+	}
+	return anchors
+}
+
+// githubAnchor mimics GitHub's heading anchors: lower case, punctuation
+// dropped, spaces turned into hyphens.
+func githubAnchor(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || ('a' <= r && r <= 'z') || ('0' <= r && r <= '9'):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func testFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(repoRoot, "alerts", "tests", "*.yml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no promtool test files under alerts/tests (%v)", err)
+	}
+	return files
+}
+
+func readYAML(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// runPromtool runs promtool and fails the test on a non-zero exit. A missing
+// promtool is a failure, never a skip: without it nothing here is proven.
+func runPromtool(t *testing.T, args ...string) string {
+	t.Helper()
+	path, err := exec.LookPath("promtool")
+	if err != nil {
+		ci := ""
+		if os.Getenv("CI") != "" {
+			ci = " CI must install it before running the tests."
+		}
+		t.Fatalf("promtool is not on PATH: install Debian's prometheus package (apt-get install -y prometheus).%s", ci)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}

@@ -1,0 +1,177 @@
+// Package config holds hubprobe's configuration: the YAML schema, its
+// defaults, strict decoding with errors that name file, line and key,
+// validation, secrets and safe reloading.
+package config
+
+import (
+	_ "embed" // for DefaultYAML
+	"os"
+	"time"
+)
+
+// Config is the whole configuration file.
+type Config struct {
+	Global    Global     `yaml:"global"`
+	Targets   []Target   `yaml:"targets"`
+	Scenarios []Scenario `yaml:"scenarios"`
+}
+
+// Global holds settings that apply to every scenario.
+type Global struct {
+	// StartJitter delays each scenario's first run by a random offset within
+	// its schedule interval, so scenarios do not all hit the hub at once.
+	StartJitter bool `yaml:"start_jitter"`
+}
+
+// Target is a hub that scenarios run against.
+type Target struct {
+	Name string `yaml:"name"`
+	// URL is the hub endpoint (http, https, ws or wss). Exclusive with Embedded.
+	URL string `yaml:"url,omitempty"`
+	// Embedded starts the reference hub in-process and probes it.
+	Embedded bool `yaml:"embedded,omitempty"`
+	// EmbeddedHub tunes the in-process hub; only allowed with Embedded.
+	EmbeddedHub EmbeddedHub `yaml:"embedded_hub,omitempty"`
+	// AccessToken is sent as a bearer token. After Load it holds the
+	// resolved value, whether written inline (with ${ENV} expanded) or read
+	// from AccessTokenFile.
+	AccessToken Secret `yaml:"access_token,omitempty"`
+	// AccessTokenFile is resolved against the config file's directory.
+	AccessTokenFile string            `yaml:"access_token_file,omitempty"`
+	Headers         map[string]string `yaml:"headers,omitempty"`
+	// SkipNegotiation connects the transport directly (WebSockets only).
+	SkipNegotiation bool `yaml:"skip_negotiation,omitempty"`
+}
+
+// EmbeddedHub configures the in-process reference hub.
+type EmbeddedHub struct {
+	// DeliveryDelay holds every delivery back, to rehearse alerts.
+	DeliveryDelay time.Duration `yaml:"delivery_delay"`
+	// MaxMessageSize is the largest incoming message the hub accepts, in bytes.
+	MaxMessageSize int64 `yaml:"max_message_size"`
+}
+
+// Scenario is one scheduled benchmark run against a target.
+type Scenario struct {
+	Name   string `yaml:"name"`
+	Target string `yaml:"target"`
+	// Kind selects the scenario implementation; the valid kinds are passed
+	// to Load by the caller that owns the registry.
+	Kind string `yaml:"kind"`
+	// Schedule is a robfig/cron/v3 standard spec or descriptor ("@every 30s").
+	Schedule string `yaml:"schedule"`
+	// Timeout bounds a whole run: connect, send for Duration, wait for late
+	// deliveries, close.
+	Timeout            time.Duration `yaml:"timeout"`
+	Duration           time.Duration `yaml:"duration"`
+	Connections        int           `yaml:"connections"`
+	ConnectConcurrency int           `yaml:"connect_concurrency"`
+	ConnectTimeout     time.Duration `yaml:"connect_timeout"`
+	MessageSize        int           `yaml:"message_size"`
+	SendInterval       time.Duration `yaml:"send_interval"`
+	// Senders is how many connections send; 0 means all of them.
+	Senders   int `yaml:"senders"`
+	GroupSize int `yaml:"group_size"`
+	// LossTimeout is how long after the last send a delivery may still
+	// arrive before it counts as lost.
+	LossTimeout     time.Duration `yaml:"loss_timeout"`
+	Transport       string        `yaml:"transport"`
+	Protocol        string        `yaml:"protocol"`
+	StreamItemDelay time.Duration `yaml:"stream_item_delay"`
+}
+
+// Limits and fixed choices that validation enforces.
+const (
+	MaxConnections     = 100000
+	MaxMessageSize     = 1 << 20
+	DefaultGroupSize   = 10
+	DefaultTimeoutPad  = 10 * time.Second // added to the phases to get the default timeout
+	DefaultHubMaxBytes = 32768
+)
+
+// Transports and Protocols list the values that transport and protocol accept.
+var (
+	Transports = []string{"websockets"}
+	Protocols  = []string{"json"}
+)
+
+// Defaults, applied before the file's values are decoded on top.
+var (
+	DefaultGlobal = Global{StartJitter: true}
+
+	DefaultEmbeddedHub = EmbeddedHub{MaxMessageSize: DefaultHubMaxBytes}
+
+	DefaultTarget = Target{EmbeddedHub: DefaultEmbeddedHub}
+
+	// DefaultScenario leaves Timeout and GroupSize at zero: their defaults
+	// depend on other fields and are filled in after decoding.
+	DefaultScenario = Scenario{
+		Schedule:           "@every 1m",
+		Duration:           10 * time.Second,
+		Connections:        10,
+		ConnectConcurrency: 50,
+		ConnectTimeout:     15 * time.Second,
+		MessageSize:        2048,
+		SendInterval:       time.Second,
+		LossTimeout:        5 * time.Second,
+		Transport:          "websockets",
+		Protocol:           "json",
+	}
+)
+
+// MarshalYAML leaves embedded_hub out for hubs reached by URL, where it is
+// not allowed, so a printed config parses again.
+func (t Target) MarshalYAML() (any, error) {
+	type plain Target // drops this method, avoiding recursion
+	p := plain(t)
+	if !p.Embedded {
+		p.EmbeddedHub = EmbeddedHub{}
+	}
+	return p, nil
+}
+
+// setDefaults lets the decoder start every list item from its defaults.
+func (t *Target) setDefaults()   { *t = DefaultTarget }
+func (s *Scenario) setDefaults() { *s = DefaultScenario }
+
+// DefaultYAML is the configuration used when no file is given: one embedded
+// hub target and the echo, broadcast, send_to_group and send_to_client
+// scenarios. It is shipped as default.yml so users can read and copy it.
+//
+//go:embed default.yml
+var DefaultYAML []byte
+
+// DefaultFilename names DefaultYAML in error messages.
+const DefaultFilename = "default.yml"
+
+// Default returns a fresh copy of the embedded default configuration. Kinds
+// are not checked here; callers holding the scenario registry can check them
+// with Parse(DefaultYAML, DefaultFilename, kinds).
+func Default() *Config {
+	c, err := Parse(DefaultYAML, DefaultFilename, nil)
+	if err != nil {
+		panic("config: embedded default.yml is invalid: " + err.Error())
+	}
+	return c
+}
+
+// Target returns the target with the given name.
+func (c *Config) Target(name string) (*Target, bool) {
+	for i := range c.Targets {
+		if c.Targets[i].Name == name {
+			return &c.Targets[i], true
+		}
+	}
+	return nil, false
+}
+
+// Load reads, decodes and validates the config file at path. kinds lists the
+// valid scenario kinds; nil skips that check. Relative access_token_file
+// paths are resolved against the file's directory.
+func Load(path string, kinds []string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{File: path, Msg: "cannot read file: " + pathErrorReason(err)}
+	}
+	return Parse(data, path, kinds)
+}

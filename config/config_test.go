@@ -1,0 +1,365 @@
+package config
+
+import (
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// testKinds stands in for the scenario registry, which config must not import.
+var testKinds = []string{"echo", "broadcast", "send_to_group", "send_to_client", "streaming_echo"}
+
+func TestInvalidConfigs(t *testing.T) {
+	tests := map[string]string{
+		"unknown-key":                   `:10: scenarios[0]: unknown key "conections"`,
+		"unknown-top-key":               `:1: unknown key "scrape_interval"`,
+		"unknown-target-key":            `:4: targets[0]: unknown key "tls"`,
+		"connections-zero":              `:10: scenarios[0].connections: must be between 1 and 100000, got 0`,
+		"connections-too-many":          `:10: scenarios[0].connections: must be between 1 and 100000, got 100001`,
+		"message-size":                  `:10: scenarios[0].message_size: must be between 0 and 1048576, got 1048577`,
+		"send-interval":                 `:10: scenarios[0].send_interval: must be greater than 0, got 0s`,
+		"senders":                       `:11: scenarios[0].senders: must be between 0 and connections (5), got 6`,
+		"group-size-zero":               `:10: scenarios[0].group_size: must be between 1 and connections (10), got 0`,
+		"group-size-too-big":            `:11: scenarios[0].group_size: must be between 1 and connections (10), got 20`,
+		"connect-concurrency":           `:10: scenarios[0].connect_concurrency: must be between 1 and 100000, got 0`,
+		"connect-timeout":               `:10: scenarios[0].connect_timeout: must be greater than 0, got -1s`,
+		"loss-timeout":                  `:10: scenarios[0].loss_timeout: must be greater than 0, got 0s`,
+		"stream-item-delay":             `:10: scenarios[0].stream_item_delay: must not be negative, got -5ms`,
+		"duration-zero":                 `:9: scenarios[0].duration: must be greater than 0, got 0s`,
+		"duplicate-scenario":            `:10: scenarios[1].name: duplicate scenario name "echo" (first defined at line 5)`,
+		"duplicate-target":              `:4: targets[1].name: duplicate target name "local" (first defined at line 2)`,
+		"unknown-target":                `:6: scenarios[0].target: unknown target "remote"`,
+		"target-ambiguous":              `:7: scenarios[0].target: must not be empty when there is more than one target`,
+		"unknown-kind":                  `:7: scenarios[0].kind: unknown kind "ping" (valid: broadcast, echo, send_to_client, send_to_group, streaming_echo)`,
+		"empty-kind":                    `:5: scenarios[0].kind: must not be empty (valid: broadcast, echo, send_to_client, send_to_group, streaming_echo)`,
+		"schedule":                      `:8: scenarios[0].schedule: invalid schedule "every 30s": expected exactly 5 fields, found 2: [every 30s]`,
+		"schedule-cron-range":           `:8: scenarios[0].schedule: invalid schedule "61 * * * *": end of range (61) above maximum (59): 61`,
+		"schedule-subsecond":            `:8: scenarios[0].schedule: invalid schedule "@every 1500ms": interval must be a whole number of seconds, at least 1s`,
+		"timeout-not-above-duration":    `:10: scenarios[0].timeout: must be greater than duration 10s, got 10s`,
+		"timeout-above-interval":        `:10: scenarios[0].timeout: must not exceed the schedule interval 30s, got 31s`,
+		"duration-not-below-interval":   `:9: scenarios[0].duration: must be shorter than the schedule interval 30s, got 30s`,
+		"url-scheme":                    `:3: targets[0].url: scheme must be http, https, ws or wss, got "ftp"`,
+		"url-no-host":                   `:3: targets[0].url: url has no host`,
+		"url-parse":                     `:3: targets[0].url: invalid url: invalid port ":port" after host`,
+		"url-and-embedded":              `:2: targets[0]: url and embedded are mutually exclusive`,
+		"no-endpoint":                   `:2: targets[0]: one of url or embedded: true is required`,
+		"embedded-hub-without-embedded": `:4: targets[0].embedded_hub: only allowed with embedded: true`,
+		"embedded-hub-max-message-size": `:5: targets[0].embedded_hub.max_message_size: must be at least 1, got 0`,
+		"message-size-over-hub-limit":   `:7: scenarios[0].message_size: must not exceed max_message_size 1024 of embedded target "local", got 2048`,
+		"secret-both":                   `:2: targets[0]: access_token and access_token_file are mutually exclusive`,
+		"secret-file-missing":           `:4: targets[0].access_token_file: cannot read "does-not-exist.txt": no such file or directory`,
+		"secret-file-empty":             `:4: targets[0].access_token_file: file "empty-token.txt" is empty`,
+		"secret-env-unset":              `:4: targets[0].access_token: environment variable "HUBPROBE_TEST_UNSET_TOKEN" is not set`,
+		"empty-target-name":             `:2: targets[0].name: must not be empty`,
+		"empty-scenario-name":           `:5: scenarios[0].name: must not be empty`,
+		"target-name-chars":             `:2: targets[0].name: invalid name "my hub": use only letters, digits, "_", "." and "-"`,
+		"scenario-name-chars":           `:5: scenarios[0].name: invalid name "echo{1}": use only letters, digits, "_", "." and "-"`,
+		"transport":                     `:10: scenarios[0].transport: unknown transport "longpolling" (valid: websockets)`,
+		"protocol":                      `:10: scenarios[0].protocol: unknown protocol "messagepack" (valid: json)`,
+		"bad-duration":                  `:9: scenarios[0].duration: expected a duration such as "10s", got "10"`,
+		"bad-integer":                   `:10: scenarios[0].connections: expected an integer, got "ten"`,
+		"float-integer":                 `:10: scenarios[0].message_size: expected an integer, got "1.5"`,
+		"bad-boolean":                   `:4: targets[0].embedded: expected true or false, got "yes"`,
+		"not-a-list":                    `:1: targets: expected a list, got "local"`,
+		"not-a-mapping":                 `:2: targets[0]: expected a mapping, got "local"`,
+		"headers-not-strings":           `:6: targets[0].headers.X-Probe: expected a string, got a list`,
+		"header-name":                   `:5: targets[0].headers: invalid header name "X Probe"`,
+		"header-authorization":          `:6: targets[0].headers.authorization: conflicts with access_token`,
+		"duplicate-key":                 `:10: scenarios[0]: duplicate key "duration" (first at line 9)`,
+		"syntax":                        `:3: did not find expected ',' or ']'`,
+		"two-documents":                 `:10: only one YAML document is allowed`,
+		"no-targets":                    `: targets: at least one target is required`,
+		"no-scenarios":                  `: scenarios: at least one scenario is required`,
+		"empty":                         `: targets: at least one target is required`,
+		"merge-scalar":                  `:5: scenarios[0]: "<<" expects a mapping or a list of mappings`,
+	}
+	files, err := filepath.Glob("testdata/invalid-*.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != len(tests) {
+		t.Errorf("%d testdata/invalid-*.yml files but %d expected errors: every file needs a row", len(files), len(tests))
+	}
+	for name, suffix := range tests {
+		t.Run(name, func(t *testing.T) {
+			path := "testdata/invalid-" + name + ".yml"
+			_, err := Load(path, testKinds)
+			if err == nil {
+				t.Fatalf("Load(%s) succeeded, want error", path)
+			}
+			if got, want := err.Error(), path+suffix; got != want {
+				t.Errorf("error\n got: %s\nwant: %s", got, want)
+			}
+			var cerr *Error
+			if !errors.As(err, &cerr) || cerr.File != path || cerr.Msg == "" {
+				t.Errorf("error %#v is not a *config.Error for %s", err, path)
+			}
+		})
+	}
+}
+
+func TestMinimalConfigGetsDefaults(t *testing.T) {
+	c, err := Load("testdata/valid-minimal.yml", testKinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Config{
+		Global: Global{StartJitter: true},
+		Targets: []Target{{
+			Name: "local", URL: "http://127.0.0.1:5050/signalrbench",
+			EmbeddedHub: EmbeddedHub{MaxMessageSize: 32768},
+		}},
+		Scenarios: []Scenario{{
+			Name: "echo", Target: "local", Kind: "echo", Schedule: "@every 30s",
+			Timeout:  30 * time.Second, // 15s+10s+5s+10s, capped at the 30s interval
+			Duration: 10 * time.Second, Connections: 10, ConnectConcurrency: 50,
+			ConnectTimeout: 15 * time.Second, MessageSize: 2048, SendInterval: time.Second,
+			GroupSize: 10, LossTimeout: 5 * time.Second, Transport: "websockets", Protocol: "json",
+		}},
+	}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("Load(valid-minimal.yml)\n got: %+v\nwant: %+v", c, want)
+	}
+}
+
+func TestFullConfigKeepsEveryValue(t *testing.T) {
+	t.Setenv("HUBPROBE_TEST_TOKEN", "t0k")
+	c, err := Load("testdata/valid-full.yml", testKinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Config{
+		Global: Global{StartJitter: false},
+		Targets: []Target{{
+			Name: "app-server", URL: "wss://hub.example.com/signalrbench?tenant=a",
+			EmbeddedHub: DefaultEmbeddedHub, AccessToken: "Bearer-t0k",
+			Headers: map[string]string{"X-Probe": "hubprobe"}, SkipNegotiation: true,
+		}, {
+			Name: "embedded.slow", Embedded: true,
+			EmbeddedHub: EmbeddedHub{DeliveryDelay: 250 * time.Millisecond, MaxMessageSize: 65536},
+		}, {
+			Name: "from_file", URL: "https://hub.example.com/chat", EmbeddedHub: DefaultEmbeddedHub,
+			AccessToken: "file-token", AccessTokenFile: "testdata/token.txt",
+		}},
+		Scenarios: []Scenario{{
+			Name: "stream-1", Target: "embedded.slow", Kind: "streaming_echo", Schedule: "*/5 * * * *",
+			Timeout: 2 * time.Minute, Duration: time.Minute, Connections: 200, ConnectConcurrency: 20,
+			ConnectTimeout: 5 * time.Second, MessageSize: 40000, SendInterval: 500 * time.Millisecond,
+			Senders: 50, GroupSize: 25, LossTimeout: 3 * time.Second, Transport: "websockets",
+			Protocol: "json", StreamItemDelay: 10 * time.Millisecond,
+		}},
+	}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("Load(valid-full.yml)\n got: %#v\nwant: %#v", c, want)
+	}
+}
+
+func TestAnchorsAndMergeKeys(t *testing.T) {
+	c, err := Load("testdata/valid-anchors.yml", testKinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		name, kind, target string
+		conns, size        int
+		duration           time.Duration
+	}
+	var got []row
+	for _, s := range c.Scenarios {
+		got = append(got, row{s.Name, s.Kind, s.Target, s.Connections, s.MessageSize, s.Duration})
+	}
+	want := []row{
+		{"echo", "echo", "local", 4, 256, 5 * time.Second},
+		{"broadcast", "broadcast", "local", 4, 256, 5 * time.Second},
+		{"send_to_group", "send_to_group", "local", 8, 256, 5 * time.Second},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("scenarios\n got: %+v\nwant: %+v", got, want)
+	}
+}
+
+// A mapping that merges itself must not loop forever; yaml.v3 accepts the
+// alias, and the merge adds nothing new.
+func TestSelfMergeTerminates(t *testing.T) {
+	data := "global: &g\n  <<: *g\n  start_jitter: false\n" + minimalBody
+	c, err := Parse([]byte(data), "loop.yml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Global.StartJitter {
+		t.Error("start_jitter: false was lost")
+	}
+}
+
+const minimalBody = `
+targets:
+  - name: local
+    url: ws://127.0.0.1:1/hub
+scenarios:
+  - name: echo
+    kind: echo
+`
+
+func TestDefaultsDependingOnOtherFields(t *testing.T) {
+	tests := []struct {
+		extra                string
+		wantTimeout          time.Duration
+		wantGroup, wantConns int
+	}{
+		{"    schedule: \"@every 30s\"\n", 30 * time.Second, 10, 10},
+		{"    schedule: \"@every 2m\"\n", 40 * time.Second, 10, 10},
+		{"    schedule: \"*/5 * * * *\"\n    loss_timeout: 20s\n", 55 * time.Second, 10, 10},
+		{"    schedule: \"@hourly\"\n    connections: 3\n", 40 * time.Second, 3, 3},
+		{"    timeout: 11s\n    group_size: 2\n", 11 * time.Second, 2, 10},
+	}
+	for _, tt := range tests {
+		c, err := Parse([]byte(minimalBody+tt.extra), "defaults.yml", testKinds)
+		if err != nil {
+			t.Errorf("%q: %v", tt.extra, err)
+			continue
+		}
+		s := c.Scenarios[0]
+		if s.Timeout != tt.wantTimeout || s.GroupSize != tt.wantGroup || s.Connections != tt.wantConns {
+			t.Errorf("%q: timeout %s group_size %d connections %d, want %s %d %d",
+				tt.extra, s.Timeout, s.GroupSize, s.Connections, tt.wantTimeout, tt.wantGroup, tt.wantConns)
+		}
+		if s.Target != "local" {
+			t.Errorf("%q: target %q, want the only target \"local\"", tt.extra, s.Target)
+		}
+	}
+}
+
+func TestNilKindsSkipsKindCheck(t *testing.T) {
+	data := strings.Replace(minimalBody, "kind: echo", "kind: some_future_kind", 1)
+	if _, err := Parse([]byte(data), "kinds.yml", nil); err != nil {
+		t.Errorf("with nil kinds: %v", err)
+	}
+	if _, err := Parse([]byte(data), "kinds.yml", testKinds); err == nil {
+		t.Error("with kinds: unknown kind accepted")
+	}
+}
+
+func TestEmptyValuesKeepDefaults(t *testing.T) {
+	c, err := Parse([]byte(minimalBody+"    timeout:\n    connections: ~\nglobal:\n"), "null.yml", testKinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := c.Scenarios[0]; s.Connections != 10 || s.Timeout != 40*time.Second || !c.Global.StartJitter {
+		t.Errorf("null values changed defaults: %+v %+v", c.Global, s)
+	}
+}
+
+func TestDuplicateHeaderDifferentCase(t *testing.T) {
+	data := strings.Replace(minimalBody, "    url:", "    headers:\n      x-a: \"1\"\n      X-A: \"2\"\n    url:", 1)
+	_, err := Parse([]byte(data), "h.yml", nil)
+	want := `h.yml:5: targets[0].headers.x-a: duplicate header "x-a" (also written as "X-A")`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}
+
+func TestDefault(t *testing.T) {
+	c := Default()
+	if len(c.Targets) != 1 || c.Targets[0].Name != "embedded" || !c.Targets[0].Embedded {
+		t.Fatalf("default targets: %+v", c.Targets)
+	}
+	if !c.Global.StartJitter {
+		t.Error("default start_jitter is false")
+	}
+	wantKinds := []string{"echo", "broadcast", "send_to_group", "send_to_client"}
+	if len(c.Scenarios) != len(wantKinds) {
+		t.Fatalf("%d default scenarios, want %d", len(c.Scenarios), len(wantKinds))
+	}
+	for i, s := range c.Scenarios {
+		if s.Kind != wantKinds[i] || s.Name != wantKinds[i] || s.Target != "embedded" || s.Schedule != "@every 30s" ||
+			s.Duration != 10*time.Second || s.Connections < 10 || s.Connections > 20 ||
+			s.MessageSize != 2048 || s.SendInterval != time.Second || s.GroupSize != 10 || s.Timeout != 30*time.Second {
+			t.Errorf("default scenario %d: %+v", i, s)
+		}
+	}
+	if _, err := Parse(DefaultYAML, DefaultFilename, testKinds); err != nil {
+		t.Errorf("default.yml with the scenario kinds: %v", err)
+	}
+	c.Scenarios[0].Name = "changed"
+	if Default().Scenarios[0].Name != "echo" {
+		t.Error("Default() returns shared state")
+	}
+}
+
+// A printed config parses back to the same config.
+func TestMarshalRoundTrip(t *testing.T) {
+	for _, path := range []string{"testdata/valid-minimal.yml", "testdata/valid-anchors.yml", ""} {
+		c := Default()
+		if path != "" {
+			var err error
+			if c, err = Load(path, testKinds); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out, err := yaml.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := Parse(out, "printed.yml", testKinds)
+		if err != nil {
+			t.Fatalf("%s printed:\n%s\ndoes not parse: %v", path, out, err)
+		}
+		if !reflect.DeepEqual(c, again) {
+			t.Errorf("%s: round trip changed the config\nbefore: %+v\nafter:  %+v", path, c, again)
+		}
+	}
+}
+
+func TestTargetLookup(t *testing.T) {
+	c := Default()
+	if tg, ok := c.Target("embedded"); !ok || tg != &c.Targets[0] {
+		t.Errorf("Target(embedded) = %p, %v; want %p, true", tg, ok, &c.Targets[0])
+	}
+	if tg, ok := c.Target("nope"); ok || tg != nil {
+		t.Errorf("Target(nope) = %v, %v; want nil, false", tg, ok)
+	}
+}
+
+func TestErrorFormat(t *testing.T) {
+	tests := []struct {
+		err  Error
+		want string
+	}{
+		{Error{File: "c.yml", Line: 9, Key: "scenarios[0].connections", Msg: "bad"}, "c.yml:9: scenarios[0].connections: bad"},
+		{Error{File: "c.yml", Key: "targets", Msg: "bad"}, "c.yml: targets: bad"},
+		{Error{Line: 3, Msg: "bad"}, "line 3: bad"},
+		{Error{Msg: "bad"}, "bad"},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("got %q, want %q", got, tt.want)
+		}
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	_, err := Load("testdata/no-such-config.yml", nil)
+	want := "testdata/no-such-config.yml: cannot read file: no such file or directory"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}
+
+// Every example shipped in examples/ must load.
+func TestExamples(t *testing.T) {
+	t.Setenv("HUBPROBE_WESTEU_TOKEN", "example-token")
+	files, err := filepath.Glob("../examples/*.yml")
+	if err != nil || len(files) < 2 {
+		t.Fatalf("found %d examples (%v), want at least 2", len(files), err)
+	}
+	for _, f := range files {
+		if _, err := Load(f, testKinds); err != nil {
+			t.Errorf("%v", err)
+		}
+	}
+}

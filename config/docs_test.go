@@ -1,0 +1,26 @@
+package config
+
+import (
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// Every key of the schema is described in CONFIGURATION.md.
+func TestConfigurationDocCoversEveryKey(t *testing.T) {
+	doc, err := os.ReadFile("../CONFIGURATION.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range []reflect.Type{
+		reflect.TypeFor[Config](), reflect.TypeFor[Global](), reflect.TypeFor[Target](),
+		reflect.TypeFor[EmbeddedHub](), reflect.TypeFor[Scenario](),
+	} {
+		for key := range yamlFields(typ) {
+			if !strings.Contains(string(doc), key+":") {
+				t.Errorf("CONFIGURATION.md does not describe %s.%s (%q)", typ.Name(), key, key+":")
+			}
+		}
+	}
+}

@@ -1,0 +1,127 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+func (v *validator) scenarios(c *Config) error {
+	if len(c.Scenarios) == 0 {
+		return v.errorf("scenarios", "at least one scenario is required")
+	}
+	seen := map[string]int{}
+	for i := range c.Scenarios {
+		item, s := indexPath("scenarios", i), &c.Scenarios[i]
+		if err := firstError(
+			v.name(item, "scenario", s.Name, seen),
+			v.scenarioTarget(item, s, c),
+			v.oneOf(keyPath(item, "kind"), "kind", s.Kind, v.kinds),
+			v.oneOf(keyPath(item, "transport"), "transport", s.Transport, Transports),
+			v.oneOf(keyPath(item, "protocol"), "protocol", s.Protocol, Protocols),
+			v.load(item, s),
+		); err != nil {
+			return err
+		}
+		interval, err := v.schedule(item, s.Schedule)
+		if err != nil {
+			return err
+		}
+		if err := firstError(v.timeout(item, s, interval), v.messageFits(item, s, c)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scenarioTarget defaults an empty target to the only one there is.
+func (v *validator) scenarioTarget(item string, s *Scenario, c *Config) error {
+	key := keyPath(item, "target")
+	switch _, ok := c.Target(s.Target); {
+	case ok:
+		return nil
+	case s.Target == "" && len(c.Targets) == 1:
+		s.Target = c.Targets[0].Name
+		return nil
+	case s.Target == "":
+		return v.errorf(key, "must not be empty when there is more than one target")
+	}
+	return v.errorf(key, "unknown target %q", s.Target)
+}
+
+// load checks the sizes and rates of a run and fills group_size.
+func (v *validator) load(item string, s *Scenario) error {
+	key := func(k string) string { return keyPath(item, k) }
+	if !v.has(key("group_size")) {
+		s.GroupSize = min(DefaultGroupSize, s.Connections)
+	}
+	conns := fmt.Sprintf("connections (%d)", s.Connections)
+	return firstError(
+		v.positive(key("duration"), s.Duration),
+		v.intRange(key("connections"), s.Connections, 1, MaxConnections, fmt.Sprint(MaxConnections)),
+		v.intRange(key("connect_concurrency"), s.ConnectConcurrency, 1, MaxConnections, fmt.Sprint(MaxConnections)),
+		v.positive(key("connect_timeout"), s.ConnectTimeout),
+		v.intRange(key("message_size"), s.MessageSize, 0, MaxMessageSize, fmt.Sprint(MaxMessageSize)),
+		v.positive(key("send_interval"), s.SendInterval),
+		v.intRange(key("senders"), s.Senders, 0, s.Connections, conns),
+		v.intRange(key("group_size"), s.GroupSize, 1, s.Connections, conns),
+		v.positive(key("loss_timeout"), s.LossTimeout),
+		v.notNegative(key("stream_item_delay"), s.StreamItemDelay),
+	)
+}
+
+// schedule checks the cron spec and returns the interval of an "@every"
+// schedule, 0 for calendar schedules.
+func (v *validator) schedule(item, spec string) (time.Duration, error) {
+	key := keyPath(item, "schedule")
+	sched, err := parseSchedule(spec)
+	if err != nil {
+		return 0, v.errorf(key, "invalid schedule %q: %s", spec, err)
+	}
+	every, ok := sched.(cron.ConstantDelaySchedule)
+	if !ok {
+		return 0, nil
+	}
+	// cron rounds "@every 1500ms" down to 1s; refuse rather than run at a
+	// rate other than the one written.
+	_, written, _ := strings.Cut(spec, "@every ")
+	if d, _ := time.ParseDuration(strings.TrimSpace(written)); d != every.Delay {
+		return 0, v.errorf(key, "invalid schedule %q: interval must be a whole number of seconds, at least 1s", spec)
+	}
+	return every.Delay, nil
+}
+
+// timeout fills the default timeout and checks that a run fits its
+// schedule, so runs of one scenario never overlap.
+func (v *validator) timeout(item string, s *Scenario, interval time.Duration) error {
+	if interval > 0 && s.Duration >= interval {
+		return v.errorf(keyPath(item, "duration"), "must be shorter than the schedule interval %s, got %s", interval, s.Duration)
+	}
+	key := keyPath(item, "timeout")
+	if !v.has(key) {
+		s.Timeout = s.ConnectTimeout + s.Duration + s.LossTimeout + DefaultTimeoutPad
+		if interval > 0 {
+			s.Timeout = min(s.Timeout, interval)
+		}
+		return nil
+	}
+	if s.Timeout <= s.Duration {
+		return v.errorf(key, "must be greater than duration %s, got %s", s.Duration, s.Timeout)
+	}
+	if interval > 0 && s.Timeout > interval {
+		return v.errorf(key, "must not exceed the schedule interval %s, got %s", interval, s.Timeout)
+	}
+	return nil
+}
+
+// messageFits refuses messages the embedded hub would reject anyway.
+func (v *validator) messageFits(item string, s *Scenario, c *Config) error {
+	t, _ := c.Target(s.Target)
+	if !t.Embedded || int64(s.MessageSize) <= t.EmbeddedHub.MaxMessageSize {
+		return nil
+	}
+	return v.errorf(keyPath(item, "message_size"), "must not exceed max_message_size %d of embedded target %q, got %d",
+		t.EmbeddedHub.MaxMessageSize, t.Name, s.MessageSize)
+}

@@ -1,0 +1,259 @@
+// Package exporter turns what scenario runs measure into Prometheus metrics
+// and serves them, together with health, reload and status endpoints.
+// It knows nothing of wire protocols: scenarios report through
+// scenarios.Recorder, which this package implements.
+package exporter
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hubprobe/hubprobe/scenarios"
+)
+
+const namespace = "hubprobe"
+
+// Native histogram settings shared by every histogram: about 10 % relative
+// resolution, bounded memory, and a reset at most once an hour so rate()
+// over typical windows stays continuous.
+const (
+	nativeBucketFactor    = 1.1
+	nativeMaxBucketNumber = 160
+	nativeMinResetPeriod  = time.Hour
+)
+
+// latencyBuckets holds a bucket at exactly 1 s so the capacity rule
+// ("99 % of messages under 1 s") is exact in PromQL, and one at 0.7 s for
+// the warning threshold.
+var latencyBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, .7, 1, 2.5, 5, 10}
+
+var connectBuckets = []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}
+
+var sendLagBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5}
+
+var scenarioLabels = []string{"target", "scenario"}
+
+// ScenarioInfo names one configured scenario. Target and Scenario identify
+// its series; Kind, Transport and Protocol only describe it and appear on
+// hubprobe_scenario_info alone.
+type ScenarioInfo struct {
+	Target    string
+	Scenario  string
+	Kind      string
+	Transport string
+	Protocol  string
+}
+
+type scenarioKey struct{ target, scenario string }
+
+func (s ScenarioInfo) key() scenarioKey { return scenarioKey{s.Target, s.Scenario} }
+
+// Metrics is hubprobe's metric catalogue. Create it once with NewMetrics and
+// hand each scenario the Recorder bound to its labels.
+type Metrics struct {
+	info          *prometheus.GaugeVec
+	latency       *prometheus.HistogramVec
+	sent          *prometheus.CounterVec
+	received      *prometheus.CounterVec
+	lost          *prometheus.CounterVec
+	sentBytes     *prometheus.CounterVec
+	receivedBytes *prometheus.CounterVec
+	throttled     *prometheus.CounterVec
+	httpRequests  *prometheus.CounterVec
+	connect       *prometheus.HistogramVec
+	connFailures  *prometheus.CounterVec
+	connsActive   *prometheus.GaugeVec
+	reconnects    *prometheus.CounterVec
+	runs          *prometheus.CounterVec
+	runSuccess    *prometheus.GaugeVec
+	runDuration   *prometheus.GaugeVec
+	lastRun       *prometheus.GaugeVec
+	sendLag       *prometheus.HistogramVec
+	runLatency    *prometheus.GaugeVec
+	serverLoad    *serverLoadCollector
+	buildInfo     prometheus.Gauge
+
+	history *History
+
+	mu     sync.Mutex
+	states map[scenarioKey]*scenarioState
+}
+
+// Option adjusts NewMetrics.
+type Option func(*Metrics)
+
+// WithHistory makes every finished run also land in h, which feeds the
+// status page.
+func WithHistory(h *History) Option {
+	return func(m *Metrics) { m.history = h }
+}
+
+// WithBuildInfo sets the labels of hubprobe_build_info. Without it they
+// come from the binary's embedded build information.
+func WithBuildInfo(b BuildInfo) Option {
+	return func(m *Metrics) { m.buildInfo = newBuildInfoGauge(b) }
+}
+
+// NewMetrics builds the catalogue and registers it with reg.
+func NewMetrics(reg prometheus.Registerer, opts ...Option) (*Metrics, error) {
+	if reg == nil {
+		return nil, fmt.Errorf("exporter: nil registerer")
+	}
+	m := newCatalogue()
+	for _, opt := range opts {
+		opt(m)
+	}
+	if m.buildInfo == nil {
+		m.buildInfo = newBuildInfoGauge(ReadBuildInfo())
+	}
+	for _, c := range m.collectors() {
+		if err := reg.Register(c); err != nil {
+			return nil, fmt.Errorf("exporter: registering metrics: %w", err)
+		}
+	}
+	return m, nil
+}
+
+func newCatalogue() *Metrics {
+	m := &Metrics{states: make(map[scenarioKey]*scenarioState)}
+	m.info = gaugeVec("scenario_info", "What each configured scenario is; always 1.",
+		"target", "scenario", "kind", "transport", "protocol")
+	m.latency = histogramVec("message_latency_seconds",
+		"Time from sending a message to receiving it, per delivered message.", latencyBuckets)
+	m.sent = counterVec("messages_sent_total", "Messages the probe sent.")
+	m.received = counterVec("messages_received_total", "Message deliveries the probe received, fan-out counted per receiver.")
+	m.lost = counterVec("messages_lost_total", "Expected deliveries not seen within the loss timeout.")
+	m.sentBytes = counterVec("sent_bytes_total", "Bytes the probe wrote to the wire.")
+	m.receivedBytes = counterVec("received_bytes_total", "Bytes the probe read from the wire.")
+	m.throttled = counterVec("throttled_total", "Times the target throttled the probe, by reason.", "reason")
+	m.httpRequests = counterVec("http_requests_total", "Negotiate and REST requests the probe made, by endpoint and status code.", "endpoint", "code")
+	m.connect = histogramVec("connect_duration_seconds",
+		"Time to open a probe connection: negotiate, transport and handshake.", connectBuckets)
+	m.connFailures = counterVec("connection_failures_total", "Probe connections that failed to open or dropped, by reason.", "reason")
+	m.connsActive = gaugeVec("connections_active", "Probe connections open now.", scenarioLabels...)
+	m.reconnects = counterVec("reconnects_total", "Probe connections re-established after a drop.")
+	m.runs = counterVec("runs_total", "Scenario runs by result: success, failure or skipped because the previous run overlapped.", "result")
+	m.runSuccess = gaugeVec("run_success", "Whether the last run of the scenario succeeded (1) or failed (0).", scenarioLabels...)
+	m.runDuration = gaugeVec("run_duration_seconds", "Wall time the last run of the scenario took.", scenarioLabels...)
+	m.lastRun = gaugeVec("last_run_timestamp_seconds", "Unix time the last run of the scenario finished.", scenarioLabels...)
+	m.sendLag = histogramVec("send_lag_seconds",
+		"How late the pacer sent each message against its schedule; high values mean the probe itself is saturated.", sendLagBuckets)
+	m.runLatency = gaugeVec("run_latency_seconds",
+		"Exact message latency quantiles of the last run of the scenario (quantile 1 is the maximum); NaN when the run delivered nothing.",
+		"target", "scenario", "quantile")
+	m.serverLoad = newServerLoadCollector()
+	return m
+}
+
+func (m *Metrics) collectors() []prometheus.Collector {
+	return []prometheus.Collector{
+		m.info, m.latency, m.sent, m.received, m.lost, m.sentBytes, m.receivedBytes,
+		m.throttled, m.httpRequests, m.connect, m.connFailures, m.connsActive,
+		m.reconnects, m.runs, m.runSuccess, m.runDuration, m.lastRun, m.sendLag,
+		m.runLatency, m.serverLoad, m.buildInfo,
+	}
+}
+
+// partialDeleter is what every client_golang vector offers to drop series.
+type partialDeleter interface {
+	DeletePartialMatch(prometheus.Labels) int
+}
+
+// vecs lists every vector whose series carry target and scenario labels,
+// i.e. what Forget has to clean.
+func (m *Metrics) vecs() []partialDeleter {
+	return []partialDeleter{
+		m.info, m.latency, m.sent, m.received, m.lost, m.sentBytes, m.receivedBytes,
+		m.throttled, m.httpRequests, m.connect, m.connFailures, m.connsActive,
+		m.reconnects, m.runs, m.runSuccess, m.runDuration, m.lastRun, m.sendLag,
+		m.runLatency,
+	}
+}
+
+// Recorder returns the recorder for one scenario, creating its series.
+// Calling it again for the same target and scenario (e.g. after a reload
+// that kept the scenario) shares the same series.
+func (m *Metrics) Recorder(s ScenarioInfo) scenarios.Recorder {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st, ok := m.states[s.key()]
+	if ok && st.info != s {
+		m.info.DeleteLabelValues(infoLabelValues(st.info)...)
+		st = nil
+	}
+	if st == nil {
+		st = &scenarioState{info: s}
+		m.states[s.key()] = st
+	}
+	m.info.WithLabelValues(infoLabelValues(s)...).Set(1)
+	return newRecorder(m, st)
+}
+
+// Forget deletes every series of a scenario, for scenarios removed on
+// reload. A recorder of the forgotten scenario used afterwards records
+// nothing that is exported. If the same target and scenario were meanwhile
+// registered with another kind, transport or protocol, the scenario lives
+// on and only the old description is dropped, so a reload may call
+// Recorder(new) and Forget(old) in either order.
+func (m *Metrics) Forget(s ScenarioInfo) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if st, ok := m.states[s.key()]; ok {
+		if st.info != s {
+			m.info.DeleteLabelValues(infoLabelValues(s)...)
+			return
+		}
+		st.forgotten.Store(true)
+		delete(m.states, s.key())
+	}
+	labels := prometheus.Labels{"target": s.Target, "scenario": s.Scenario}
+	for _, v := range m.vecs() {
+		v.DeletePartialMatch(labels)
+	}
+	if m.history != nil {
+		m.history.Forget(s.Target, s.Scenario)
+	}
+}
+
+// SetServerLoadSource makes hubprobe_server_load_ratio{target} report what
+// load returns, read at every scrape. load must be cheap and safe for
+// concurrent use; returning NaN means "unknown" and omits the series.
+func (m *Metrics) SetServerLoadSource(target string, load func() float64) {
+	m.serverLoad.set(target, load)
+}
+
+// RemoveServerLoadSource stops reporting the server load of target.
+func (m *Metrics) RemoveServerLoadSource(target string) {
+	m.serverLoad.remove(target)
+}
+
+func infoLabelValues(s ScenarioInfo) []string {
+	return []string{s.Target, s.Scenario, s.Kind, s.Transport, s.Protocol}
+}
+
+func counterVec(name, help string, extraLabels ...string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: name, Help: help,
+	}, append(append([]string{}, scenarioLabels...), extraLabels...))
+}
+
+func gaugeVec(name, help string, labels ...string) *prometheus.GaugeVec {
+	return prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: namespace, Name: name, Help: help,
+	}, labels)
+}
+
+func histogramVec(name, help string, buckets []float64) *prometheus.HistogramVec {
+	return prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace:                       namespace,
+		Name:                            name,
+		Help:                            help,
+		Buckets:                         buckets,
+		NativeHistogramBucketFactor:     nativeBucketFactor,
+		NativeHistogramMaxBucketNumber:  nativeMaxBucketNumber,
+		NativeHistogramMinResetDuration: nativeMinResetPeriod,
+	}, scenarioLabels)
+}

@@ -1,0 +1,278 @@
+package exporter
+
+import (
+	"math"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hubprobe/hubprobe/scenarios"
+)
+
+// throttleReasons and failureReasons are the bounded label values; their
+// children are created up front so every series exists at 0, rate() works
+// from the first scrape and alerts have something to evaluate.
+var (
+	throttleReasons = [...]string{
+		scenarios.ThrottleHTTP429, scenarios.ThrottleConnectionLimit,
+		scenarios.ThrottleMessageLimit, scenarios.ThrottleClosed,
+	}
+	failureReasons = [...]string{
+		scenarios.FailNegotiate, scenarios.FailTransport, scenarios.FailHandshake,
+		scenarios.FailTimeout, scenarios.FailThrottled, scenarios.FailClosed,
+	}
+	runResults = [...]string{scenarios.ResultSuccess, scenarios.ResultFailure, scenarios.ResultSkipped}
+)
+
+// maxHTTPSeries bounds the cached (endpoint, code) children of one scenario.
+const maxHTTPSeries = 64
+
+// scenarioState is what all recorders of one (target, scenario) share.
+type scenarioState struct {
+	info      ScenarioInfo
+	forgotten atomic.Bool
+
+	httpMu    sync.Mutex
+	httpCache atomic.Pointer[map[httpKey]prometheus.Counter]
+}
+
+type httpKey struct {
+	endpoint string
+	code     int
+}
+
+// recorder implements scenarios.Recorder with children resolved once, so a
+// per-message call costs a few atomic operations and no allocation.
+type recorder struct {
+	m  *Metrics
+	st *scenarioState
+
+	sent, received, lost     prometheus.Counter
+	sentBytes, receivedBytes prometheus.Counter
+	latency, sendLag         prometheus.Observer
+	connect                  prometheus.Observer
+	active                   prometheus.Gauge
+	reconnects               prometheus.Counter
+	throttled                [len(throttleReasons)]prometheus.Counter
+	failures                 [len(failureReasons)]prometheus.Counter
+	runs                     [len(runResults)]prometheus.Counter
+}
+
+var _ scenarios.Recorder = (*recorder)(nil)
+
+func newRecorder(m *Metrics, st *scenarioState) *recorder {
+	t, s := st.info.Target, st.info.Scenario
+	r := &recorder{
+		m: m, st: st,
+		sent:          m.sent.WithLabelValues(t, s),
+		received:      m.received.WithLabelValues(t, s),
+		lost:          m.lost.WithLabelValues(t, s),
+		sentBytes:     m.sentBytes.WithLabelValues(t, s),
+		receivedBytes: m.receivedBytes.WithLabelValues(t, s),
+		latency:       m.latency.WithLabelValues(t, s),
+		sendLag:       m.sendLag.WithLabelValues(t, s),
+		connect:       m.connect.WithLabelValues(t, s),
+		active:        m.connsActive.WithLabelValues(t, s),
+		reconnects:    m.reconnects.WithLabelValues(t, s),
+	}
+	for i, reason := range throttleReasons {
+		r.throttled[i] = m.throttled.WithLabelValues(t, s, reason)
+	}
+	for i, reason := range failureReasons {
+		r.failures[i] = m.connFailures.WithLabelValues(t, s, reason)
+	}
+	for i, result := range runResults {
+		r.runs[i] = m.runs.WithLabelValues(t, s, result)
+	}
+	return r
+}
+
+func (r *recorder) MessageSent()      { r.sent.Inc() }
+func (r *recorder) ConnectionOpened() { r.active.Inc() }
+func (r *recorder) ConnectionClosed() { r.active.Dec() }
+func (r *recorder) Reconnected()      { r.reconnects.Inc() }
+
+func (r *recorder) MessageReceived(latency time.Duration) {
+	r.received.Inc()
+	r.latency.Observe(latency.Seconds())
+}
+
+// Counters panic on negative increments; a zero or negative count carries
+// no information, so such calls are dropped.
+func (r *recorder) MessagesLost(n int)      { addPositive(r.lost, n) }
+func (r *recorder) BytesSent(n int)         { addPositive(r.sentBytes, n) }
+func (r *recorder) BytesReceived(n int)     { addPositive(r.receivedBytes, n) }
+func (r *recorder) SendLag(d time.Duration) { r.sendLag.Observe(max(d, 0).Seconds()) }
+func (r *recorder) ConnectDone(d time.Duration) {
+	r.connect.Observe(max(d, 0).Seconds())
+}
+
+func addPositive(c prometheus.Counter, n int) {
+	if n > 0 {
+		c.Add(float64(n))
+	}
+}
+
+// Throttled counts a throttle event. Reasons outside the scenarios.Throttle*
+// constants are ignored so that the reason label stays bounded.
+func (r *recorder) Throttled(reason string) {
+	if i := indexOf(throttleReasons[:], reason); i >= 0 {
+		r.throttled[i].Inc()
+	}
+}
+
+// ConnectionFailed counts a failed or dropped connection. Reasons outside
+// the scenarios.Fail* constants are ignored so the label stays bounded.
+func (r *recorder) ConnectionFailed(reason string) {
+	if i := indexOf(failureReasons[:], reason); i >= 0 {
+		r.failures[i].Inc()
+	}
+}
+
+func indexOf(list []string, s string) int {
+	for i, v := range list {
+		if v == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// HTTPResponse counts one negotiate or REST response. The code label is the
+// numeric status; values outside 100–599 are recorded as "other".
+func (r *recorder) HTTPResponse(endpoint string, code int) {
+	key := httpKey{endpoint, code}
+	if cache := r.st.httpCache.Load(); cache != nil {
+		if c, ok := (*cache)[key]; ok {
+			c.Inc()
+			return
+		}
+	}
+	r.httpCounter(key).Inc()
+}
+
+// httpCounter resolves and caches a child. The cache is copied on write:
+// new (endpoint, code) pairs are rare, lookups are lock-free.
+func (r *recorder) httpCounter(key httpKey) prometheus.Counter {
+	r.st.httpMu.Lock()
+	defer r.st.httpMu.Unlock()
+	old := r.st.httpCache.Load()
+	if old != nil {
+		if c, ok := (*old)[key]; ok {
+			return c
+		}
+	}
+	c := r.m.httpRequests.WithLabelValues(r.st.info.Target, r.st.info.Scenario,
+		endpointLabel(key.endpoint), codeLabel(key.code))
+	if old != nil && len(*old) >= maxHTTPSeries {
+		return c
+	}
+	next := make(map[httpKey]prometheus.Counter, 1+lenOf(old))
+	if old != nil {
+		for k, v := range *old {
+			next[k] = v
+		}
+	}
+	next[key] = c
+	r.st.httpCache.Store(&next)
+	return c
+}
+
+func lenOf(m *map[httpKey]prometheus.Counter) int {
+	if m == nil {
+		return 0
+	}
+	return len(*m)
+}
+
+func endpointLabel(endpoint string) string {
+	if endpoint == "" {
+		return "unknown"
+	}
+	return endpoint
+}
+
+func codeLabel(code int) string {
+	if code < 100 || code > 599 {
+		return "other"
+	}
+	return strconv.Itoa(code)
+}
+
+// RunFinished records a run's outcome. Skipped runs only count; the
+// last-run gauges keep describing the last run that actually ran. The
+// last-run series are created here, not up front, so that no scenario looks
+// failed (run_success 0) before its first run.
+func (r *recorder) RunFinished(res scenarios.Result) {
+	if r.st.forgotten.Load() {
+		return
+	}
+	if res.Target == "" && res.Scenario == "" {
+		res.Target, res.Scenario = r.st.info.Target, r.st.info.Scenario
+	}
+	if res.Kind == "" {
+		res.Kind = r.st.info.Kind
+	}
+	r.runs[runResultIndex(res.Outcome)].Inc()
+	if res.Outcome != scenarios.ResultSkipped {
+		r.setLastRun(res)
+	}
+	if r.m.history != nil {
+		r.m.history.Add(res)
+	}
+}
+
+// runResultIndex treats an unknown outcome as a failure: a run that cannot
+// say it succeeded did not.
+func runResultIndex(outcome string) int {
+	if i := indexOf(runResults[:], outcome); i >= 0 {
+		return i
+	}
+	return indexOf(runResults[:], scenarios.ResultFailure)
+}
+
+func (r *recorder) setLastRun(res scenarios.Result) {
+	// Holding the catalogue lock keeps a concurrent Forget from being
+	// undone by the series created below.
+	r.m.mu.Lock()
+	defer r.m.mu.Unlock()
+	if r.st.forgotten.Load() {
+		return
+	}
+	t, s := r.st.info.Target, r.st.info.Scenario
+	success := 0.0
+	if res.Outcome == scenarios.ResultSuccess {
+		success = 1
+	}
+	r.m.runSuccess.WithLabelValues(t, s).Set(success)
+	r.m.runDuration.WithLabelValues(t, s).Set(res.Duration.Seconds())
+	r.m.lastRun.WithLabelValues(t, s).Set(finishTime(res))
+	for q, v := range runQuantiles(res) {
+		r.m.runLatency.WithLabelValues(t, s, q).Set(v)
+	}
+}
+
+func finishTime(res scenarios.Result) float64 {
+	end := time.Now()
+	if !res.Start.IsZero() {
+		end = res.Start.Add(res.Duration)
+	}
+	return float64(end.UnixNano()) / 1e9
+}
+
+// runQuantiles maps the quantile label to the last run's value. They are
+// NaN when the run delivered nothing: a latency of 0 would read as a
+// perfect run.
+func runQuantiles(res scenarios.Result) map[string]float64 {
+	q := res.Latency
+	if res.Received == 0 {
+		nan := math.NaN()
+		return map[string]float64{"0.5": nan, "0.9": nan, "0.99": nan, "1": nan}
+	}
+	return map[string]float64{
+		"0.5": q.P50.Seconds(), "0.9": q.P90.Seconds(), "0.99": q.P99.Seconds(), "1": q.Max.Seconds(),
+	}
+}

@@ -1,0 +1,163 @@
+package exporter
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"html/template"
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/hubprobe/hubprobe/scenarios"
+)
+
+//go:embed status.html
+var statusHTML string
+
+var statusTemplate = template.Must(template.New("status").Funcs(template.FuncMap{
+	"seconds": formatSeconds,
+	"when":    formatTime,
+}).Parse(statusHTML))
+
+// statusView is what both the status page and /status.json show.
+type statusView struct {
+	Version       string        `json:"version"`
+	Generated     time.Time     `json:"generated"`
+	Scenarios     []scenarioRow `json:"scenarios"`
+	Recent        []runView     `json:"recent_runs"`
+	OlderFailures []runView     `json:"older_failures"`
+}
+
+type scenarioRow struct {
+	Target   string   `json:"target"`
+	Scenario string   `json:"scenario"`
+	Kind     string   `json:"kind"`
+	Schedule string   `json:"schedule"`
+	LastRun  *runView `json:"last_run"`
+}
+
+type runView struct {
+	Target            string           `json:"target"`
+	Scenario          string           `json:"scenario"`
+	Kind              string           `json:"kind"`
+	Start             time.Time        `json:"start"`
+	DurationSeconds   float64          `json:"duration_seconds"`
+	Outcome           string           `json:"outcome"`
+	Error             string           `json:"error,omitempty"`
+	MetSLO            bool             `json:"met_slo"`
+	Connections       int              `json:"connections"`
+	Sent              int64            `json:"sent"`
+	Received          int64            `json:"received"`
+	Expected          int64            `json:"expected"`
+	Lost              int64            `json:"lost"`
+	SlowMessages      int64            `json:"slow_messages"`
+	Throttled         map[string]int64 `json:"throttled,omitempty"`
+	MaxSendLagSeconds float64          `json:"max_send_lag_seconds"`
+	// Latency is nil when the run delivered nothing.
+	Latency *latencyView `json:"latency_seconds"`
+}
+
+type latencyView struct {
+	P50 float64 `json:"p50"`
+	P90 float64 `json:"p90"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+type statusPage struct {
+	opts HandlerOptions
+}
+
+func (p *statusPage) serveHTML(w http.ResponseWriter, _ *http.Request) {
+	// Render into a buffer so a template error yields a clean 500 instead
+	// of half a page.
+	var buf bytes.Buffer
+	if err := statusTemplate.Execute(&buf, p.view()); err != nil {
+		http.Error(w, "rendering status page failed", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write(buf.Bytes())
+}
+
+func (p *statusPage) serveJSON(w http.ResponseWriter, _ *http.Request) {
+	body, err := json.MarshalIndent(p.view(), "", "  ")
+	if err != nil {
+		http.Error(w, "encoding status failed", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(append(body, '\n'))
+}
+
+func (p *statusPage) view() statusView {
+	v := statusView{Version: p.opts.Version, Generated: time.Now().UTC()}
+	if p.opts.Scenarios != nil {
+		v.Scenarios = p.scenarioRows(p.opts.Scenarios())
+	}
+	if h := p.opts.History; h != nil {
+		recent, older := h.snapshot()
+		v.Recent = runViews(recent)
+		v.OlderFailures = runViews(older)
+	}
+	return v
+}
+
+func (p *statusPage) scenarioRows(list []ScenarioStatus) []scenarioRow {
+	rows := make([]scenarioRow, 0, len(list))
+	for _, s := range list {
+		row := scenarioRow{Target: s.Target, Scenario: s.Name, Kind: s.Kind, Schedule: s.Schedule}
+		if p.opts.History != nil {
+			if r, ok := p.opts.History.Last(s.Target, s.Name); ok {
+				rv := newRunView(r)
+				row.LastRun = &rv
+			}
+		}
+		rows = append(rows, row)
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].Target != rows[j].Target {
+			return rows[i].Target < rows[j].Target
+		}
+		return rows[i].Scenario < rows[j].Scenario
+	})
+	return rows
+}
+
+func runViews(results []scenarios.Result) []runView {
+	out := make([]runView, len(results))
+	for i, r := range results {
+		out[i] = newRunView(r)
+	}
+	return out
+}
+
+func newRunView(r scenarios.Result) runView {
+	v := runView{
+		Target: r.Target, Scenario: r.Scenario, Kind: r.Kind,
+		Start: r.Start.UTC(), DurationSeconds: r.Duration.Seconds(),
+		Outcome: r.Outcome, Error: r.Error, MetSLO: r.MetSLO(),
+		Connections: r.Connections, Sent: r.Sent, Received: r.Received,
+		Expected: r.Expected, Lost: r.Lost, SlowMessages: r.SlowMessages,
+		Throttled: r.Throttled, MaxSendLagSeconds: r.MaxSendLag.Seconds(),
+	}
+	if r.Received > 0 {
+		v.Latency = &latencyView{
+			P50: r.Latency.P50.Seconds(), P90: r.Latency.P90.Seconds(),
+			P99: r.Latency.P99.Seconds(), Max: r.Latency.Max.Seconds(),
+		}
+	}
+	return v
+}
+
+func formatSeconds(s float64) string {
+	return time.Duration(s * float64(time.Second)).Round(time.Microsecond).String()
+}
+
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return "–"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05Z")
+}

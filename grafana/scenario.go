@@ -1,0 +1,193 @@
+package grafana
+
+import (
+	"fmt"
+
+	"github.com/grafana/grafana-foundation-sdk/go/common"
+	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+	"github.com/grafana/grafana-foundation-sdk/go/heatmap"
+	"github.com/grafana/grafana-foundation-sdk/go/prometheus"
+	"github.com/grafana/grafana-foundation-sdk/go/table"
+	"github.com/grafana/grafana-foundation-sdk/go/units"
+)
+
+// Scenario is the drill-down into one scenario of one target: the whole
+// latency distribution, per-run quantiles, connections and HTTP calls.
+func Scenario() *dashboard.DashboardBuilder {
+	d := newDashboard("hubprobe / scenario", ScenarioUID,
+		"One hubprobe scenario in detail: latency distribution, exact per-run quantiles, connections and HTTP calls.").
+		WithVariable(labelVariable("target", "target", "", false)).
+		WithVariable(labelVariable("scenario", "scenario", `{target=~"$target"}`, false))
+	d = d.WithRow(dashboard.NewRowBuilder("Latency")).
+		WithPanel(scenarioInfoTable()).
+		WithPanel(latencyHeatmap())
+	for _, g := range latencyGraphs() {
+		d = d.WithPanel(g.panel())
+	}
+	d = d.WithRow(dashboard.NewRowBuilder("Connections"))
+	for _, g := range scenarioConnectionGraphs() {
+		d = d.WithPanel(g.panel())
+	}
+	d = d.WithRow(dashboard.NewRowBuilder("Runs and probe health"))
+	for _, g := range runGraphs() {
+		d = d.WithPanel(g.panel())
+	}
+	return d
+}
+
+// scenarioInfoTable shows what the scenario is: kind, transport, protocol.
+func scenarioInfoTable() *table.PanelBuilder {
+	expr := fmt.Sprintf("max by (target, scenario, kind, transport, protocol) (%s)", metric("hubprobe_scenario_info"))
+	return table.NewPanelBuilder().
+		Title("Scenario").
+		Description("What this scenario is: its kind (echo, broadcast, group, …), transport and hub protocol.").
+		Unit(units.NoUnit).
+		Datasource(datasourceRef()).
+		Height(8).
+		Span(8).
+		WithTarget(prometheus.NewDataqueryBuilder().
+			Expr(expr).
+			Instant().
+			Format(prometheus.PromQueryFormatTable).
+			RefId("A").
+			Datasource(datasourceRef()))
+}
+
+// latencyHeatmap draws the classic histogram's buckets over time.
+func latencyHeatmap() *heatmap.PanelBuilder {
+	expr := fmt.Sprintf("sum by (le) (%s)", rate("hubprobe_message_latency_seconds_bucket"))
+	return heatmap.NewPanelBuilder().
+		Title("Message latency distribution").
+		Description("Delivered messages per second in each latency bucket of the histogram. " +
+			"Everything above the 1 s row counts against the 1 % capacity budget.").
+		Unit(units.Seconds).
+		Datasource(datasourceRef()).
+		Height(8).
+		Span(16).
+		Calculate(false).
+		YAxis(heatmap.NewYAxisConfigBuilder().Unit(units.Seconds)).
+		CellValues(heatmap.NewCellValuesBuilder().Unit(units.MessagesPerSecond)).
+		Color(heatmap.NewHeatmapColorOptionsBuilder().
+			Mode(heatmap.HeatmapColorModeScheme).
+			Scheme("Oranges").
+			Fill("dark-orange").
+			Scale(heatmap.HeatmapColorScaleExponential).
+			Exponent(0.5).
+			Steps(64)).
+		Tooltip(heatmap.NewHeatmapTooltipBuilder().Mode(common.TooltipDisplayModeSingle).YHistogram(true)).
+		RowsFrame(heatmap.NewRowsHeatmapOptionsBuilder().Layout(common.HeatmapCellLayoutLe)).
+		WithTarget(prometheus.NewDataqueryBuilder().
+			Expr(expr).
+			LegendFormat("{{le}}").
+			Format(prometheus.PromQueryFormatHeatmap).
+			RefId("A").
+			Datasource(datasourceRef()))
+}
+
+func latencyGraphs() []graph {
+	const bucket = "hubprobe_message_latency_seconds_bucket"
+	perRun := func(q string) string {
+		return fmt.Sprintf("max by (quantile) (%s)", metric("hubprobe_run_latency_seconds", `quantile="`+q+`"`))
+	}
+	return []graph{{
+		title: "Latency quantiles per run",
+		description: "Exact latency quantiles of each run (p50, p90, p99 and the maximum), held until the next run. " +
+			"The red line is the 1 s capacity limit for p99.",
+		unit: units.Seconds, width: 12, min: ptr(0.0), limit: ptr(latencyLimitSeconds), warn: ptr(nearLimitSeconds),
+		queries: []query{
+			{perRun("0.5"), "p50"}, {perRun("0.9"), "p90"}, {perRun("0.99"), "p99"}, {perRun("1"), "max"},
+		},
+	}, {
+		title: "Latency quantiles over time",
+		description: "p50, p90 and p99 estimated from the histogram over the rate interval, " +
+			"so they cover every run in the window.",
+		unit: units.Seconds, width: 12, min: ptr(0.0), limit: ptr(latencyLimitSeconds), warn: ptr(nearLimitSeconds),
+		queries: []query{
+			{quantile(0.5, bucket, "target, scenario"), "p50"},
+			{quantile(0.9, bucket, "target, scenario"), "p90"},
+			{quantile(0.99, bucket, "target, scenario"), "p99"},
+		},
+	}, {
+		title:       "Messages over 1 s",
+		description: "Exact share of delivered messages slower than 1 s; at most 1 % (red line) is within capacity.",
+		unit:        units.PercentUnit, width: 12, min: ptr(0.0), limit: ptr(slowShareMax),
+		queries:     []query{{slowShare(), "over 1 s"}},
+	}, {
+		title:       "Messages",
+		description: "Messages sent, deliveries received and deliveries lost per second.",
+		unit:        units.MessagesPerSecond, width: 12, min: ptr(0.0),
+		queries: []query{
+			{sumRate("hubprobe_messages_sent_total"), "sent"},
+			{sumRate("hubprobe_messages_received_total"), "received"},
+			{sumRate("hubprobe_messages_lost_total"), "lost"},
+		},
+	}}
+}
+
+func scenarioConnectionGraphs() []graph {
+	const bucket = "hubprobe_connect_duration_seconds_bucket"
+	return []graph{{
+		title:       "Connect time",
+		description: "Negotiate, transport connect and handshake together, for successful connections (p50, p90, p99).",
+		unit:        units.Seconds, width: 8, min: ptr(0.0),
+		queries: []query{
+			{quantile(0.5, bucket, "target, scenario"), "p50"},
+			{quantile(0.9, bucket, "target, scenario"), "p90"},
+			{quantile(0.99, bucket, "target, scenario"), "p99"},
+		},
+	}, {
+		title: "Connection failures by reason",
+		description: "Failed connection attempts per second, by the phase that failed: negotiate, transport, handshake, " +
+			"timeout, throttled or closed.",
+		unit: units.CountsPerSecond, width: 8, min: ptr(0.0),
+		queries: []query{{fmt.Sprintf("sum by (reason) (%s)", rate("hubprobe_connection_failures_total")), "{{reason}}"}},
+	}, {
+		title:       "Reconnects",
+		description: "Connections the probe re-established per second after the hub or the network dropped them.",
+		unit:        units.CountsPerSecond, width: 8, min: ptr(0.0),
+		queries:     []query{{fmt.Sprintf("sum(%s)", rate("hubprobe_reconnects_total")), "reconnects"}},
+	}, {
+		title:       "Open connections",
+		description: "Probe connections to the hub open now; between runs this drops to zero for scenarios that reconnect each run.",
+		unit:        units.Short, width: 8, min: ptr(0.0),
+		queries:     []query{{fmt.Sprintf("sum(%s)", metric("hubprobe_connections_active")), "open"}},
+	}, {
+		title: "HTTP responses by endpoint and code",
+		description: "Negotiate and REST API calls per second, by endpoint and status code. 429 means throttled; " +
+			"401/403 usually means an expired or wrong access key or token.",
+		unit: units.RequestsPerSecond, width: 8, min: ptr(0.0),
+		queries: []query{{fmt.Sprintf("sum by (endpoint, code) (%s)", rate("hubprobe_http_requests_total")),
+			"{{endpoint}} {{code}}"}},
+	}, {
+		title:       "Throttles by reason",
+		description: "Times per second the hub throttled this scenario: HTTP 429, connection limit, message limit, closed.",
+		unit:        units.CountsPerSecond, width: 8, min: ptr(0.0),
+		queries:     []query{{fmt.Sprintf("sum by (reason) (%s)", rate("hubprobe_throttled_total")), "{{reason}}"}},
+	}}
+}
+
+func runGraphs() []graph {
+	return []graph{{
+		title:       "Runs by result",
+		description: "Runs started per second by result: success, failure, or skipped because the previous run was still going.",
+		unit:        units.OpsPerSecond, width: 8, min: ptr(0.0),
+		queries:     []query{{fmt.Sprintf("sum by (result) (%s)", rate("hubprobe_runs_total")), "{{result}}"}},
+	}, {
+		title:       "Run duration and age",
+		description: "Wall-clock duration of the latest run, and the time since it finished; a growing age means the scenario stopped running.",
+		unit:        units.Seconds, width: 8, min: ptr(0.0),
+		queries: []query{
+			{fmt.Sprintf("max(%s)", metric("hubprobe_run_duration_seconds")), "duration"},
+			{fmt.Sprintf("time() - max(%s)", metric("hubprobe_last_run_timestamp_seconds")), "since last run"},
+		},
+	}, {
+		title: "Probe send lag",
+		description: "How late the probe sent messages against its schedule (p50 and p99). Above the 100 ms line the probe " +
+			"is saturated: check its CPU before trusting the latency panels.",
+		unit: units.Seconds, width: 8, min: ptr(0.0), limit: ptr(sendLagMaxSeconds),
+		queries: []query{
+			{quantile(0.5, "hubprobe_send_lag_seconds_bucket", "target, scenario"), "p50"},
+			{quantile(0.99, "hubprobe_send_lag_seconds_bucket", "target, scenario"), "p99"},
+		},
+	}}
+}

@@ -1,0 +1,204 @@
+package hub
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+
+	"github.com/hubprobe/hubprobe/probe"
+)
+
+// codec is the hub's seam to one hub protocol: the probe package's codec for
+// framing, plus the few argument readers the hub methods need. Arguments stay
+// in the protocol's own encoding; only these helpers look inside them.
+type codec struct {
+	probe.HubProtocol
+	// index numbers the codec so a fan-out can encode once per protocol.
+	index int
+	// isObject reports whether an argument is a map (the benchmark payload).
+	isObject func(arg []byte) bool
+	// field returns a top-level member of a map argument as text (strings
+	// unquoted, numbers as written), like .NET's ToString on that member.
+	field func(arg []byte, key string) (string, bool)
+	// str decodes a string argument.
+	str func(arg []byte) (string, bool)
+	// integer decodes an integral number argument.
+	integer func(arg []byte) (int64, bool)
+	// quote appends s encoded as a string value.
+	quote func(dst []byte, s string) []byte
+}
+
+var jsonCodec = &codec{
+	HubProtocol: probe.JSONProtocol{},
+	index:       0,
+	isObject:    jsonIsObject,
+	field:       jsonObjectField,
+	str:         jsonString,
+	integer:     jsonInteger,
+	quote:       jsonQuote,
+}
+
+// codecs are the hub protocols a client may ask for in its handshake.
+var codecs = map[string]*codec{"json": jsonCodec}
+
+const numCodecs = 1
+
+func jsonIsObject(arg []byte) bool {
+	i := skipSpace(arg, 0)
+	return i < len(arg) && arg[i] == '{'
+}
+
+func jsonString(arg []byte) (string, bool) {
+	arg = bytes.TrimSpace(arg)
+	if len(arg) < 2 || arg[0] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(arg, '\\') < 0 {
+		return string(arg[1 : len(arg)-1]), true
+	}
+	var s string
+	if json.Unmarshal(arg, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func jsonQuote(dst []byte, s string) []byte {
+	b, _ := json.Marshal(s) // a string always marshals
+	return append(dst, b...)
+}
+
+func jsonInteger(arg []byte) (int64, bool) {
+	n, err := strconv.ParseInt(string(bytes.TrimSpace(arg)), 10, 64)
+	return n, err == nil
+}
+
+// jsonObjectField scans the top level of a JSON object for key without
+// decoding the rest of it. Input is untrusted: every index is bounds-checked
+// and malformed input yields false.
+func jsonObjectField(obj []byte, key string) (string, bool) {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return "", false
+	}
+	i++
+	for {
+		i = skipSpace(obj, i)
+		start := i
+		if i = skipString(obj, i); i < 0 {
+			return "", false
+		}
+		name := obj[start:i]
+		if i = skipSpace(obj, i); i >= len(obj) || obj[i] != ':' {
+			return "", false
+		}
+		i = skipSpace(obj, i+1)
+		vstart := i
+		if i = skipValue(obj, i); i < 0 {
+			return "", false
+		}
+		if stringEquals(name, key) {
+			return scalarText(obj[vstart:i])
+		}
+		if i = skipSpace(obj, i); i >= len(obj) || obj[i] != ',' {
+			return "", false
+		}
+		i++
+	}
+}
+
+// stringEquals compares a quoted JSON string with s.
+func stringEquals(quoted []byte, s string) bool {
+	if bytes.IndexByte(quoted, '\\') < 0 {
+		return len(quoted) == len(s)+2 && string(quoted[1:len(quoted)-1]) == s
+	}
+	decoded, ok := jsonString(quoted)
+	return ok && decoded == s
+}
+
+func scalarText(v []byte) (string, bool) {
+	if len(v) == 0 {
+		return "", false
+	}
+	switch c := v[0]; {
+	case c == '"':
+		return jsonString(v)
+	case c == '-' || ('0' <= c && c <= '9'):
+		return string(v), true
+	}
+	return "", false
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string starting at b[i], or -1.
+func skipString(b []byte, i int) int {
+	if i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// skipValue returns the index after the value starting at b[i], or -1.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		return skipNested(b, i)
+	}
+	start := i
+	for i < len(b) && !isDelimiter(b[i]) {
+		i++
+	}
+	if i == start {
+		return -1
+	}
+	return i
+}
+
+func skipNested(b []byte, i int) int {
+	depth := 0
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			if i = skipString(b, i); i < 0 {
+				return -1
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+		i++
+	}
+	return -1
+}
+
+func isDelimiter(c byte) bool {
+	switch c {
+	case ',', '}', ']', ' ', '\t', '\n', '\r':
+		return true
+	}
+	return false
+}

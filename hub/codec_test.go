@@ -1,0 +1,123 @@
+package hub
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestJSONObjectField(t *testing.T) {
+	cases := []struct {
+		obj, key, want string
+		ok             bool
+	}{
+		{`{"information.ConnectionId":"abc"}`, connectionIDField, "abc", true},
+		{` { "a" : {"information.ConnectionId":"nested"} , "information.ConnectionId" : "top" } `, connectionIDField, "top", true},
+		{`{"x":[1,"information.ConnectionId",{"y":"}"}],"information.GroupName":"g\"1"}`, groupNameField, `g"1`, true},
+		{`{"information.GroupName":"caf\u00e9"}`, groupNameField, "café", true},
+		{`{"information\u002eGroupName":"escaped key"}`, groupNameField, "escaped key", true},
+		{`{"information.ConnectionId":12345}`, connectionIDField, "12345", true},
+		{`{"information.ConnectionId":null}`, connectionIDField, "", false},
+		{`{"information.ConnectionId":{"id":"x"}}`, connectionIDField, "", false},
+		{`{"information.connectionid":"wrong case"}`, connectionIDField, "", false},
+		{`{}`, connectionIDField, "", false},
+		{`["information.ConnectionId","x"]`, connectionIDField, "", false},
+		{`{"information.ConnectionId"`, connectionIDField, "", false},
+		{`{"a":"unterminated`, connectionIDField, "", false},
+		{``, connectionIDField, "", false},
+	}
+	for _, tc := range cases {
+		got, ok := jsonObjectField([]byte(tc.obj), tc.key)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("jsonObjectField(%s, %s) = %q, %v; want %q, %v", tc.obj, tc.key, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestJSONArgumentReaders(t *testing.T) {
+	if s, ok := jsonString([]byte(` "g\n1" `)); !ok || s != "g\n1" {
+		t.Errorf("jsonString = %q %v", s, ok)
+	}
+	for _, bad := range []string{`7`, `null`, `"`, `"\x"`} {
+		if _, ok := jsonString([]byte(bad)); ok {
+			t.Errorf("jsonString(%s) accepted", bad)
+		}
+	}
+	if n, ok := jsonInteger([]byte(" 1500 ")); !ok || n != 1500 {
+		t.Errorf("jsonInteger = %d %v", n, ok)
+	}
+	for _, bad := range []string{`1.5`, `"1"`, `1e3`, ``} {
+		if _, ok := jsonInteger([]byte(bad)); ok {
+			t.Errorf("jsonInteger(%s) accepted", bad)
+		}
+	}
+	if got := string(jsonQuote(nil, "a\"b")); got != `"a\"b"` {
+		t.Errorf("jsonQuote = %s", got)
+	}
+}
+
+// FuzzJSONObjectField checks the scanner against encoding/json: it must never
+// panic, and on any valid object it must find what a full decode finds.
+func FuzzJSONObjectField(f *testing.F) {
+	for _, seed := range []string{
+		`{"information.ConnectionId":"abc","x":[1,2,{"y":null}]}`,
+		`{"information.ConnectionId":-1.5e3}`,
+		`{"a":"\"","information.ConnectionId":"\\"}`,
+		`{"information.ConnectionId":true}`,
+		`{`, `"`, `{"a":}`, `{"a" "b"}`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, obj string) {
+		got, ok := jsonObjectField([]byte(obj), connectionIDField)
+		var decoded map[string]json.RawMessage
+		if json.Unmarshal([]byte(obj), &decoded) != nil {
+			return // invalid input: not panicking is all that is asked
+		}
+		want, wantOK := expectedField(decoded[connectionIDField])
+		if _, dup := duplicateKey(obj); dup {
+			return // encoding/json keeps the last duplicate, the scanner the first
+		}
+		if ok != wantOK || got != want {
+			t.Fatalf("%s: got %q %v, want %q %v", obj, got, ok, want, wantOK)
+		}
+	})
+}
+
+func expectedField(raw json.RawMessage) (string, bool) {
+	if raw == nil {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, true
+	}
+	if _, err := strconv.ParseFloat(string(raw), 64); err == nil {
+		return string(raw), true
+	}
+	return "", false
+}
+
+// duplicateKey reports whether the routing key occurs twice at the top level.
+func duplicateKey(obj string) (string, bool) {
+	dec := json.NewDecoder(strings.NewReader(obj))
+	if _, err := dec.Token(); err != nil {
+		return "", false
+	}
+	seen := 0
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		if k == connectionIDField {
+			seen++
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return "", false
+		}
+	}
+	return connectionIDField, seen > 1
+}

@@ -1,0 +1,211 @@
+package hub
+
+import (
+	"container/heap"
+	"sync"
+	"time"
+
+	"github.com/hubprobe/hubprobe/probe"
+)
+
+type deliveryTarget int
+
+const (
+	toCaller deliveryTarget = iota
+	toConnection
+	toAll
+	toGroup
+)
+
+// delivery is a RecordLatency on its way out. Receivers are resolved when it
+// is sent, so in slow mode a broadcast reaches whoever is connected then.
+type delivery struct {
+	to     deliveryTarget
+	caller *conn
+	key    string // connection id or group name
+	msg    probe.Message
+}
+
+// maxDelayed bounds slow-mode deliveries in flight across the hub.
+const maxDelayed = 1 << 16
+
+// deliver sends d now, or after the slow-mode delay without blocking the
+// caller's read loop.
+func (h *Hub) deliver(d delivery) {
+	wait := h.deliveryDelay()
+	if wait <= 0 {
+		h.send(&d)
+		return
+	}
+	if !h.delayed.push(h.now()+wait, d) {
+		h.log.Warn().Msg("slow-mode queue full; message dropped")
+	}
+}
+
+// send fans d out, encoding it once per hub protocol in use.
+func (h *Hub) send(d *delivery) {
+	fo := fanout{msg: &d.msg}
+	defer fo.release()
+	switch d.to {
+	case toCaller:
+		fo.sendTo(d.caller)
+	case toConnection:
+		h.mu.RLock()
+		c := h.byID[d.key]
+		h.mu.RUnlock()
+		if c != nil {
+			fo.sendTo(c)
+		}
+	case toAll:
+		h.mu.RLock()
+		defer h.mu.RUnlock()
+		for _, c := range h.byID {
+			fo.sendTo(c)
+		}
+	case toGroup:
+		h.mu.RLock()
+		defer h.mu.RUnlock()
+		for c := range h.groups[d.key] {
+			fo.sendTo(c)
+		}
+	}
+}
+
+// fanout holds one encoded frame per protocol for a message going to many
+// receivers; every receiver's queue gets the same bytes.
+type fanout struct {
+	msg    *probe.Message
+	frames [numCodecs]*frame
+	failed bool
+}
+
+func (fo *fanout) sendTo(c *conn) {
+	if fo.failed || c.cd == nil || c.closed.Load() {
+		return
+	}
+	f := fo.frames[c.cd.index]
+	if f == nil {
+		var err error
+		if f, err = encodeFrame(c.cd, fo.msg); err != nil {
+			c.log.Error().Err(err).Msg("cannot encode message")
+			fo.failed = true
+			return
+		}
+		fo.frames[c.cd.index] = f
+	}
+	c.enqueue(f)
+}
+
+func (fo *fanout) release() {
+	for _, f := range fo.frames {
+		if f != nil {
+			f.release()
+		}
+	}
+}
+
+// delayQueue holds slow-mode deliveries until they are due, in due order
+// (and in arrival order among equal due times).
+type delayQueue struct {
+	mu    sync.Mutex
+	items delayHeap
+	seq   uint64
+	wake  chan struct{}
+	now   func() int64
+	send  func(*delivery)
+}
+
+func newDelayQueue(now func() int64, send func(*delivery)) *delayQueue {
+	return &delayQueue{wake: make(chan struct{}, 1), now: now, send: send}
+}
+
+func (q *delayQueue) push(due int64, d delivery) bool {
+	q.mu.Lock()
+	if len(q.items) >= maxDelayed {
+		q.mu.Unlock()
+		return false
+	}
+	q.seq++
+	heap.Push(&q.items, delayed{due: due, seq: q.seq, d: d})
+	first := q.items[0].seq == q.seq
+	q.mu.Unlock()
+	if first {
+		select {
+		case q.wake <- struct{}{}:
+		default:
+		}
+	}
+	return true
+}
+
+// run sends due deliveries until stop is closed; pending ones are dropped.
+func (q *delayQueue) run(stop <-chan struct{}) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	var due []delayed
+	for {
+		var next int64
+		due, next = q.popDue(due[:0])
+		for i := range due {
+			q.send(&due[i].d)
+			due[i] = delayed{}
+		}
+		if next > 0 {
+			timer.Reset(time.Duration(next))
+		} else {
+			timer.Stop()
+		}
+		select {
+		case <-stop:
+			return
+		case <-q.wake:
+		case <-timer.C:
+		}
+	}
+}
+
+// popDue removes the due items and returns how long until the next one
+// (0 when none is left).
+func (q *delayQueue) popDue(dst []delayed) ([]delayed, int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	now := q.now()
+	for len(q.items) > 0 && q.items[0].due <= now {
+		dst = append(dst, heap.Pop(&q.items).(delayed))
+	}
+	if len(q.items) == 0 {
+		return dst, 0
+	}
+	return dst, max(q.items[0].due-now, 1)
+}
+
+func (q *delayQueue) len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.items)
+}
+
+type delayed struct {
+	due int64
+	seq uint64
+	d   delivery
+}
+
+type delayHeap []delayed
+
+func (h delayHeap) Len() int { return len(h) }
+func (h delayHeap) Less(i, j int) bool {
+	if h[i].due != h[j].due {
+		return h[i].due < h[j].due
+	}
+	return h[i].seq < h[j].seq
+}
+func (h delayHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *delayHeap) Push(x any)   { *h = append(*h, x.(delayed)) }
+func (h *delayHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	old[len(old)-1] = delayed{}
+	*h = old[:len(old)-1]
+	return x
+}

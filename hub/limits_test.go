@@ -1,0 +1,305 @@
+package hub
+
+import (
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/hubprobe/hubprobe/probe"
+)
+
+func TestHandshakeRefusals(t *testing.T) {
+	_, srv, _ := startHub(t, Options{})
+	cases := []struct{ send, want string }{
+		{"hello\x1e", `{"error":"The handshake request is not valid."}`},
+		{`{"protocol":"json"}` + "\x1e", `{"error":"The handshake request is not valid."}`},
+		{`{"protocol":"messagepack","version":1}` + "\x1e", `{"error":"Requested protocol 'messagepack' is not available."}`},
+		{`{"protocol":"json","version":2}` + "\x1e", `{"error":"The server does not support version 2 of the 'json' protocol."}`},
+	}
+	for _, tc := range cases {
+		c := dialRaw(t, wsURL(srv.URL(), ""))
+		c.sendRaw(tc.send)
+		if got := string(c.nextRecord()); got != tc.want {
+			t.Errorf("sent %q: got %s, want %s", tc.send, got, tc.want)
+		}
+		c.expectClosed()
+	}
+}
+
+func TestHandshakeSplitAcrossMessagesWithTrailingInvocation(t *testing.T) {
+	_, srv, _ := startHub(t, Options{})
+	c := dialRaw(t, wsURL(srv.URL(), ""))
+	c.sendRaw(`{"protocol":"js`)
+	c.sendRaw(`on","version":1}` + "\x1e" + `{"type":1,"target":"Echo","arguments":[{"early":1}]}` + "\x1e")
+	if got := string(c.nextRecord()); got != "{}" {
+		t.Fatalf("got %s", got)
+	}
+	if m := c.next(); m.Target != "OnConnected" {
+		t.Fatalf("got %+v", m)
+	}
+	if got := c.nextNonPingRecord(); got != recordLatencyRecord(`{"early":1}`) {
+		t.Fatalf("got %s", got)
+	}
+}
+
+func TestHandshakeTimeout(t *testing.T) {
+	h, srv, _ := startHub(t, Options{HandshakeTimeout: 100 * time.Millisecond})
+	c := dialRaw(t, wsURL(srv.URL(), ""))
+	start := time.Now()
+	if rec, err := c.tryNextRecord(testTimeout); err == nil || isTimeout(err) {
+		t.Fatalf("got %q %v, want the socket closed without data", rec, err)
+	}
+	if waited := time.Since(start); waited >= testTimeout {
+		t.Fatalf("closed after %v", waited)
+	}
+	if got := testutil.ToFloat64(h.metrics.connections); got != 0 {
+		t.Fatalf("connections = %v, want 0", got)
+	}
+}
+
+func TestClientTimeoutAndKeepAlive(t *testing.T) {
+	_, srv, _ := startHub(t, Options{KeepAliveInterval: 50 * time.Millisecond, ClientTimeout: 400 * time.Millisecond})
+	silent := connect(t, srv)
+	talker := connect(t, srv)
+
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { // talker pings more often than the client timeout
+		defer close(done)
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				_ = talker.ws.WriteMessage(1, []byte(`{"type":6}`+"\x1e"))
+			}
+		}
+	}()
+
+	pings := 0
+	for {
+		rec := string(silent.nextRecord())
+		if rec == `{"type":6}` {
+			pings++
+			continue
+		}
+		want := `{"type":7,"error":"Connection closed with an error. The client sent nothing within the client timeout."}`
+		if rec != want {
+			t.Fatalf("got %s, want %s", rec, want)
+		}
+		break
+	}
+	silent.expectClosed()
+	if pings < 2 {
+		t.Fatalf("silent client saw %d keep-alive pings before the timeout, want at least 2", pings)
+	}
+	close(stop)
+	<-done
+	// The talker outlived the silent client's timeout and still works.
+	talker.send(`{"type":1,"target":"Echo","arguments":[{"alive":1}]}`)
+	if got := talker.nextNonPingRecord(); got != recordLatencyRecord(`{"alive":1}`) {
+		t.Fatalf("talker got %s", got)
+	}
+}
+
+func paddedEcho(size int) string {
+	head, tail := `{"type":1,"target":"Echo","arguments":[{"p":"`, `"}]}`
+	return head + strings.Repeat("x", size-len(head)-len(tail)) + tail
+}
+
+func TestMaximumMessageSize(t *testing.T) {
+	_, srv, _ := startHub(t, Options{MaxMessageSize: 1024})
+	c := connect(t, srv)
+	atLimit := paddedEcho(1024)
+	c.send(atLimit)
+	if got := c.nextNonPingRecord(); !strings.HasPrefix(got, `{"type":1,"target":"RecordLatency"`) {
+		t.Fatalf("record of exactly the limit: got %.60s", got)
+	}
+
+	over := paddedEcho(1025)
+	c.sendRaw(over[:600]) // the oversize record arrives in two messages
+	c.sendRaw(over[600:] + "\x1e")
+	want := `{"type":7,"error":"Connection closed with an error. The maximum message size of 1024B was exceeded."}`
+	if got := c.nextNonPingRecord(); got != want {
+		t.Fatalf("got %.100s, want %s", got, want)
+	}
+	c.expectClosed()
+}
+
+func TestDefaultMaximumIs32KiB(t *testing.T) {
+	_, srv, _ := startHub(t, Options{})
+	c := connect(t, srv)
+	c.send(paddedEcho(32 * 1024))
+	if got := c.nextNonPingRecord(); !strings.HasPrefix(got, `{"type":1,"target":"RecordLatency"`) {
+		t.Fatalf("32 KiB record: got %.60s", got)
+	}
+	c.send(paddedEcho(32*1024 + 1))
+	if got := c.nextNonPingRecord(); got != `{"type":7,"error":"Connection closed with an error. The maximum message size of 32768B was exceeded."}` {
+		t.Fatalf("got %.100s", got)
+	}
+}
+
+func TestGarbageAfterHandshakeClosesWithError(t *testing.T) {
+	h, srv, _ := startHub(t, Options{})
+	for _, garbage := range []string{
+		"not json\x1e",
+		`{"type":99}` + "\x1e",
+		`{"type":1,"arguments":[]}` + "\x1e",
+		`{"type":4,"target":"StreamingEcho","arguments":[0]}` + "\x1e",
+		`{"type":3,"invocationId":"1","result":1,"error":"x"}` + "\x1e",
+		`[1,2,3]` + "\x1e",
+	} {
+		c := connect(t, srv)
+		c.sendRaw(garbage)
+		if got := c.nextNonPingRecord(); got != `{"type":7,"error":"Connection closed with an error."}` {
+			t.Errorf("after %q got %s", garbage, got)
+		}
+		c.expectClosed()
+	}
+	if got := testutil.ToFloat64(h.metrics.panics); got != 0 {
+		t.Fatalf("panics = %v", got)
+	}
+}
+
+func TestRandomInputNeverPanics(t *testing.T) {
+	h, srv, _ := startHub(t, Options{MaxMessageSize: 512})
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte("{}[]\":,0123456789.-eE truefalsnul\\u\x1e\x00\xff" + "typeargumentsinvocationIdtargetstreamIdsitem")
+	for i := 0; i < 60; i++ {
+		c := connect(t, srv)
+		for j := 0; j < 4; j++ {
+			b := make([]byte, 1+rng.IntN(200))
+			for k := range b {
+				b[k] = alphabet[rng.IntN(len(alphabet))]
+			}
+			if err := c.ws.WriteMessage(1+rng.IntN(2), b); err != nil {
+				break // the hub already closed this one
+			}
+		}
+		c.ws.Close()
+	}
+	// Structured but hostile records, all on one connection.
+	c := connect(t, srv)
+	for _, rec := range []string{
+		`{"type":2,"invocationId":"nope","item":1}`,
+		`{"type":3,"invocationId":"nope"}`,
+		`{"type":5,"invocationId":"nope"}`,
+		`{"type":8,"sequenceId":1}`,
+		`{"type":1,"target":"SendToClient","arguments":[{"information.ConnectionId":{"x":1}}]}`,
+		`{"type":1,"target":"SendToClient","arguments":[{"information.ConnectionId":"\ud800"}]}`,
+		`{"type":4,"invocationId":"a","target":"StreamingEcho","arguments":[-1],"streamIds":["s"]}`,
+		`{"type":4,"invocationId":"b","target":"StreamingEcho","arguments":["x"],"streamIds":["s"]}`,
+		`{"type":4,"invocationId":"c","target":"StreamingEcho","arguments":[0],"streamIds":[]}`,
+		`{"type":1,"target":"` + strings.Repeat("A", 100) + `","arguments":[]}`,
+	} {
+		c.send(rec)
+	}
+	c.send(`{"type":1,"target":"Echo","arguments":[{"survived":true}]}`)
+	for _, id := range []string{"a", "b", "c"} { // the stream invocations fail
+		if got := c.nextNonPingRecord(); !strings.HasPrefix(got, `{"type":3,"invocationId":"`+id+`","error":`) {
+			t.Fatalf("got %s, want an error Completion for %s", got, id)
+		}
+	}
+	if got := c.nextNonPingRecord(); got != recordLatencyRecord(`{"survived":true}`) {
+		t.Fatalf("got %s", got)
+	}
+	if got := testutil.ToFloat64(h.metrics.panics); got != 0 {
+		t.Fatalf("panics = %v", got)
+	}
+}
+
+func TestClientCloseMessageEndsConnection(t *testing.T) {
+	h, srv, _ := startHub(t, Options{})
+	c := connect(t, srv)
+	c.send(`{"type":7}`)
+	c.expectClosed()
+	waitFor(t, "the connection to be removed", func() bool { return testutil.ToFloat64(h.metrics.connections) == 0 })
+}
+
+func TestSlowConsumerIsDisconnected(t *testing.T) {
+	h, srv, _ := startHub(t, Options{SendQueueSize: 4})
+	slow, fast := connect(t, srv), connect(t, srv)
+	h.mu.RLock()
+	slowConn := h.byID[slow.id]
+	h.mu.RUnlock()
+
+	payload := `{"blob":"` + strings.Repeat("b", 16*1024) + `"}`
+	sent := 0
+	for !slowConn.closed.Load() {
+		if sent++; sent > 20000 {
+			t.Fatal("slow consumer never disconnected")
+		}
+		fast.send(`{"type":1,"target":"Broadcast","arguments":[` + payload + `]}`)
+		fast.nextNonPingRecord()
+	}
+	// The slow client now reads: what was queued, then the Close message.
+	received := 0
+	for {
+		rec := slow.nextNonPingRecord()
+		if strings.HasPrefix(rec, `{"type":1,"target":"RecordLatency"`) {
+			received++
+			continue
+		}
+		if want := `{"type":7,"error":"Connection closed with an error. The client did not read its messages fast enough."}`; rec != want {
+			t.Fatalf("got %.80s, want %s", rec, want)
+		}
+		break
+	}
+	slow.expectClosed()
+	if received >= sent {
+		t.Fatalf("slow client received %d of %d broadcasts; some should have been dropped", received, sent)
+	}
+	fast.send(`{"type":1,"target":"Echo","arguments":[{"fast":1}]}`)
+	if got := fast.nextNonPingRecord(); got != recordLatencyRecord(`{"fast":1}`) {
+		t.Fatalf("fast client got %.80s", got)
+	}
+}
+
+func TestHubCloseSendsCloseToEveryClient(t *testing.T) {
+	h, srv, _ := startHub(t, Options{})
+	a, b := connect(t, srv), connect(t, srv)
+	pending := dialRaw(t, wsURL(srv.URL(), "")) // no handshake yet
+	h.Close()
+	for _, c := range []*rawClient{a, b} {
+		if got := c.nextNonPingRecord(); got != `{"type":7}` {
+			t.Fatalf("got %s, want {\"type\":7}", got)
+		}
+		c.expectClosed()
+	}
+	pending.expectClosed()
+
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/signalrbench/negotiate", nil))
+	if rec.Code != http.StatusServiceUnavailable {
+		t.Fatalf("negotiate after Close = %d, want 503", rec.Code)
+	}
+	h.Close() // idempotent
+}
+
+func TestPanicInAMethodIsRecoveredAndCounted(t *testing.T) {
+	methods["panicnow"] = &method{name: "PanicNow", call: func(*conn, *probe.Message) ([]byte, string) {
+		panic("test panic")
+	}}
+	t.Cleanup(func() { delete(methods, "panicnow") })
+	h, srv, _ := startHub(t, Options{})
+	victim, bystander := connect(t, srv), connect(t, srv)
+	victim.send(`{"type":1,"target":"PanicNow","arguments":[]}`)
+	if got := victim.nextNonPingRecord(); got != `{"type":7,"error":"Connection closed with an error."}` {
+		t.Fatalf("got %s", got)
+	}
+	victim.expectClosed()
+	if got := testutil.ToFloat64(h.metrics.panics); got != 1 {
+		t.Fatalf("panics = %v, want 1", got)
+	}
+	bystander.send(`{"type":1,"target":"Echo","arguments":[{"ok":1}]}`)
+	if got := bystander.nextNonPingRecord(); got != recordLatencyRecord(`{"ok":1}`) {
+		t.Fatalf("bystander got %s", got)
+	}
+}

@@ -1,0 +1,43 @@
+package hub
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// metrics are the hub's own counters. The server load gauge is not here: the
+// exporter publishes Load() per target, and NewLoadCollector serves the
+// standalone hub.
+type metrics struct {
+	connections prometheus.Gauge
+	received    prometheus.Counter
+	sent        prometheus.Counter
+	panics      prometheus.Counter
+}
+
+func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		connections: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "hubprobe_hub_connections",
+			Help: "Client connections of the embedded hub that completed the handshake and are open.",
+		}),
+		received: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "hubprobe_hub_messages_received_total",
+			Help: "Hub protocol messages the embedded hub received from clients, pings included.",
+		}),
+		sent: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "hubprobe_hub_messages_sent_total",
+			Help: "Hub protocol messages the embedded hub wrote to clients (a broadcast counts once per receiver), pings included.",
+		}),
+		panics: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "hubprobe_hub_panics_total",
+			Help: "Panics recovered in the embedded hub; each closed the connection it happened on.",
+		}),
+	}
+	if reg == nil {
+		return m, nil
+	}
+	for _, c := range []prometheus.Collector{m.connections, m.received, m.sent, m.panics} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}

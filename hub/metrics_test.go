@@ -1,0 +1,68 @@
+package hub
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+func TestMetricsExported(t *testing.T) {
+	h, srv, reg := startHub(t, Options{})
+	a := connect(t, srv)
+	b := connect(t, srv)
+	a.send(`{"type":6}`)
+	a.send(`{"type":1,"invocationId":"1","target":"Echo","arguments":[{}]}`)
+	a.nextNonPingRecord() // RecordLatency
+	a.nextNonPingRecord() // Completion
+	b.ws.Close()
+	waitFor(t, "b to be gone", func() bool { return testutil.ToFloat64(h.metrics.connections) == 1 })
+
+	want := `
+# HELP hubprobe_hub_connections Client connections of the embedded hub that completed the handshake and are open.
+# TYPE hubprobe_hub_connections gauge
+hubprobe_hub_connections 1
+# HELP hubprobe_hub_messages_received_total Hub protocol messages the embedded hub received from clients, pings included.
+# TYPE hubprobe_hub_messages_received_total counter
+hubprobe_hub_messages_received_total 2
+# HELP hubprobe_hub_messages_sent_total Hub protocol messages the embedded hub wrote to clients (a broadcast counts once per receiver), pings included.
+# TYPE hubprobe_hub_messages_sent_total counter
+hubprobe_hub_messages_sent_total 4
+# HELP hubprobe_hub_panics_total Panics recovered in the embedded hub; each closed the connection it happened on.
+# TYPE hubprobe_hub_panics_total counter
+hubprobe_hub_panics_total 0
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want)); err != nil {
+		t.Fatal(err)
+	}
+	if problems, err := testutil.GatherAndLint(reg); err != nil || len(problems) > 0 {
+		t.Fatalf("lint: %v %v", problems, err)
+	}
+}
+
+func TestNewFailsOnDuplicateRegistration(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	h, err := New(Options{}, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if _, err := New(Options{}, reg); err == nil {
+		t.Fatal("second hub on the same registry: want an error")
+	}
+}
+
+func TestNewRejectsBadOptions(t *testing.T) {
+	for _, o := range []Options{
+		{Path: "nope"},
+		{MaxMessageSize: -1},
+		{ClientTimeout: -1},
+		{SendQueueSize: -5},
+	} {
+		if h, err := New(o, nil); err == nil {
+			h.Close()
+			t.Errorf("New(%+v): want an error", o)
+		}
+	}
+}

@@ -1,0 +1,72 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Server serves one Hub on its own listener.
+type Server struct {
+	hub       *Hub
+	srv       *http.Server
+	url       string
+	served    chan struct{}
+	closeOnce sync.Once
+}
+
+// Start listens on addr (e.g. "127.0.0.1:0") and serves h there until ctx
+// ends or Close is called.
+func Start(ctx context.Context, addr string, h *Hub) (*Server, error) {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		hub:    h,
+		srv:    &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second},
+		url:    "http://" + dialableAddr(ln.Addr()) + h.opts.Path,
+		served: make(chan struct{}),
+	}
+	go func() {
+		defer close(s.served)
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			h.log.Error().Err(err).Msg("hub server stopped")
+		}
+	}()
+	go func() {
+		select {
+		case <-ctx.Done():
+			s.Close()
+		case <-s.served:
+		}
+	}()
+	return s, nil
+}
+
+// dialableAddr turns a wildcard listen address into one a client can dial.
+func dialableAddr(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok || !tcp.IP.IsUnspecified() {
+		return a.String()
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(tcp.Port))
+}
+
+// URL is the hub's base URL, e.g. "http://127.0.0.1:PORT/signalrbench".
+func (s *Server) URL() string { return s.url }
+
+// Close stops listening and closes the hub, so its clients get a Close
+// message; it returns when both have stopped.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		_ = s.srv.Close()
+		<-s.served
+		s.hub.Close()
+	})
+}

@@ -1,0 +1,108 @@
+// Package benchhub hosts the vendor benchmark hub contract on
+// github.com/philippseith/signalr, a SignalR server hubprobe did not write, so
+// tests can hold hubprobe's client and scenarios against a third-party
+// implementation.
+package benchhub
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"time"
+
+	"github.com/philippseith/signalr"
+)
+
+// Hub is the benchmark hub: the same methods and callbacks as the vendor's
+// BenchHub. The ConnectionId() method is left out: the library resolves that
+// name to a built-in of its own.
+type Hub struct {
+	signalr.Hub
+	echoDelay *atomic.Int64
+	dropEcho  *atomic.Bool
+}
+
+// OnConnected tells the client its id, as the benchmark hub does.
+func (h *Hub) OnConnected(id string) {
+	h.Clients().Client(id).Send("OnConnected", id)
+}
+
+func (h *Hub) Echo(p map[string]any) {
+	if h.dropEcho.Load() {
+		return
+	}
+	if d := time.Duration(h.echoDelay.Load()); d > 0 {
+		time.Sleep(d)
+	}
+	h.Clients().Caller().Send("RecordLatency", p)
+}
+
+func (h *Hub) Broadcast(p map[string]any) { h.Clients().All().Send("RecordLatency", p) }
+
+func (h *Hub) SendToClient(p map[string]any) {
+	id, _ := p["information.ConnectionId"].(string)
+	h.Clients().Client(id).Send("RecordLatency", p)
+}
+
+func (h *Hub) SendToGroup(p map[string]any) {
+	group, _ := p["information.GroupName"].(string)
+	h.Clients().Group(group).Send("RecordLatency", p)
+}
+
+func (h *Hub) JoinGroup(group string) {
+	h.Groups().AddToGroup(group, h.ConnectionID())
+	h.Clients().Caller().Send("JoinGroup")
+}
+
+func (h *Hub) LeaveGroup(group string) {
+	h.Groups().RemoveFromGroup(group, h.ConnectionID())
+	h.Clients().Caller().Send("LeaveGroup")
+}
+
+func (h *Hub) GetConnectionId() string { return h.ConnectionID() }
+
+// Server is a running third-party benchmark hub.
+type Server struct {
+	URL       string // http://127.0.0.1:PORT/signalrbench
+	EchoDelay atomic.Int64
+	// DropEcho makes Echo answer nothing, to rehearse lost messages.
+	DropEcho atomic.Bool
+	http      *httptest.Server
+	cancel    context.CancelFunc
+}
+
+// Start serves the benchmark hub at /signalrbench on a loopback port.
+func Start() (*Server, error) {
+	s := &Server{}
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := signalr.NewServer(ctx,
+		signalr.HubFactory(func() signalr.HubInterface { return &Hub{echoDelay: &s.EchoDelay, dropEcho: &s.DropEcho} }),
+		signalr.InsecureSkipVerify(true),
+		signalr.KeepAliveInterval(2*time.Second),
+		signalr.TimeoutInterval(30*time.Second),
+		signalr.Logger(quiet{}, false),
+	)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	srv.MapHTTP(signalr.WithHTTPServeMux(mux), "/signalrbench")
+	s.http = httptest.NewServer(mux)
+	s.URL = s.http.URL + "/signalrbench"
+	s.cancel = cancel
+	return s, nil
+}
+
+// Close stops the server and its connections.
+func (s *Server) Close() {
+	s.cancel()
+	s.http.CloseClientConnections()
+	s.http.Close()
+}
+
+// quiet drops the library's logs, which would otherwise flood test output.
+type quiet struct{}
+
+func (quiet) Log(...any) error { return nil }

@@ -1,0 +1,99 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+)
+
+// handshake sends the handshake request and waits for the server's first
+// record, within timeout and ctx. Records that arrive behind it stay in
+// rbuf for the read goroutine.
+func (c *Conn) handshake(ctx context.Context, timeout time.Duration) error {
+	// Closing the socket is the only way to interrupt a blocked read.
+	stop := context.AfterFunc(ctx, func() { c.ws.Close() })
+	err := c.exchangeHandshake(ctx, timeout)
+	if !stop() {
+		return newConnectError(PhaseHandshake, ctx.Err())
+	}
+	return err
+}
+
+func (c *Conn) exchangeHandshake(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	if err := c.sendHandshake(deadline); err != nil {
+		return newConnectError(PhaseHandshake, fmt.Errorf("sending handshake: %w", err))
+	}
+	sent := time.Now()
+	if err := c.ws.SetReadDeadline(deadline); err != nil {
+		return newConnectError(PhaseHandshake, err)
+	}
+	err := c.readHandshakeResponse()
+	if isTimeout(err) {
+		return &ConnectError{Phase: PhaseTimeout,
+			Err: fmt.Errorf("handshake: no response after %s: %w", time.Since(sent).Round(time.Millisecond), err)}
+	}
+	if err != nil {
+		return newConnectError(PhaseHandshake, err)
+	}
+	return nil
+}
+
+func (c *Conn) sendHandshake(deadline time.Time) error {
+	bp := getBuf()
+	defer putBuf(bp)
+	*bp = AppendHandshakeRequest((*bp)[:0], c.proto)
+	if err := c.ws.SetWriteDeadline(deadline); err != nil {
+		return err
+	}
+	if err := c.ws.WriteMessage(c.frameType, *bp); err != nil {
+		return err
+	}
+	c.obs.BytesSent(len(*bp))
+	return c.ws.SetWriteDeadline(time.Time{})
+}
+
+// readHandshakeResponse reads frames until the first record is complete
+// and returns the server's refusal, if any. The handshake record may come
+// in a frame of either type: it is JSON text whatever the hub protocol.
+func (c *Conn) readHandshakeResponse() error {
+	for {
+		_, r, err := c.ws.NextReader()
+		if err != nil {
+			return err
+		}
+		if err := c.readWholeFrame(r); err != nil {
+			return err
+		}
+		record, rest, ok := SplitHandshake(c.rbuf)
+		if !ok {
+			continue
+		}
+		refusal := ParseHandshakeResponse(record)
+		c.rbuf = c.rbuf[:copy(c.rbuf, rest)]
+		return refusal
+	}
+}
+
+// readWholeFrame appends one frame to rbuf, bounded by MaxMessageSize.
+func (c *Conn) readWholeFrame(r io.Reader) error {
+	total := 0
+	defer func() { c.obs.BytesReceived(total) }()
+	for {
+		n, err := c.fill(r)
+		total += n
+		if int64(len(c.rbuf)) > c.maxMessageSize {
+			return fmt.Errorf("%w: handshake response larger than %d bytes", ErrProtocol, c.maxMessageSize)
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,298 @@
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+const (
+	// internalWriteTimeout bounds writes the connection makes on its own
+	// (pings, replies to the server, Close).
+	internalWriteTimeout = 10 * time.Second
+	// closeWait is how long Close waits for the server's close frame.
+	closeWait = time.Second
+	// parseChunk is how many bytes of one large frame are read before the
+	// buffer is parsed, so a frame of many records is consumed as it comes.
+	parseChunk = 64 << 10
+	// minReadSpace is the smallest free space handed to one Read.
+	minReadSpace = 1024
+)
+
+// Conn is one hub connection over WebSockets. Its methods are safe for
+// concurrent use. One goroutine reads; writes happen on the caller's
+// goroutine, one at a time; keep-alive pings come from a timer.
+type Conn struct {
+	ws                *websocket.Conn
+	proto             HubProtocol
+	obs               Observer
+	frameType         int
+	connectionID      string
+	handlers          map[string]Handler
+	serverTimeout     time.Duration
+	keepAliveInterval time.Duration
+	maxMessageSize    int64
+
+	started   time.Time
+	lastWrite atomic.Int64 // nanoseconds since started, monotonic
+	nextID    atomic.Uint64
+
+	writeSem     chan struct{} // a mutex that a context can give up on
+	abortWriteFn func()
+	dispatchFn   func(*Message) error
+
+	// rbuf holds unparsed bytes; only the read goroutine (or Dial, before
+	// it starts) touches it. rbufp is its pool handle, nil when idle.
+	rbuf  []byte
+	rbufp *[]byte
+
+	mu        sync.Mutex
+	ended     bool
+	endErr    error
+	drained   bool // calls and streams were failed; no new ones accepted
+	calls     map[string]*call
+	streams   map[string]*Stream
+	keepAlive *time.Timer
+
+	closing chan struct{} // closed when the connection starts to end
+	done    chan struct{} // closed when it has ended and the socket is closed
+}
+
+type call struct{ done chan callResult }
+
+type callResult struct {
+	result json.RawMessage
+	err    error
+}
+
+var (
+	pingMessage  = Message{Type: PingType}
+	closeMessage = Message{Type: CloseType}
+)
+
+// Dial negotiates (unless SkipNegotiation), opens the WebSocket, and
+// completes the hub handshake. ctx bounds the whole attempt; it does not
+// bound the connection's life. Failures are *ConnectError, except for
+// invalid Options.
+func Dial(ctx context.Context, opts Options) (*Conn, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	endpoint, err := parseEndpoint(o.URL)
+	if err != nil {
+		return nil, fmt.Errorf("probe: %w", err)
+	}
+	target, token, connectionID, err := transportTarget(ctx, &o, endpoint)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := dialWebSocket(ctx, &o, target, token)
+	if err != nil {
+		return nil, err
+	}
+	c := newConn(ws, &o, connectionID)
+	if err := c.handshake(ctx, o.HandshakeTimeout); err != nil {
+		ws.Close()
+		c.releaseReadBuf(true)
+		return nil, err
+	}
+	c.run()
+	return c, nil
+}
+
+// transportTarget returns the WebSocket URL, the token to present on it, and
+// the connection id (empty when negotiation is skipped).
+func transportTarget(ctx context.Context, o *Options, endpoint *url.URL) (*url.URL, string, string, error) {
+	if o.SkipNegotiation {
+		return webSocketURL(endpoint, ""), o.AccessToken, "", nil
+	}
+	n, err := negotiate(ctx, o, endpoint)
+	if err != nil {
+		return nil, "", "", err
+	}
+	if err := checkTransport(n, o.Protocol.TransferFormat()); err != nil {
+		return nil, "", "", err
+	}
+	return webSocketURL(n.endpoint, n.connectionToken), n.accessToken, n.connectionID, nil
+}
+
+func newConn(ws *websocket.Conn, o *Options, connectionID string) *Conn {
+	c := &Conn{
+		ws:                ws,
+		proto:             o.Protocol,
+		obs:               o.Observer,
+		frameType:         frameTypeFor(o.Protocol.TransferFormat()),
+		connectionID:      connectionID,
+		handlers:          make(map[string]Handler, len(o.Handlers)),
+		serverTimeout:     o.ServerTimeout,
+		keepAliveInterval: o.KeepAliveInterval,
+		maxMessageSize:    o.MaxMessageSize,
+		started:           time.Now(),
+		writeSem:          make(chan struct{}, 1),
+		calls:             make(map[string]*call),
+		streams:           make(map[string]*Stream),
+		closing:           make(chan struct{}),
+		done:              make(chan struct{}),
+	}
+	for target, h := range o.Handlers {
+		c.handlers[target] = h
+	}
+	// Bound once here: a method value passed on every call would allocate.
+	c.abortWriteFn = c.abortWrite
+	c.dispatchFn = c.dispatch
+	return c
+}
+
+// run starts the read goroutine and the keep-alive timer.
+func (c *Conn) run() {
+	c.markWritten()
+	c.mu.Lock()
+	c.keepAlive = time.AfterFunc(c.keepAliveInterval, c.keepAliveTick)
+	c.mu.Unlock()
+	go c.readLoop()
+}
+
+// ConnectionID is the id negotiate assigned, the one other parties use to
+// address this connection. It is empty when negotiation was skipped.
+func (c *Conn) ConnectionID() string { return c.connectionID }
+
+// Done is closed once the connection has ended and its socket is closed.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err is nil while the connection is open and after a clean Close. It is a
+// *CloseError if the server sent a Close message, an error wrapping
+// ErrServerTimeout or ErrProtocol for those failures, or the I/O error that
+// ended the connection.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.endErr
+}
+
+// Close sends a Close message and a WebSocket close frame (1000), waits
+// briefly for the server to close, then closes the socket. It returns nil,
+// or the error that had already ended the connection.
+func (c *Conn) Close(ctx context.Context) error {
+	if c.isEnded() {
+		return c.waitDone(ctx)
+	}
+	_ = c.writeMessage(ctx, &closeMessage)
+	if !c.markEnded(nil) {
+		c.ws.Close()
+		return c.waitDone(ctx)
+	}
+	deadline := time.Now().Add(closeWait)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), deadline)
+	wait := time.NewTimer(time.Until(deadline))
+	defer wait.Stop()
+	select {
+	case <-c.done:
+	case <-wait.C:
+	case <-ctx.Done():
+	}
+	c.ws.Close()
+	<-c.done
+	return nil
+}
+
+// waitDone waits for the read goroutine to finish and returns Err.
+func (c *Conn) waitDone(ctx context.Context) error {
+	select {
+	case <-c.done:
+		return c.Err()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// markEnded records why the connection ends; the first reason wins. It
+// reports whether this call was the first.
+func (c *Conn) markEnded(err error) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended {
+		return false
+	}
+	c.ended, c.endErr = true, err
+	close(c.closing)
+	return true
+}
+
+func (c *Conn) isEnded() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ended
+}
+
+// fail ends the connection with err and unblocks the read goroutine.
+func (c *Conn) fail(err error) {
+	c.markEnded(err)
+	c.ws.Close()
+}
+
+// closedErr is what calls on an ended connection return.
+func (c *Conn) closedErr() error {
+	if err := c.Err(); err != nil {
+		return fmt.Errorf("%w: %w", ErrClosed, err)
+	}
+	return ErrClosed
+}
+
+func (c *Conn) newID() string { return formatID(c.nextID.Add(1)) }
+
+// handler finds the handler for target, case-insensitively like the
+// SignalR clients; the exact-case lookup comes first because it is free.
+func (c *Conn) handler(target string) Handler {
+	if h, ok := c.handlers[target]; ok {
+		return h
+	}
+	for name, h := range c.handlers {
+		if strings.EqualFold(name, target) {
+			return h
+		}
+	}
+	return nil
+}
+
+// register adds a pending invocation or stream, unless the connection ended.
+func (c *Conn) register(id string, cl *call, s *Stream) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.drained || c.ended {
+		if c.endErr != nil {
+			return fmt.Errorf("%w: %w", ErrClosed, c.endErr)
+		}
+		return ErrClosed
+	}
+	if cl != nil {
+		c.calls[id] = cl
+	} else {
+		c.streams[id] = s
+	}
+	return nil
+}
+
+// unregister forgets id and reports whether it was still pending.
+func (c *Conn) unregister(id string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, isCall := c.calls[id]
+	_, isStream := c.streams[id]
+	delete(c.calls, id)
+	delete(c.streams, id)
+	return isCall || isStream
+}
+
+func formatID(n uint64) string { return strconv.FormatUint(n, 10) }

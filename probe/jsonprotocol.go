@@ -1,0 +1,245 @@
+package probe
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// JSONProtocol is the SignalR "json" hub protocol, version 1: one JSON object
+// per record, each record ended by RecordSeparator.
+type JSONProtocol struct{}
+
+var _ HubProtocol = JSONProtocol{}
+
+// Name returns the handshake name of the protocol.
+func (JSONProtocol) Name() string { return "json" }
+
+// Version returns the protocol version sent in the handshake.
+func (JSONProtocol) Version() int { return 1 }
+
+// TransferFormat returns Text: JSON records are UTF-8.
+func (JSONProtocol) TransferFormat() TransferFormat { return TextFormat }
+
+// AppendMessage writes m by hand rather than through encoding/json so that
+// pre-encoded arguments are copied, not re-validated, on every send.
+func (JSONProtocol) AppendMessage(dst []byte, m *Message) ([]byte, error) {
+	dst = append(dst, `{"type":`...)
+	dst = strconv.AppendInt(dst, int64(m.Type), 10)
+	switch m.Type {
+	case InvocationType, StreamInvocationType:
+		dst = appendInvocation(dst, m)
+	case StreamItemType:
+		dst = appendStringField(dst, "invocationId", m.InvocationID)
+		dst = appendRawField(dst, "item", m.Item)
+	case CompletionType:
+		dst = appendCompletion(dst, m)
+	case CancelInvocationType:
+		dst = appendStringField(dst, "invocationId", m.InvocationID)
+	case PingType:
+	case CloseType:
+		if m.HasError {
+			dst = appendStringField(dst, "error", m.Error)
+		}
+		if m.AllowReconnect {
+			dst = append(dst, `,"allowReconnect":true`...)
+		}
+	case AckType, SequenceType:
+		dst = append(dst, `,"sequenceId":`...)
+		dst = strconv.AppendUint(dst, m.SequenceID, 10)
+	default:
+		return dst, fmt.Errorf("%w: cannot encode message type %d", ErrProtocol, m.Type)
+	}
+	return append(dst, '}', RecordSeparator), nil
+}
+
+func appendInvocation(dst []byte, m *Message) []byte {
+	// A stream invocation needs its id even when it is empty.
+	if m.InvocationID != "" || m.Type == StreamInvocationType {
+		dst = appendStringField(dst, "invocationId", m.InvocationID)
+	}
+	dst = appendStringField(dst, "target", m.Target)
+	dst = append(dst, `,"arguments":[`...)
+	for i, a := range m.Arguments {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendRaw(dst, a)
+	}
+	dst = append(dst, ']')
+	if len(m.StreamIDs) > 0 {
+		dst = append(dst, `,"streamIds":[`...)
+		for i, id := range m.StreamIDs {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSONString(dst, id)
+		}
+		dst = append(dst, ']')
+	}
+	return appendHeaders(dst, m.Headers)
+}
+
+func appendCompletion(dst []byte, m *Message) []byte {
+	dst = appendStringField(dst, "invocationId", m.InvocationID)
+	switch {
+	case m.HasError:
+		dst = appendStringField(dst, "error", m.Error)
+	case m.Result != nil:
+		dst = appendRawField(dst, "result", m.Result)
+	}
+	return dst
+}
+
+func appendHeaders(dst []byte, headers map[string]string) []byte {
+	if len(headers) == 0 {
+		return dst
+	}
+	dst = append(dst, `,"headers":{`...)
+	first := true
+	for k, v := range headers {
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = appendJSONString(dst, k)
+		dst = append(dst, ':')
+		dst = appendJSONString(dst, v)
+	}
+	return append(dst, '}')
+}
+
+func appendStringField(dst []byte, name, value string) []byte {
+	dst = append(dst, ',', '"')
+	dst = append(dst, name...)
+	dst = append(dst, '"', ':')
+	return appendJSONString(dst, value)
+}
+
+func appendRawField(dst []byte, name string, raw json.RawMessage) []byte {
+	dst = append(dst, ',', '"')
+	dst = append(dst, name...)
+	dst = append(dst, '"', ':')
+	return appendRaw(dst, raw)
+}
+
+func appendRaw(dst []byte, raw json.RawMessage) []byte {
+	if len(raw) == 0 {
+		return append(dst, "null"...)
+	}
+	return append(dst, raw...)
+}
+
+// appendJSONString quotes s as a JSON string. Plain ASCII (the common case
+// for ids and targets) is copied directly; anything else goes through
+// encoding/json so escaping is exactly what JSON requires.
+func appendJSONString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			b, _ := json.Marshal(s)
+			return append(dst, b...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
+}
+
+// jsonWireMessage mirrors the JSON hub protocol's field names.
+type jsonWireMessage struct {
+	Type           *int              `json:"type"`
+	InvocationID   *string           `json:"invocationId"`
+	Target         string            `json:"target"`
+	Arguments      []json.RawMessage `json:"arguments"`
+	StreamIDs      []string          `json:"streamIds"`
+	Headers        map[string]string `json:"headers"`
+	Item           json.RawMessage   `json:"item"`
+	Result         json.RawMessage   `json:"result"`
+	Error          *string           `json:"error"`
+	AllowReconnect bool              `json:"allowReconnect"`
+	SequenceID     *uint64           `json:"sequenceId"`
+}
+
+// ParseMessages splits data on record separators and decodes each record.
+func (JSONProtocol) ParseMessages(data []byte, fn func(*Message) error) ([]byte, error) {
+	for {
+		i := bytes.IndexByte(data, RecordSeparator)
+		if i < 0 {
+			return data, nil
+		}
+		m, err := ParseJSONMessage(data[:i])
+		if err != nil {
+			return nil, err
+		}
+		if err := fn(&m); err != nil {
+			return nil, err
+		}
+		data = data[i+1:]
+	}
+}
+
+// ParseJSONMessage decodes one record (without its separator) and checks the
+// fields each message type requires.
+func ParseJSONMessage(record []byte) (Message, error) {
+	var w jsonWireMessage
+	if err := json.Unmarshal(record, &w); err != nil {
+		return Message{}, fmt.Errorf("%w: invalid JSON record: %v", ErrProtocol, err)
+	}
+	if w.Type == nil {
+		return Message{}, fmt.Errorf("%w: record has no \"type\"", ErrProtocol)
+	}
+	m := Message{
+		Type:           MessageType(*w.Type),
+		Target:         w.Target,
+		Arguments:      w.Arguments,
+		StreamIDs:      w.StreamIDs,
+		Headers:        w.Headers,
+		Item:           w.Item,
+		Result:         w.Result,
+		AllowReconnect: w.AllowReconnect,
+	}
+	if w.InvocationID != nil {
+		m.InvocationID = *w.InvocationID
+	}
+	if w.Error != nil {
+		m.Error, m.HasError = *w.Error, true
+	}
+	if w.SequenceID != nil {
+		m.SequenceID = *w.SequenceID
+	}
+	return m, validateMessage(&m, w.InvocationID != nil, w.SequenceID != nil)
+}
+
+func validateMessage(m *Message, hasID, hasSeq bool) error {
+	switch m.Type {
+	case InvocationType:
+		if m.Target == "" {
+			return fmt.Errorf("%w: invocation without a target", ErrProtocol)
+		}
+	case StreamInvocationType:
+		if m.Target == "" || !hasID {
+			return fmt.Errorf("%w: stream invocation needs a target and an invocationId", ErrProtocol)
+		}
+	case StreamItemType, CancelInvocationType:
+		if !hasID {
+			return fmt.Errorf("%w: message type %d without an invocationId", ErrProtocol, m.Type)
+		}
+	case CompletionType:
+		if !hasID {
+			return fmt.Errorf("%w: completion without an invocationId", ErrProtocol)
+		}
+		if m.HasError && m.Result != nil {
+			return fmt.Errorf("%w: completion has both a result and an error", ErrProtocol)
+		}
+	case PingType, CloseType:
+	case AckType, SequenceType:
+		if !hasSeq {
+			return fmt.Errorf("%w: message type %d without a sequenceId", ErrProtocol, m.Type)
+		}
+	default:
+		return fmt.Errorf("%w: unknown message type %d", ErrProtocol, m.Type)
+	}
+	return nil
+}

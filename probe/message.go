@@ -1,0 +1,75 @@
+// Package probe holds the protocol clients hubprobe uses to reach a hub:
+// negotiate, transports, hub protocols and their framing. It knows nothing
+// of Prometheus or of scenarios; callers observe it through Observer.
+package probe
+
+import (
+	"encoding/json"
+	"errors"
+)
+
+// MessageType is the "type" discriminator of the SignalR hub protocol.
+type MessageType int
+
+// Hub protocol message types, as numbered by the SignalR HubProtocol spec.
+const (
+	InvocationType       MessageType = 1
+	StreamItemType       MessageType = 2
+	CompletionType       MessageType = 3
+	StreamInvocationType MessageType = 4
+	CancelInvocationType MessageType = 5
+	PingType             MessageType = 6
+	CloseType            MessageType = 7
+	AckType              MessageType = 8
+	SequenceType         MessageType = 9
+)
+
+// RecordSeparator ends every JSON record, including the handshake.
+const RecordSeparator = 0x1e
+
+// Message is one hub protocol message. Arguments, Item and Result hold the
+// protocol's own encoding of each value (JSON text for the JSON protocol), so
+// payloads pass through without being decoded on the hot path.
+type Message struct {
+	Type         MessageType
+	InvocationID string
+	Target       string
+	Arguments    []json.RawMessage
+	StreamIDs    []string
+	Headers      map[string]string
+	Item         json.RawMessage
+	// Result is nil when the Completion carries no result (void), and the
+	// literal null when the server sent "result": null.
+	Result json.RawMessage
+	// Error is set for a Completion or Close that carries an error.
+	Error          string
+	HasError       bool
+	AllowReconnect bool
+	SequenceID     uint64
+}
+
+// TransferFormat is what a transport must carry for a hub protocol.
+type TransferFormat string
+
+// Transfer formats named in negotiate responses.
+const (
+	TextFormat   TransferFormat = "Text"
+	BinaryFormat TransferFormat = "Binary"
+)
+
+// HubProtocol encodes and decodes hub messages. One instance may be shared by
+// many connections; implementations keep no per-connection state.
+type HubProtocol interface {
+	Name() string
+	Version() int
+	TransferFormat() TransferFormat
+	// AppendMessage appends the framed encoding of m to dst.
+	AppendMessage(dst []byte, m *Message) ([]byte, error)
+	// ParseMessages calls fn for every complete framed message in data and
+	// returns the unconsumed tail (a partial record).
+	ParseMessages(data []byte, fn func(*Message) error) (rest []byte, err error)
+}
+
+// ErrProtocol wraps every malformed-input error, so callers can tell bad bytes
+// from the server apart from I/O failures with errors.Is.
+var ErrProtocol = errors.New("protocol error")

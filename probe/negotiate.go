@@ -1,0 +1,241 @@
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+const (
+	// maxNegotiateRequests matches the JS client's redirect limit.
+	maxNegotiateRequests = 100
+	maxNegotiateBody     = 1 << 20
+	maxErrorBody         = 512
+)
+
+// negotiation is what the transport needs from a finished negotiate.
+type negotiation struct {
+	endpoint        *url.URL // the last redirect target, or the original URL
+	connectionID    string
+	connectionToken string
+	accessToken     string
+	transports      []availableTransport
+}
+
+type availableTransport struct {
+	Transport       string   `json:"transport"`
+	TransferFormats []string `json:"transferFormats"`
+}
+
+type negotiateResponse struct {
+	ConnectionID         string               `json:"connectionId"`
+	ConnectionToken      string               `json:"connectionToken"`
+	NegotiateVersion     int                  `json:"negotiateVersion"`
+	AvailableTransports  []availableTransport `json:"availableTransports"`
+	URL                  string               `json:"url"`
+	AccessToken          string               `json:"accessToken"`
+	Error                string               `json:"error"`
+	UseStatefulReconnect bool                 `json:"useStatefulReconnect"`
+	// ProtocolVersion is only sent by classic ASP.NET SignalR servers.
+	ProtocolVersion string `json:"ProtocolVersion"`
+}
+
+// parseEndpoint accepts an http(s) or ws(s) URL and returns its http(s) form.
+func parseEndpoint(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("invalid hub URL: %w", redactURLError(err))
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https":
+		u.Scheme = strings.ToLower(u.Scheme)
+	case "ws":
+		u.Scheme = "http"
+	case "wss":
+		u.Scheme = "https"
+	default:
+		return nil, fmt.Errorf("hub URL scheme %q is not http, https, ws or wss", u.Scheme)
+	}
+	if u.Host == "" {
+		return nil, errors.New("hub URL has no host")
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u, nil
+}
+
+// negotiateURL builds {endpoint}/negotiate?{query}&negotiateVersion=1 the
+// way the JS client does: the path gets a '/' and "negotiate", the original
+// query is kept.
+func negotiateURL(endpoint *url.URL) *url.URL {
+	u := *endpoint
+	p := u.EscapedPath()
+	if !strings.HasSuffix(p, "/") {
+		p += "/"
+	}
+	p += "negotiate"
+	u.RawPath = p
+	u.Path, _ = url.PathUnescape(p) // p came from EscapedPath, so it unescapes
+	if !u.Query().Has("negotiateVersion") {
+		if u.RawQuery != "" {
+			u.RawQuery += "&"
+		}
+		u.RawQuery += "negotiateVersion=1"
+	}
+	return &u
+}
+
+// webSocketURL maps endpoint to ws(s) and adds the connection token as id=.
+func webSocketURL(endpoint *url.URL, connectionToken string) *url.URL {
+	u := *endpoint
+	if u.Scheme == "https" {
+		u.Scheme = "wss"
+	} else {
+		u.Scheme = "ws"
+	}
+	if connectionToken != "" {
+		if u.RawQuery != "" {
+			u.RawQuery += "&"
+		}
+		u.RawQuery += "id=" + url.QueryEscape(connectionToken)
+	}
+	return &u
+}
+
+// negotiate runs negotiate against endpoint, following redirects, and
+// returns a *ConnectError on failure.
+func negotiate(ctx context.Context, o *Options, endpoint *url.URL) (*negotiation, error) {
+	token := o.AccessToken
+	for range maxNegotiateRequests {
+		resp, err := postNegotiate(ctx, o, endpoint, token)
+		if err != nil {
+			return nil, err
+		}
+		if resp.URL == "" {
+			return finishNegotiation(endpoint, token, resp)
+		}
+		if endpoint, err = parseEndpoint(resp.URL); err != nil {
+			return nil, newConnectError(PhaseNegotiate, fmt.Errorf("redirect: %w", err))
+		}
+		if resp.AccessToken != "" {
+			token = resp.AccessToken
+		}
+	}
+	return nil, newConnectError(PhaseNegotiate, fmt.Errorf("more than %d negotiate redirects", maxNegotiateRequests-1))
+}
+
+func finishNegotiation(endpoint *url.URL, token string, resp *negotiateResponse) (*negotiation, error) {
+	n := &negotiation{
+		endpoint:        endpoint,
+		connectionID:    resp.ConnectionID,
+		connectionToken: resp.ConnectionToken,
+		accessToken:     token,
+		transports:      resp.AvailableTransports,
+	}
+	// Version 0 servers have no token: the connection id is the id= value.
+	if n.connectionToken == "" {
+		n.connectionToken = n.connectionID
+	}
+	if n.connectionToken == "" {
+		return nil, newConnectError(PhaseNegotiate, fmt.Errorf("%w: negotiate response has no connectionId", ErrProtocol))
+	}
+	return n, nil
+}
+
+// postNegotiate sends one negotiate request and decodes its answer.
+func postNegotiate(ctx context.Context, o *Options, endpoint *url.URL, token string) (*negotiateResponse, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, negotiateURL(endpoint).String(), http.NoBody)
+	if err != nil {
+		return nil, newConnectError(PhaseNegotiate, redactURLError(err))
+	}
+	req.Header = requestHeaders(o.Headers, token)
+	res, err := o.HTTPClient.Do(req)
+	if err != nil {
+		return nil, newConnectError(PhaseNegotiate, redactURLError(err))
+	}
+	defer res.Body.Close()
+	o.Observer.HTTPResponse(PhaseNegotiate, res.StatusCode)
+	if res.StatusCode != http.StatusOK {
+		return nil, statusError(PhaseNegotiate, res)
+	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, maxNegotiateBody+1))
+	if err != nil {
+		return nil, newConnectError(PhaseNegotiate, fmt.Errorf("reading negotiate response: %w", err))
+	}
+	if len(body) > maxNegotiateBody {
+		return nil, newConnectError(PhaseNegotiate, fmt.Errorf("%w: negotiate response larger than %d bytes", ErrProtocol, maxNegotiateBody))
+	}
+	return decodeNegotiateResponse(body)
+}
+
+func decodeNegotiateResponse(body []byte) (*negotiateResponse, error) {
+	var r negotiateResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, newConnectError(PhaseNegotiate, fmt.Errorf("%w: invalid negotiate response: %v", ErrProtocol, err))
+	}
+	switch {
+	case r.Error != "":
+		return nil, newConnectError(PhaseNegotiate, fmt.Errorf("server refused negotiate: %s", r.Error))
+	case r.ProtocolVersion != "":
+		return nil, newConnectError(PhaseNegotiate, errors.New("server is classic ASP.NET SignalR, not ASP.NET Core SignalR"))
+	case r.UseStatefulReconnect:
+		return nil, newConnectError(PhaseNegotiate, fmt.Errorf("%w: server enabled stateful reconnect, which was not requested", ErrProtocol))
+	}
+	return &r, nil
+}
+
+// statusError turns a non-success HTTP response into a *ConnectError that
+// keeps the start of the body for throttle classification.
+func statusError(phase string, res *http.Response) *ConnectError {
+	var body []byte
+	if res.Body != nil {
+		body, _ = io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
+	}
+	msg := fmt.Sprintf("unexpected HTTP status %d", res.StatusCode)
+	if res.StatusCode == http.StatusNotFound {
+		msg += " (is the URL a SignalR hub endpoint?)"
+	}
+	return &ConnectError{Phase: phase, StatusCode: res.StatusCode, Body: string(body), Err: errors.New(msg)}
+}
+
+// checkTransport fails unless the server offers WebSockets with format.
+func checkTransport(n *negotiation, format TransferFormat) error {
+	for _, t := range n.transports {
+		if !strings.EqualFold(t.Transport, "WebSockets") {
+			continue
+		}
+		for _, f := range t.TransferFormats {
+			if strings.EqualFold(f, string(format)) {
+				return nil
+			}
+		}
+		return newConnectError(PhaseNegotiate, fmt.Errorf("server offers WebSockets without the %s transfer format", format))
+	}
+	return newConnectError(PhaseNegotiate, errors.New("server does not offer the WebSockets transport"))
+}
+
+// requestHeaders copies the caller's headers and adds the bearer token.
+func requestHeaders(base http.Header, token string) http.Header {
+	h := base.Clone()
+	if h == nil {
+		h = make(http.Header)
+	}
+	if token != "" {
+		h.Set("Authorization", "Bearer "+token)
+	}
+	return h
+}
+
+// redactURLError drops the URL from a *url.Error: its query may carry
+// secrets (access_token, the connection token).
+func redactURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return fmt.Errorf("%s: %w", ue.Op, ue.Err)
+	}
+	return err
+}

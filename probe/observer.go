@@ -1,0 +1,28 @@
+package probe
+
+import "encoding/json"
+
+// Observer receives what a connection sees on the wire, so callers can count
+// HTTP responses and bandwidth without probe knowing about their metrics.
+// Implementations must be safe for concurrent use and must not block: they
+// are called from the read goroutine and from every writer.
+type Observer interface {
+	// HTTPResponse reports the status code of one HTTP response, such as
+	// "negotiate".
+	HTTPResponse(endpoint string, code int)
+	// BytesSent reports the payload size of one transport frame written.
+	BytesSent(n int)
+	// BytesReceived reports the payload size of one transport frame read.
+	BytesReceived(n int)
+}
+
+// Handler receives the arguments of a server-to-client invocation. It runs
+// on the connection's read goroutine, so it must return quickly and must not
+// block: nothing else is read from the hub while it runs.
+type Handler func(args []json.RawMessage)
+
+type nopObserver struct{}
+
+func (nopObserver) HTTPResponse(string, int) {}
+func (nopObserver) BytesSent(int)            {}
+func (nopObserver) BytesReceived(int)        {}

@@ -1,0 +1,153 @@
+package probe
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// readLoop is the connection's only reader. It ends the connection when
+// reading fails, the server sends Close, or the bytes make no sense.
+func (c *Conn) readLoop() {
+	err := c.parseBuffered() // records that shared a frame with the handshake
+	for err == nil {
+		err = c.readFrame()
+	}
+	c.teardown(c.describeReadError(err))
+}
+
+// readFrame reads one data frame, parsing records as they complete.
+func (c *Conn) readFrame() error {
+	if err := c.ws.SetReadDeadline(time.Now().Add(c.serverTimeout)); err != nil {
+		return err
+	}
+	typ, r, err := c.ws.NextReader()
+	if err != nil {
+		return err
+	}
+	if typ != c.frameType {
+		return fmt.Errorf("%w: %s frame where %s frames were expected", ErrProtocol, frameTypeName(typ), frameTypeName(c.frameType))
+	}
+	total, unparsed := 0, 0
+	defer func() { c.obs.BytesReceived(total) }()
+	for {
+		n, rerr := c.fill(r)
+		total += n
+		unparsed += n
+		if unparsed > 0 && (rerr != nil || unparsed >= parseChunk) {
+			unparsed = 0
+			if err := c.parseBuffered(); err != nil {
+				return err
+			}
+		}
+		if rerr == io.EOF {
+			c.releaseReadBuf(false)
+			return nil
+		}
+		if rerr != nil {
+			return rerr
+		}
+	}
+}
+
+// parseBuffered dispatches every complete record in rbuf and keeps the
+// partial tail, which may not outgrow MaxMessageSize.
+func (c *Conn) parseBuffered() error {
+	if len(c.rbuf) == 0 {
+		return nil
+	}
+	rest, err := c.proto.ParseMessages(c.rbuf, c.dispatchFn)
+	if err != nil {
+		return err
+	}
+	c.rbuf = c.rbuf[:copy(c.rbuf, rest)]
+	if int64(len(c.rbuf)) > c.maxMessageSize {
+		return fmt.Errorf("%w: record larger than %d bytes", ErrProtocol, c.maxMessageSize)
+	}
+	return nil
+}
+
+// fill reads once from r into the free end of rbuf, growing it when needed.
+func (c *Conn) fill(r io.Reader) (int, error) {
+	if c.rbufp == nil {
+		c.rbufp = getBuf()
+		c.rbuf = (*c.rbufp)[:0]
+	}
+	if cap(c.rbuf)-len(c.rbuf) < minReadSpace {
+		grown := make([]byte, len(c.rbuf), 2*cap(c.rbuf)+minReadSpace)
+		copy(grown, c.rbuf)
+		c.rbuf = grown
+	}
+	n, err := r.Read(c.rbuf[len(c.rbuf):cap(c.rbuf)])
+	c.rbuf = c.rbuf[:len(c.rbuf)+n]
+	return n, err
+}
+
+// releaseReadBuf returns rbuf to the pool when it holds nothing (or when
+// force is set), so idle connections hold no read buffer of their own.
+func (c *Conn) releaseReadBuf(force bool) {
+	if c.rbufp == nil || (len(c.rbuf) > 0 && !force) {
+		return
+	}
+	*c.rbufp = c.rbuf
+	putBuf(c.rbufp)
+	c.rbufp, c.rbuf = nil, nil
+}
+
+// describeReadError turns what stopped the reader into the connection's
+// end reason.
+func (c *Conn) describeReadError(err error) error {
+	var closeErr *CloseError
+	var wsClose *websocket.CloseError
+	switch {
+	case errors.As(err, &closeErr), errors.Is(err, ErrProtocol):
+		return err
+	case isTimeout(err):
+		return fmt.Errorf("%w: nothing received for %s", ErrServerTimeout, c.serverTimeout)
+	case errors.As(err, &wsClose):
+		return fmt.Errorf("probe: server closed the WebSocket without a Close message: %w", err)
+	}
+	return fmt.Errorf("probe: connection lost: %w", err)
+}
+
+// teardown runs on the read goroutine when it stops: it settles the end
+// reason, closes the socket and fails everything still pending.
+func (c *Conn) teardown(reason error) {
+	c.markEnded(reason)
+	c.sayGoodbye(reason)
+	c.ws.Close()
+	c.releaseReadBuf(true)
+	c.mu.Lock()
+	if c.keepAlive != nil {
+		c.keepAlive.Stop()
+	}
+	calls, streams := c.calls, c.streams
+	c.calls, c.streams, c.drained = nil, nil, true
+	c.mu.Unlock()
+	pendingErr := c.closedErr()
+	for _, cl := range calls {
+		cl.done <- callResult{err: pendingErr}
+	}
+	for _, s := range streams {
+		s.finish(pendingErr)
+	}
+	close(c.done)
+}
+
+// sayGoodbye answers a server Close or bad bytes with a close frame, so
+// the server sees an orderly end rather than a reset.
+func (c *Conn) sayGoodbye(reason error) {
+	code := websocket.CloseNormalClosure
+	var closeErr *CloseError
+	switch {
+	case errors.As(reason, &closeErr):
+	case errors.Is(reason, ErrProtocol):
+		code = websocket.CloseProtocolError
+	default:
+		return
+	}
+	_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, ""), time.Now().Add(250*time.Millisecond))
+}

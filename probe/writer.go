@@ -1,0 +1,101 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// errWriteAborted ends a connection whose write was cut off by its caller's
+// context: a half-written frame cannot be taken back.
+var errWriteAborted = errors.New("probe: write aborted by its context; the stream is unusable")
+
+// writeMessage encodes m and writes it as one frame. Writers take turns;
+// ctx bounds both the wait for the turn and the write itself.
+func (c *Conn) writeMessage(ctx context.Context, m *Message) error {
+	if err := c.acquireWrite(ctx); err != nil {
+		return err
+	}
+	defer func() { <-c.writeSem }()
+	bp := getBuf()
+	defer putBuf(bp)
+	b, err := c.proto.AppendMessage((*bp)[:0], m)
+	*bp = b
+	if err != nil {
+		return err
+	}
+	return c.writeFrame(ctx, b)
+}
+
+func (c *Conn) acquireWrite(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	select {
+	case c.writeSem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.closing:
+		return c.closedErr()
+	}
+	select {
+	case <-c.closing:
+		<-c.writeSem
+		return c.closedErr()
+	default:
+		return nil
+	}
+}
+
+// writeFrame writes b while holding the write turn. If ctx ends during the
+// write, the socket is closed to unblock it and the connection fails.
+func (c *Conn) writeFrame(ctx context.Context, b []byte) error {
+	var stop func() bool
+	if ctx.Done() != nil {
+		stop = context.AfterFunc(ctx, c.abortWriteFn)
+	}
+	err := c.ws.WriteMessage(c.frameType, b)
+	if stop != nil && !stop() {
+		return fmt.Errorf("%w: %w", errWriteAborted, ctx.Err())
+	}
+	if err != nil {
+		c.fail(fmt.Errorf("probe: write failed: %w", err))
+		return c.closedErr()
+	}
+	c.markWritten()
+	c.obs.BytesSent(len(b))
+	return nil
+}
+
+func (c *Conn) abortWrite() { c.fail(errWriteAborted) }
+
+// writeInternal writes a message the connection sends on its own behalf.
+func (c *Conn) writeInternal(m *Message) error {
+	ctx, cancel := context.WithTimeout(context.Background(), internalWriteTimeout)
+	defer cancel()
+	return c.writeMessage(ctx, m)
+}
+
+func (c *Conn) markWritten() { c.lastWrite.Store(int64(time.Since(c.started))) }
+
+// keepAliveTick sends a Ping when nothing was written for a whole
+// KeepAliveInterval, and re-arms itself for the next moment that can
+// happen. A timer rather than a goroutine keeps idle connections cheap.
+func (c *Conn) keepAliveTick() {
+	c.mu.Lock()
+	t, ended := c.keepAlive, c.ended
+	c.mu.Unlock()
+	if ended {
+		return
+	}
+	idle := time.Since(c.started) - time.Duration(c.lastWrite.Load())
+	if idle < c.keepAliveInterval {
+		t.Reset(c.keepAliveInterval - idle)
+		return
+	}
+	if err := c.writeInternal(&pingMessage); err != nil {
+		return
+	}
+	t.Reset(c.keepAliveInterval)
+}

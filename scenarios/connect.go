@@ -1,0 +1,100 @@
+package scenarios
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hubprobe/hubprobe/probe"
+)
+
+// callbacks the benchmark hub invokes that carry nothing to measure; they are
+// registered so the client knows them.
+var quietCallbacks = []string{"OnConnected", "JoinGroup", "LeaveGroup", "ConnectionId"}
+
+// connectAll opens the run's connections, at most connect_concurrency at a
+// time. Any failure fails the run: a canary with fewer clients than
+// configured would measure a different workload.
+func (rn *Runner) connectAll(ctx context.Context, run *Run) error {
+	opts := rn.dialOptions(run)
+	n := rn.Scenario.Connections
+	conns := make([]*probe.Conn, n)
+	errs := make([]error, n)
+	limit := make(chan struct{}, rn.connectConcurrency())
+	var wg sync.WaitGroup
+	for i := range n {
+		select {
+		case limit <- struct{}{}:
+		case <-ctx.Done():
+			errs[i] = ctx.Err()
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-limit; wg.Done() }()
+			conns[i], errs[i] = rn.connect(ctx, run, opts)
+		}()
+	}
+	wg.Wait()
+	for _, c := range conns {
+		if c != nil {
+			run.Clients = append(run.Clients, &Client{Conn: c, ID: c.ConnectionID()})
+		}
+	}
+	return summarizeConnectErrors(errs)
+}
+
+func (rn *Runner) connect(ctx context.Context, run *Run, opts probe.Options) (*probe.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, rn.Scenario.ConnectTimeout)
+	defer cancel()
+	began := time.Now()
+	conn, err := probe.Dial(ctx, opts)
+	if err != nil {
+		rn.recordFailure(run, err, FailTransport)
+		return nil, err
+	}
+	rn.Recorder.ConnectDone(time.Since(began))
+	rn.Recorder.ConnectionOpened()
+	return conn, nil
+}
+
+func (rn *Runner) dialOptions(run *Run) probe.Options {
+	handlers := map[string]probe.Handler{
+		"RecordLatency": func(args []json.RawMessage) {
+			if len(args) > 0 {
+				run.Delivered(args[0])
+			}
+		},
+	}
+	for _, name := range quietCallbacks {
+		handlers[name] = func([]json.RawMessage) {}
+	}
+	return probe.Options{
+		URL:             rn.Endpoint.URL,
+		Transport:       rn.Scenario.Transport,
+		AccessToken:     rn.Endpoint.AccessToken,
+		Headers:         rn.Endpoint.Headers,
+		SkipNegotiation: rn.Endpoint.SkipNegotiation,
+		Observer:        observer{run.tracker},
+		Handlers:        handlers,
+	}
+}
+
+func summarizeConnectErrors(errs []error) error {
+	var failed int
+	var first error
+	for _, err := range errs {
+		if err != nil {
+			failed++
+			if first == nil {
+				first = err
+			}
+		}
+	}
+	if failed == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d of %d connections failed: %w", failed, len(errs), first)
+}

@@ -1,0 +1,131 @@
+package scenarios
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"strconv"
+	"time"
+)
+
+// Payload keys follow the benchmark hub's dictionary contract, so an app
+// server built from the vendor's benchmark hub routes hubprobe's messages
+// without change. payload.Run is hubprobe's own: it tells a run's messages
+// apart from another run's broadcasts on the same hub.
+const (
+	keyTimestamp    = "payload.Timestamp"
+	keyBlob         = "payload.MessageBlob"
+	keyRun          = "payload.Run"
+	keyConnectionID = "information.ConnectionId"
+	keyGroupName    = "information.GroupName"
+)
+
+// epoch anchors send timestamps to this process's monotonic clock. Sender
+// and receiver share the process, so there is no clock skew to correct.
+var epoch = time.Now()
+
+// stamp is microseconds since epoch: an integer small enough to survive a
+// hub that re-encodes numbers as float64.
+func stamp() int64 { return time.Since(epoch).Microseconds() }
+
+func sinceStamp(us int64) time.Duration {
+	return time.Since(epoch) - time.Duration(us)*time.Microsecond
+}
+
+// payloadBuilder writes one run's payloads. The blob and run id are encoded
+// once; each message only appends its route and timestamp.
+type payloadBuilder struct {
+	body []byte // `"payload.Run":"…","payload.MessageBlob":"…","payload.Timestamp":`
+	run  []byte // `"payload.Run":"…"`, what a receiver looks for
+}
+
+func newPayloadBuilder(runID string, size int) *payloadBuilder {
+	blob, _ := json.Marshal(randomBlob(size))
+	var b payloadBuilder
+	b.run = appendKey(nil, keyRun)
+	b.run = strconv.AppendQuote(b.run, runID)
+	b.body = append(b.body, b.run...)
+	b.body = append(append(b.body, ','), appendKey(nil, keyBlob)...)
+	b.body = append(b.body, blob...)
+	b.body = append(append(b.body, ','), appendKey(nil, keyTimestamp)...)
+	return &b
+}
+
+// Append writes a payload routed by (routeKey, routeValue) when routeKey is
+// set, stamped now.
+func (b *payloadBuilder) Append(dst []byte, routeKey, routeValue string) []byte {
+	dst = append(dst, '{')
+	if routeKey != "" {
+		dst = appendKey(dst, routeKey)
+		dst = strconv.AppendQuote(dst, routeValue)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, b.body...)
+	dst = strconv.AppendInt(dst, stamp(), 10)
+	return append(dst, '}')
+}
+
+// Parse returns the send stamp of a payload of this run. ok is false for a
+// payload of another run or one hubprobe did not write. Hubs may re-encode the
+// dictionary (key order, spacing), so the fast path falls back to a decode.
+func (b *payloadBuilder) Parse(p []byte) (us int64, ok bool) {
+	if bytes.Contains(p, b.run) {
+		if us, ok = scanInt(p, keyTimestamp); ok {
+			return us, true
+		}
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(p, &m) != nil {
+		return 0, false
+	}
+	var run string
+	if json.Unmarshal(m[keyRun], &run) != nil || !bytes.Contains(b.run, []byte(strconv.Quote(run))) {
+		return 0, false
+	}
+	var f float64
+	if json.Unmarshal(m[keyTimestamp], &f) != nil {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// scanInt finds "key": and parses the integer after it.
+func scanInt(p []byte, key string) (int64, bool) {
+	k := appendKey(make([]byte, 0, len(key)+3), key)
+	i := bytes.Index(p, k[:len(k)-1])
+	if i < 0 {
+		return 0, false
+	}
+	rest := bytes.TrimLeft(p[i+len(k)-1:], " \t\r\n")
+	if len(rest) == 0 || rest[0] != ':' {
+		return 0, false
+	}
+	rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+	end := 0
+	for end < len(rest) && (rest[end] >= '0' && rest[end] <= '9' || end == 0 && rest[end] == '-') {
+		end++
+	}
+	v, err := strconv.ParseInt(string(rest[:end]), 10, 64)
+	return v, err == nil
+}
+
+func appendKey(dst []byte, key string) []byte {
+	dst = strconv.AppendQuote(dst, key)
+	return append(dst, ':')
+}
+
+// randomBlob is random bytes, base64-encoded and cut to size characters, as
+// the benchmark does, so JSON and MessagePack carry the same string.
+func randomBlob(size int) string {
+	raw := make([]byte, size)
+	_, _ = rand.Read(raw)
+	return base64.StdEncoding.EncodeToString(raw)[:size]
+}
+
+// newRunID is a short random token naming one run's messages and groups.
+func newRunID() string {
+	raw := make([]byte, 6)
+	_, _ = rand.Read(raw)
+	return base64.RawURLEncoding.EncodeToString(raw)
+}

@@ -1,0 +1,103 @@
+package scenarios
+
+import (
+	"time"
+)
+
+// Recorder receives what a scenario run measures. The exporter implements it
+// with Prometheus metrics; `hubprobe run` and tests use others. A Recorder is
+// bound to one (target, scenario) pair and must be safe for concurrent use:
+// every method is called from many connection goroutines at once, so
+// implementations keep each call cheap and non-blocking.
+type Recorder interface {
+	// HTTPResponse, BytesSent and BytesReceived make a Recorder a probe.Observer.
+	HTTPResponse(endpoint string, code int)
+	BytesSent(n int)
+	BytesReceived(n int)
+
+	MessageSent()
+	MessageReceived(latency time.Duration)
+	MessagesLost(n int)
+	// SendLag is how late the pacer sent a message against its schedule.
+	SendLag(lag time.Duration)
+	Throttled(reason string)
+
+	ConnectDone(d time.Duration)
+	ConnectionFailed(reason string)
+	ConnectionOpened()
+	ConnectionClosed()
+	Reconnected()
+
+	RunFinished(r Result)
+}
+
+// Throttle reasons, the bounded values of hubprobe_throttled_total{reason}.
+const (
+	ThrottleHTTP429         = "http_429"
+	ThrottleConnectionLimit = "connection_limit"
+	ThrottleMessageLimit    = "message_limit"
+	ThrottleClosed          = "closed_throttled"
+)
+
+// Connection failure reasons, the bounded values of
+// hubprobe_connection_failures_total{reason}.
+const (
+	FailNegotiate = "negotiate"
+	FailTransport = "transport"
+	FailHandshake = "handshake"
+	FailTimeout   = "timeout"
+	FailThrottled = "throttled"
+	FailClosed    = "closed"
+)
+
+// Run outcomes, the values of hubprobe_runs_total{result}.
+const (
+	ResultSuccess = "success"
+	ResultFailure = "failure"
+	ResultSkipped = "skipped"
+)
+
+// Quantiles are exact per-run latency quantiles.
+type Quantiles struct {
+	P50 time.Duration `json:"-"`
+	P90 time.Duration `json:"-"`
+	P99 time.Duration `json:"-"`
+	Max time.Duration `json:"-"`
+}
+
+// Result is the outcome of one scenario run.
+type Result struct {
+	Target   string
+	Scenario string
+	Kind     string
+	Start    time.Time
+	Duration time.Duration
+
+	Connections   int // connections that completed the handshake
+	Sent          int64
+	Received      int64 // deliveries seen, fan-out counted per receiver
+	Expected      int64 // deliveries that should have been seen
+	Lost          int64
+	SentBytes     int64
+	ReceivedBytes int64
+	Throttled     map[string]int64
+	// SlowMessages is how many deliveries took 1 s or more.
+	SlowMessages int64
+	Latency      Quantiles
+	// MaxSendLag is the pacer's worst lateness in this run.
+	MaxSendLag time.Duration
+
+	// Outcome is ResultSuccess, ResultFailure or ResultSkipped.
+	Outcome string
+	// Error says why a run failed; it never holds secrets.
+	Error string
+}
+
+// MetSLO reports whether the run met the capacity definition: 99 % of
+// messages under 1 s and nothing lost.
+func (r Result) MetSLO() bool {
+	if r.Outcome != ResultSuccess || r.Lost > 0 || r.Received == 0 {
+		return false
+	}
+	return r.SlowMessages*100 <= r.Received
+}

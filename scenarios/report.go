@@ -1,0 +1,148 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+)
+
+// JSONReport is the machine-readable form of a Result, as printed by
+// `hubprobe run --output json`.
+type JSONReport struct {
+	Target         string           `json:"target"`
+	Scenario       string           `json:"scenario"`
+	Kind           string           `json:"kind"`
+	Start          time.Time        `json:"start"`
+	DurationSecs   float64          `json:"duration_seconds"`
+	Connections    int              `json:"connections"`
+	Sent           int64            `json:"sent"`
+	Expected       int64            `json:"expected"`
+	Received       int64            `json:"received"`
+	Lost           int64            `json:"lost"`
+	SlowMessages   int64            `json:"slow_messages"`
+	SentBytes      int64            `json:"sent_bytes"`
+	ReceivedBytes  int64            `json:"received_bytes"`
+	Throttled      map[string]int64 `json:"throttled"`
+	Latency        LatencyReport    `json:"latency_seconds"`
+	MaxSendLagSecs float64          `json:"max_send_lag_seconds"`
+	Outcome        string           `json:"outcome"`
+	Error          string           `json:"error,omitempty"`
+	// Success is the capacity definition: the run completed, 99 % of
+	// messages took under 1 s and nothing was lost.
+	Success bool `json:"success"`
+}
+
+// LatencyReport holds per-run quantiles in seconds.
+type LatencyReport struct {
+	P50 float64 `json:"p50"`
+	P90 float64 `json:"p90"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// Report converts a Result to its JSON form.
+func (r Result) Report() JSONReport {
+	throttled := r.Throttled
+	if throttled == nil {
+		throttled = map[string]int64{}
+	}
+	return JSONReport{
+		Target: r.Target, Scenario: r.Scenario, Kind: r.Kind, Start: r.Start,
+		DurationSecs: r.Duration.Seconds(), Connections: r.Connections,
+		Sent: r.Sent, Expected: r.Expected, Received: r.Received, Lost: r.Lost,
+		SlowMessages: r.SlowMessages, SentBytes: r.SentBytes, ReceivedBytes: r.ReceivedBytes,
+		Throttled: throttled,
+		Latency: LatencyReport{
+			P50: r.Latency.P50.Seconds(), P90: r.Latency.P90.Seconds(),
+			P99: r.Latency.P99.Seconds(), Max: r.Latency.Max.Seconds(),
+		},
+		MaxSendLagSecs: r.MaxSendLag.Seconds(),
+		Outcome:        r.Outcome, Error: r.Error, Success: r.MetSLO(),
+	}
+}
+
+// WriteJSON writes the run as one JSON object.
+func (r Result) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r.Report())
+}
+
+// WriteText writes the run as a human report laid out like the benchmark's
+// own step report.
+func (r Result) WriteText(w io.Writer) error {
+	secs := max(r.Duration.Seconds(), 1e-9)
+	lines := []string{
+		"-----------",
+		fmt.Sprintf("  %s (%s) against %s, %d connections, %s", r.Scenario, r.Kind, r.Target, r.Connections, r.Duration.Round(time.Millisecond)),
+		"-----------",
+		fmt.Sprintf("  Messages: sent %d, expected %d, received %d, lost %d", r.Sent, r.Expected, r.Received, r.Lost),
+		fmt.Sprintf("    Requests/sec: %.2f", float64(r.Sent)/secs),
+		fmt.Sprintf("    Responses/sec: %.2f", float64(r.Received)/secs),
+		fmt.Sprintf("    Write throughput: %s/s", humanBytes(float64(r.SentBytes)/secs)),
+		fmt.Sprintf("    Read throughput: %s/s", humanBytes(float64(r.ReceivedBytes)/secs)),
+		"  Latency:",
+		fmt.Sprintf("    50.00%%: %s", fmtLatency(r.Latency.P50)),
+		fmt.Sprintf("    90.00%%: %s", fmtLatency(r.Latency.P90)),
+		fmt.Sprintf("    99.00%%: %s", fmtLatency(r.Latency.P99)),
+		fmt.Sprintf("    max:    %s", fmtLatency(r.Latency.Max)),
+		fmt.Sprintf("    >= 1 s: %d of %d", r.SlowMessages, r.Received),
+		fmt.Sprintf("  Probe send lag (max): %s", fmtLatency(r.MaxSendLag)),
+		"  Throttled: " + fmtThrottled(r.Throttled),
+		"  Result: " + verdict(r),
+	}
+	for _, l := range lines {
+		if _, err := fmt.Fprintln(w, l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func verdict(r Result) string {
+	switch {
+	case r.Outcome != ResultSuccess:
+		return "FAILED: " + r.Error
+	case r.MetSLO():
+		return "PASS (99 % of messages under 1 s, nothing lost)"
+	case r.Lost > 0:
+		return fmt.Sprintf("FAIL (%d messages lost)", r.Lost)
+	default:
+		return "FAIL (more than 1 % of messages took 1 s or more)"
+	}
+}
+
+func fmtLatency(d time.Duration) string {
+	return fmt.Sprintf("%.3f ms", float64(d)/float64(time.Millisecond))
+}
+
+func fmtThrottled(m map[string]int64) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	s := ""
+	for i, k := range keys {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%s=%d", k, m[k])
+	}
+	return s
+}
+
+func humanBytes(b float64) string {
+	units := []string{"B", "KB", "MB", "GB"}
+	i := 0
+	for b >= 1024 && i < len(units)-1 {
+		b /= 1024
+		i++
+	}
+	return fmt.Sprintf("%.2f%s", b, units[i])
+}

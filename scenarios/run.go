@@ -1,0 +1,246 @@
+package scenarios
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/probe"
+)
+
+// Endpoint is where and how a run reaches its hub, resolved from a target.
+type Endpoint struct {
+	URL             string
+	AccessToken     string
+	Headers         http.Header
+	SkipNegotiation bool
+}
+
+// Client is one probe connection of a run.
+type Client struct {
+	Conn *probe.Conn
+	// ID is how the hub addresses this connection; kinds that route to a
+	// connection fill it in Prepare.
+	ID string
+}
+
+type route struct{ key, value string }
+
+// Run is the state of one scenario run that kinds work with.
+type Run struct {
+	Config  config.Scenario
+	Clients []*Client
+	// ID names this run's messages and groups on a hub shared with other runs.
+	ID string
+
+	payloads *payloadBuilder
+	tracker  *tracker
+	routes   []route
+}
+
+// Senders is how many clients send, from the first one on.
+func (r *Run) Senders() int {
+	if s := r.Config.Senders; s > 0 && s < len(r.Clients) {
+		return s
+	}
+	return len(r.Clients)
+}
+
+// SetRoute makes every payload of sender carry key=value, which the hub uses
+// to route it (a group name, a target connection id).
+func (r *Run) SetRoute(sender int, key, value string) {
+	r.routes[sender] = route{key, value}
+}
+
+// Delivered records a payload seen by a receiver. Payloads of other runs are
+// ignored, so a broadcast from a neighbouring scenario is never counted.
+func (r *Run) Delivered(payload json.RawMessage) {
+	if us, ok := r.payloads.Parse(payload); ok {
+		r.tracker.delivered(sinceStamp(us))
+	}
+}
+
+// Throttled records a throttle seen by a kind (for example a refused send).
+func (r *Run) Throttled(reason string) { r.tracker.throttle(reason) }
+
+// Runner runs one scenario against one endpoint.
+type Runner struct {
+	Scenario config.Scenario
+	Endpoint Endpoint
+	Recorder Recorder
+	Logger   zerolog.Logger
+}
+
+// Run performs one full run and returns its result. It never panics on bad
+// input from the hub and always closes what it opened before returning.
+func (rn *Runner) Run(ctx context.Context) Result {
+	start := time.Now()
+	res := Result{Scenario: rn.Scenario.Name, Target: rn.Scenario.Target, Kind: rn.Scenario.Kind, Start: start}
+	factory, ok := kinds[rn.Scenario.Kind]
+	if !ok {
+		return rn.finish(res, nil, fmt.Errorf("unknown scenario kind %q", rn.Scenario.Kind))
+	}
+	run := &Run{Config: rn.Scenario, ID: newRunID(), tracker: newTracker(rn.Recorder)}
+	run.payloads = newPayloadBuilder(run.ID, rn.Scenario.MessageSize)
+	err := rn.execute(ctx, run, factory(rn.Scenario))
+	return rn.finish(res, run, err)
+}
+
+func (rn *Runner) execute(ctx context.Context, run *Run, kind Kind) error {
+	defer rn.closeAll(ctx, run)
+	if err := rn.connectAll(ctx, run); err != nil {
+		return err
+	}
+	run.routes = make([]route, len(run.Clients))
+	if err := kind.Prepare(ctx, run); err != nil {
+		return fmt.Errorf("prepare: %w", err)
+	}
+	sendErr := rn.pace(ctx, run, kind)
+	rn.drain(ctx, run)
+	if err := rn.checkDropped(run); err != nil {
+		return err
+	}
+	if sendErr != nil {
+		return sendErr
+	}
+	return ctx.Err()
+}
+
+func (rn *Runner) finish(res Result, run *Run, err error) Result {
+	res.Duration = time.Since(res.Start)
+	res.Outcome = ResultSuccess
+	if run != nil {
+		res.Connections = len(run.Clients)
+		res.Lost = run.tracker.close()
+		run.tracker.fill(&res)
+	}
+	if err != nil {
+		res.Outcome, res.Error = ResultFailure, err.Error()
+		rn.Logger.Warn().Str("err", res.Error).Msg("run failed")
+	}
+	rn.Recorder.RunFinished(res)
+	return res
+}
+
+// pace sends on the open-loop schedule. A failed send is not counted as sent
+// (nothing was expected from it); the first error is kept for the result.
+func (rn *Runner) pace(ctx context.Context, run *Run, kind Kind) error {
+	p := pacer{senders: run.Senders(), interval: rn.Scenario.SendInterval, duration: rn.Scenario.Duration}
+	var firstErr error
+	failed := make([]bool, p.senders)
+	var buf []byte
+	p.run(ctx, func(sender int, lag time.Duration) {
+		if failed[sender] {
+			return
+		}
+		rt := run.routes[sender]
+		buf = run.payloads.Append(buf[:0], rt.key, rt.value)
+		expected, err := kind.Send(ctx, run, sender, buf)
+		if err != nil {
+			failed[sender] = true
+			if firstErr == nil && ctx.Err() == nil {
+				firstErr = fmt.Errorf("send from connection %d: %w", sender, err)
+			}
+			return
+		}
+		run.tracker.sentMessage(expected, lag)
+	})
+	return firstErr
+}
+
+// drain waits, at most the loss timeout, for deliveries still in flight.
+func (rn *Runner) drain(ctx context.Context, run *Run) {
+	deadline := time.NewTimer(rn.Scenario.LossTimeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !run.tracker.complete() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-deadline.C:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// checkDropped reports connections the hub closed during the run.
+func (rn *Runner) checkDropped(run *Run) error {
+	var dropped int
+	var first error
+	for _, c := range run.Clients {
+		select {
+		case <-c.Conn.Done():
+		default:
+			continue
+		}
+		err := c.Conn.Err()
+		if err == nil {
+			err = errors.New("connection closed by the hub")
+		}
+		rn.recordFailure(run, err, FailClosed)
+		dropped++
+		if first == nil {
+			first = err
+		}
+	}
+	if dropped == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d of %d connections closed during the run: %w", dropped, len(run.Clients), first)
+}
+
+// recordFailure counts a failed or dropped connection under its reason and,
+// when the hub was throttling, under the throttle reason too.
+func (rn *Runner) recordFailure(run *Run, err error, fallback string) {
+	if reason, ok := probe.ClassifyThrottle(err); ok {
+		run.tracker.throttle(reason)
+		rn.Recorder.ConnectionFailed(FailThrottled)
+		return
+	}
+	rn.Recorder.ConnectionFailed(failureReason(err, fallback))
+}
+
+func failureReason(err error, fallback string) string {
+	var ce *probe.ConnectError
+	if errors.As(err, &ce) && ce.Phase != "" {
+		return ce.Phase
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return FailTimeout
+	}
+	return fallback
+}
+
+// closeAll closes every client, a bounded number at a time.
+func (rn *Runner) closeAll(ctx context.Context, run *Run) {
+	// Closing must still happen when the run was cancelled (shutdown, timeout),
+	// so the hub sees a clean Close rather than a dropped socket.
+	ctx = context.WithoutCancel(ctx)
+	limit := make(chan struct{}, rn.connectConcurrency())
+	var wg sync.WaitGroup
+	for _, c := range run.Clients {
+		wg.Add(1)
+		limit <- struct{}{}
+		go func() {
+			defer func() { <-limit; wg.Done() }()
+			ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			defer cancel()
+			_ = c.Conn.Close(ctx)
+			rn.Recorder.ConnectionClosed()
+		}()
+	}
+	wg.Wait()
+}
+
+func (rn *Runner) connectConcurrency() int {
+	return max(rn.Scenario.ConnectConcurrency, 1)
+}

@@ -1,0 +1,128 @@
+package scenarios
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// slowThreshold is the capacity definition's line: a delivery at or above it
+// counts against the 99 % budget.
+const slowThreshold = time.Second
+
+// tracker accounts for one run's deliveries. Counts are atomics because
+// every connection's read goroutine reports into it; only the exact-quantile
+// histogram takes a lock.
+type tracker struct {
+	rec Recorder
+
+	sent, expected, received, slow atomic.Int64
+	sentBytes, receivedBytes       atomic.Int64
+	maxLag                         atomic.Int64
+	closed                         atomic.Bool
+
+	mu        sync.Mutex
+	latencies *hdrhistogram.Histogram // microseconds
+	throttled map[string]int64
+}
+
+func newTracker(rec Recorder) *tracker {
+	return &tracker{
+		rec:       rec,
+		latencies: hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3),
+		throttled: map[string]int64{},
+	}
+}
+
+// sentMessage records a send that expects the given number of deliveries.
+func (t *tracker) sentMessage(expected int, lag time.Duration) {
+	t.sent.Add(1)
+	t.expected.Add(int64(expected))
+	t.rec.MessageSent()
+	t.rec.SendLag(lag)
+	for {
+		old := t.maxLag.Load()
+		if int64(lag) <= old || t.maxLag.CompareAndSwap(old, int64(lag)) {
+			break
+		}
+	}
+}
+
+// delivered records one delivery. Deliveries after the drain ended are
+// ignored: those messages are already counted lost.
+func (t *tracker) delivered(latency time.Duration) {
+	if t.closed.Load() {
+		return
+	}
+	if latency < 0 {
+		latency = 0
+	}
+	t.received.Add(1)
+	if latency >= slowThreshold {
+		t.slow.Add(1)
+	}
+	t.rec.MessageReceived(latency)
+	us := latency.Microseconds()
+	t.mu.Lock()
+	_ = t.latencies.RecordValue(max(us, 1))
+	t.mu.Unlock()
+}
+
+func (t *tracker) throttle(reason string) {
+	t.rec.Throttled(reason)
+	t.mu.Lock()
+	t.throttled[reason]++
+	t.mu.Unlock()
+}
+
+// complete reports whether every expected delivery arrived.
+func (t *tracker) complete() bool { return t.received.Load() >= t.expected.Load() }
+
+// close stops counting deliveries and records what never came as lost.
+func (t *tracker) close() (lost int64) {
+	t.closed.Store(true)
+	lost = t.expected.Load() - t.received.Load()
+	if lost < 0 {
+		lost = 0 // a hub that duplicates messages must not hide losses elsewhere
+	}
+	if lost > 0 {
+		t.rec.MessagesLost(int(lost))
+	}
+	return lost
+}
+
+func (t *tracker) fill(r *Result) {
+	r.Sent, r.Expected, r.Received = t.sent.Load(), t.expected.Load(), t.received.Load()
+	r.SlowMessages = t.slow.Load()
+	r.SentBytes, r.ReceivedBytes = t.sentBytes.Load(), t.receivedBytes.Load()
+	r.MaxSendLag = time.Duration(t.maxLag.Load())
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r.Throttled = make(map[string]int64, len(t.throttled))
+	for k, v := range t.throttled {
+		r.Throttled[k] = v
+	}
+	if t.latencies.TotalCount() == 0 {
+		return
+	}
+	q := func(p float64) time.Duration {
+		return time.Duration(t.latencies.ValueAtQuantile(p)) * time.Microsecond
+	}
+	r.Latency = Quantiles{P50: q(50), P90: q(90), P99: q(99), Max: time.Duration(t.latencies.Max()) * time.Microsecond}
+}
+
+// observer adapts the tracker to probe.Observer, counting this run's bytes
+// as well as forwarding them to the recorder.
+type observer struct{ t *tracker }
+
+func (o observer) HTTPResponse(endpoint string, code int) { o.t.rec.HTTPResponse(endpoint, code) }
+func (o observer) BytesSent(n int) {
+	o.t.sentBytes.Add(int64(n))
+	o.t.rec.BytesSent(n)
+}
+func (o observer) BytesReceived(n int) {
+	o.t.receivedBytes.Add(int64(n))
+	o.t.rec.BytesReceived(n)
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# hubprobe's test suite: installs what the tests need that Go modules do not
+# bring (Debian's prometheus package for prometheus and promtool, the pinned
+# npm packages of the JavaScript client tests), then vets and tests everything.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+if ! command -v promtool >/dev/null 2>&1 || ! command -v prometheus >/dev/null 2>&1; then
+  echo "installing Debian's prometheus package (prometheus, promtool)"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+fi
+
+for lock in $(git ls-files '*package-lock.json'); do
+  dir=$(dirname "$lock")
+  echo "npm ci in $dir"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+done
+
+unformatted=$(gofmt -l $(git ls-files '*.go'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt needed on: $unformatted" >&2
+  exit 1
+fi
+go vet ./...
+go test -count=1 -timeout 20m ./...
