@@ -72,7 +72,7 @@ type Metrics struct {
 	runDuration   *prometheus.GaugeVec
 	lastRun       *prometheus.GaugeVec
 	sendLag       *prometheus.HistogramVec
-	runLatency    *prometheus.GaugeVec
+	runLatency    *runLatencySummary
 	serverLoad    *serverLoadCollector
 	buildInfo     prometheus.Gauge
 
@@ -141,9 +141,7 @@ func newCatalogue() *Metrics {
 	m.lastRun = gaugeVec("last_run_timestamp_seconds", "Unix time the last run of the scenario finished.", scenarioLabels...)
 	m.sendLag = histogramVec("send_lag_seconds",
 		"How late the pacer sent each message against its schedule; high values mean the probe itself is saturated.", sendLagBuckets)
-	m.runLatency = gaugeVec("run_latency_seconds",
-		"Exact message latency quantiles of the last run of the scenario (quantile 1 is the maximum); NaN when the run delivered nothing.",
-		"target", "scenario", "quantile")
+	m.runLatency = newRunLatencySummary()
 	m.serverLoad = newServerLoadCollector()
 	return m
 }
@@ -169,7 +167,6 @@ func (m *Metrics) vecs() []partialDeleter {
 		m.info, m.latency, m.sent, m.received, m.lost, m.sentBytes, m.receivedBytes,
 		m.throttled, m.httpRequests, m.connect, m.connFailures, m.connsActive,
 		m.reconnects, m.runs, m.runSuccess, m.runDuration, m.lastRun, m.sendLag,
-		m.runLatency,
 	}
 }
 
@@ -213,6 +210,7 @@ func (m *Metrics) Forget(s ScenarioInfo) {
 	for _, v := range m.vecs() {
 		v.DeletePartialMatch(labels)
 	}
+	m.runLatency.forget(s.key())
 	if m.history != nil {
 		m.history.Forget(s.Target, s.Scenario)
 	}

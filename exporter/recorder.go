@@ -1,7 +1,6 @@
 package exporter
 
 import (
-	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -250,9 +249,7 @@ func (r *recorder) setLastRun(res scenarios.Result) {
 	r.m.runSuccess.WithLabelValues(t, s).Set(success)
 	r.m.runDuration.WithLabelValues(t, s).Set(res.Duration.Seconds())
 	r.m.lastRun.WithLabelValues(t, s).Set(finishTime(res))
-	for q, v := range runQuantiles(res) {
-		r.m.runLatency.WithLabelValues(t, s, q).Set(v)
-	}
+	r.m.runLatency.observe(r.st.info.key(), res)
 }
 
 func finishTime(res scenarios.Result) float64 {
@@ -261,18 +258,4 @@ func finishTime(res scenarios.Result) float64 {
 		end = res.Start.Add(res.Duration)
 	}
 	return float64(end.UnixNano()) / 1e9
-}
-
-// runQuantiles maps the quantile label to the last run's value. They are
-// NaN when the run delivered nothing: a latency of 0 would read as a
-// perfect run.
-func runQuantiles(res scenarios.Result) map[string]float64 {
-	q := res.Latency
-	if res.Received == 0 {
-		nan := math.NaN()
-		return map[string]float64{"0.5": nan, "0.9": nan, "0.99": nan, "1": nan}
-	}
-	return map[string]float64{
-		"0.5": q.P50.Seconds(), "0.9": q.P90.Seconds(), "0.99": q.P99.Seconds(), "1": q.Max.Seconds(),
-	}
 }

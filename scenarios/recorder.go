@@ -84,6 +84,8 @@ type Result struct {
 	// SlowMessages is how many deliveries took 1 s or more.
 	SlowMessages int64
 	Latency      Quantiles
+	// LatencySum adds up the latency of every delivery of the run.
+	LatencySum time.Duration
 	// MaxSendLag is the pacer's worst lateness in this run.
 	MaxSendLag time.Duration
 

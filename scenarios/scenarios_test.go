@@ -2,6 +2,7 @@ package scenarios_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -72,6 +73,8 @@ func counter(t *testing.T, reg *prometheus.Registry, name string, labels ...stri
 	metrics:
 		for _, m := range f.GetMetric() {
 			for _, l := range m.GetLabel() {
+				// quantile is a label only in the text format; summaries
+				// carry it on each quantile, matched below.
 				if v, ok := want[l.GetName()]; ok && v != l.GetValue() {
 					continue metrics
 				}
@@ -83,6 +86,12 @@ func counter(t *testing.T, reg *prometheus.Registry, name string, labels ...stri
 				return m.GetGauge().GetValue()
 			case m.Histogram != nil:
 				return float64(m.GetHistogram().GetSampleCount())
+			case m.Summary != nil:
+				for _, q := range m.GetSummary().GetQuantile() {
+					if strconv.FormatFloat(q.GetQuantile(), 'g', -1, 64) == want["quantile"] {
+						return q.GetValue()
+					}
+				}
 			}
 		}
 	}

@@ -20,7 +20,7 @@ type tracker struct {
 
 	sent, expected, received, slow atomic.Int64
 	sentBytes, receivedBytes       atomic.Int64
-	maxLag                         atomic.Int64
+	maxLag, latencySum             atomic.Int64
 	closed                         atomic.Bool
 
 	mu        sync.Mutex
@@ -63,6 +63,7 @@ func (t *tracker) delivered(latency time.Duration) {
 	if latency >= slowThreshold {
 		t.slow.Add(1)
 	}
+	t.latencySum.Add(int64(latency))
 	t.rec.MessageReceived(latency)
 	us := latency.Microseconds()
 	t.mu.Lock()
@@ -98,6 +99,7 @@ func (t *tracker) fill(r *Result) {
 	r.SlowMessages = t.slow.Load()
 	r.SentBytes, r.ReceivedBytes = t.sentBytes.Load(), t.receivedBytes.Load()
 	r.MaxSendLag = time.Duration(t.maxLag.Load())
+	r.LatencySum = time.Duration(t.latencySum.Load())
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	r.Throttled = make(map[string]int64, len(t.throttled))
