@@ -1,0 +1,5 @@
+package main
+
+import dto "github.com/prometheus/client_model/go"
+
+type dtoFamily = dto.MetricFamily
