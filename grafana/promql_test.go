@@ -33,6 +33,8 @@ func metricUses(expr string) []metricUse {
 	var uses []metricUse
 	var frames []string // function names of the open parentheses
 	pendingCall := ""
+	// aggregator is set between "sum by (labels)" and the "(" that follows.
+	aggregator := ""
 	for i := 0; i < len(expr); {
 		c := rune(expr[i])
 		switch {
@@ -48,7 +50,11 @@ func metricUses(expr string) []metricUse {
 			i++
 		case c == ')':
 			if len(frames) > 0 {
+				closed := frames[len(frames)-1]
 				frames = frames[:len(frames)-1]
+				if (closed == "by" || closed == "without") && aggregator != "" {
+					pendingCall, aggregator = aggregator, ""
+				}
 			}
 			i++
 		case isIdentStart(c):
@@ -61,6 +67,8 @@ func metricUses(expr string) []metricUse {
 			switch {
 			case strings.HasPrefix(next, "("):
 				pendingCall = word
+			case startsWithWord(next, "by"), startsWithWord(next, "without"):
+				aggregator = word
 			case wordOperators[strings.ToLower(word)], inLabelList(frames):
 			default:
 				uses = append(uses, metricUse{name: word, enclosing: innermost(frames)})
@@ -73,6 +81,11 @@ func metricUses(expr string) []metricUse {
 		}
 	}
 	return uses
+}
+
+// startsWithWord reports whether s begins with the whole word w.
+func startsWithWord(s, w string) bool {
+	return strings.HasPrefix(s, w) && (len(s) == len(w) || !isIdentPart(rune(s[len(w)])))
 }
 
 func inLabelList(frames []string) bool {

@@ -86,8 +86,9 @@ func latencyHeatmap() *heatmap.PanelBuilder {
 
 func latencyGraphs() []graph {
 	const bucket = "hubprobe_message_latency_seconds_bucket"
+	// The max is quantile "1", which Prometheus 3 stores as "1.0".
 	perRun := func(q string) string {
-		return fmt.Sprintf("max by (quantile) (%s)", metric("hubprobe_run_latency_seconds", `quantile="`+q+`"`))
+		return fmt.Sprintf("max(%s)", metric("hubprobe_run_latency_seconds", `quantile=~"`+q+`"`))
 	}
 	return []graph{{
 		title: "Latency quantiles per run",
@@ -95,7 +96,7 @@ func latencyGraphs() []graph {
 			"The red line is the 1 s capacity limit for p99.",
 		unit: units.Seconds, width: 12, min: ptr(0.0), limit: ptr(latencyLimitSeconds), warn: ptr(nearLimitSeconds),
 		queries: []query{
-			{perRun("0.5"), "p50"}, {perRun("0.9"), "p90"}, {perRun("0.99"), "p99"}, {perRun("1"), "max"},
+			{perRun("0.5"), "p50"}, {perRun("0.9"), "p90"}, {perRun("0.99"), "p99"}, {perRun("1|1.0"), "max"},
 		},
 	}, {
 		title: "Latency quantiles over time",
@@ -111,7 +112,7 @@ func latencyGraphs() []graph {
 		title:       "Messages over 1 s",
 		description: "Exact share of delivered messages slower than 1 s; at most 1 % (red line) is within capacity.",
 		unit:        units.PercentUnit, width: 12, min: ptr(0.0), limit: ptr(slowShareMax),
-		queries:     []query{{slowShare(), "over 1 s"}},
+		queries: []query{{slowShare(), "over 1 s"}},
 	}, {
 		title:       "Messages",
 		description: "Messages sent, deliveries received and deliveries lost per second.",
@@ -145,12 +146,12 @@ func scenarioConnectionGraphs() []graph {
 		title:       "Reconnects",
 		description: "Connections the probe re-established per second after the hub or the network dropped them.",
 		unit:        units.CountsPerSecond, width: 8, min: ptr(0.0),
-		queries:     []query{{fmt.Sprintf("sum(%s)", rate("hubprobe_reconnects_total")), "reconnects"}},
+		queries: []query{{fmt.Sprintf("sum(%s)", rate("hubprobe_reconnects_total")), "reconnects"}},
 	}, {
 		title:       "Open connections",
 		description: "Probe connections to the hub open now; between runs this drops to zero for scenarios that reconnect each run.",
 		unit:        units.Short, width: 8, min: ptr(0.0),
-		queries:     []query{{fmt.Sprintf("sum(%s)", metric("hubprobe_connections_active")), "open"}},
+		queries: []query{{fmt.Sprintf("sum(%s)", metric("hubprobe_connections_active")), "open"}},
 	}, {
 		title: "HTTP responses by endpoint and code",
 		description: "Negotiate and REST API calls per second, by endpoint and status code. 429 means throttled; " +
@@ -162,7 +163,7 @@ func scenarioConnectionGraphs() []graph {
 		title:       "Throttles by reason",
 		description: "Times per second the hub throttled this scenario: HTTP 429, connection limit, message limit, closed.",
 		unit:        units.CountsPerSecond, width: 8, min: ptr(0.0),
-		queries:     []query{{fmt.Sprintf("sum by (reason) (%s)", rate("hubprobe_throttled_total")), "{{reason}}"}},
+		queries: []query{{fmt.Sprintf("sum by (reason) (%s)", rate("hubprobe_throttled_total")), "{{reason}}"}},
 	}}
 }
 
@@ -171,7 +172,7 @@ func runGraphs() []graph {
 		title:       "Runs by result",
 		description: "Runs started per second by result: success, failure, or skipped because the previous run was still going.",
 		unit:        units.OpsPerSecond, width: 8, min: ptr(0.0),
-		queries:     []query{{fmt.Sprintf("sum by (result) (%s)", rate("hubprobe_runs_total")), "{{result}}"}},
+		queries: []query{{fmt.Sprintf("sum by (result) (%s)", rate("hubprobe_runs_total")), "{{result}}"}},
 	}, {
 		title:       "Run duration and age",
 		description: "Wall-clock duration of the latest run, and the time since it finished; a growing age means the scenario stopped running.",

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # hubprobe's test suite: installs what the tests need that Go modules do not
-# bring (Debian's prometheus package for prometheus and promtool, the pinned
-# npm packages of the JavaScript client tests), then vets and tests everything.
+# bring (Debian's prometheus package for prometheus and promtool, kubectl for
+# rendering the manifests, the pinned npm packages of the JavaScript client tests), then vets and tests everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +11,12 @@ if ! command -v promtool >/dev/null 2>&1 || ! command -v prometheus >/dev/null 2
   echo "installing Debian's prometheus package (prometheus, promtool)"
   as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+fi
+
+if ! command -v kubectl >/dev/null 2>&1; then
+  echo "installing kubectl (renders the kustomize manifests in deploy/)"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq kubectl >/dev/null
 fi
 
 for lock in $(git ls-files '*package-lock.json'); do

@@ -239,3 +239,22 @@ func TestServeProbesReloadsAndShutsDown(t *testing.T) {
 		t.Fatal("serve did not shut down within 15 s")
 	}
 }
+
+// Every example config passes `hubprobe check`, with the real registry of
+// scenario kinds (the config package alone cannot know them).
+func TestEveryExampleConfigPassesCheck(t *testing.T) {
+	examples, err := filepath.Glob("../../examples/*.yml")
+	if err != nil || len(examples) == 0 {
+		t.Fatalf("no examples found (err %v)", err)
+	}
+	t.Setenv("HUBPROBE_WESTEU_TOKEN", "example-token")
+	for _, path := range examples {
+		if strings.HasSuffix(path, ".workload.yml") {
+			continue // planner workloads, checked by the plan tests
+		}
+		code, out, errOut := runCLI(t, context.Background(), "check", "--config.file", path)
+		if code != exitOK || !strings.Contains(out, "OK") {
+			t.Errorf("%s: exit %d, %s%s", path, code, out, errOut)
+		}
+	}
+}

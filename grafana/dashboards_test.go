@@ -1,0 +1,632 @@
+package grafana
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// repoRoot is the repository root as seen from this package's directory.
+const repoRoot = ".."
+
+// catalogue is the exporter's metric contract (see the design's metric
+// catalogue). Histograms are listed by their base name.
+var catalogue = []string{
+	"hubprobe_scenario_info",
+	"hubprobe_message_latency_seconds",
+	"hubprobe_messages_sent_total",
+	"hubprobe_messages_received_total",
+	"hubprobe_messages_lost_total",
+	"hubprobe_sent_bytes_total",
+	"hubprobe_received_bytes_total",
+	"hubprobe_throttled_total",
+	"hubprobe_http_requests_total",
+	"hubprobe_connect_duration_seconds",
+	"hubprobe_connection_failures_total",
+	"hubprobe_connections_active",
+	"hubprobe_reconnects_total",
+	"hubprobe_runs_total",
+	"hubprobe_run_success",
+	"hubprobe_run_duration_seconds",
+	"hubprobe_last_run_timestamp_seconds",
+	"hubprobe_run_latency_seconds",
+	"hubprobe_send_lag_seconds",
+	"hubprobe_server_load_ratio",
+	"hubprobe_build_info",
+	"hubprobe_config_last_reload_successful",
+}
+
+var histograms = []string{
+	"hubprobe_message_latency_seconds", "hubprobe_connect_duration_seconds", "hubprobe_send_lag_seconds",
+}
+
+func inCatalogue(name string) bool {
+	if slices.Contains(catalogue, name) {
+		return true
+	}
+	for _, suffix := range []string{"_bucket", "_count", "_sum"} {
+		if base, ok := strings.CutSuffix(name, suffix); ok && slices.Contains(histograms, base) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestCommittedFilesMatchGenerator(t *testing.T) {
+	files, err := Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 3 {
+		t.Fatalf("Files rendered %d files, want 2 dashboards and 1 ConfigMap", len(files))
+	}
+	for path, want := range files {
+		got, err := os.ReadFile(filepath.Join(repoRoot, path))
+		if err != nil {
+			t.Fatalf("%v (run `go run ./grafana/gen`)", err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs from what grafana/*.go renders; run `go run ./grafana/gen` and commit the result", path)
+		}
+	}
+	committed, _ := filepath.Glob(filepath.Join(repoRoot, DashboardsDir, "*.json"))
+	if len(committed) != len(files)-1 {
+		t.Errorf("%s holds %d dashboards, the generator writes %d: remove stale files", DashboardsDir, len(committed), len(files)-1)
+	}
+}
+
+func TestConfigMapCarriesTheCommittedJSON(t *testing.T) {
+	var cm struct {
+		Kind     string `yaml:"kind"`
+		Metadata struct {
+			Labels map[string]string `yaml:"labels"`
+		} `yaml:"metadata"`
+		Data map[string]string `yaml:"data"`
+	}
+	data, err := os.ReadFile(filepath.Join(repoRoot, DashboardsConfigMap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, &cm); err != nil {
+		t.Fatal(err)
+	}
+	if cm.Kind != "ConfigMap" || cm.Metadata.Labels["grafana_dashboard"] != "1" {
+		t.Fatalf("%s is a %s labelled %v, want a ConfigMap labelled grafana_dashboard: \"1\"", DashboardsConfigMap, cm.Kind, cm.Metadata.Labels)
+	}
+	dashboards := committedDashboards(t)
+	if len(cm.Data) != len(dashboards) {
+		t.Errorf("ConfigMap carries %d dashboards, %s has %d", len(cm.Data), DashboardsDir, len(dashboards))
+	}
+	for name, d := range dashboards {
+		if cm.Data[name] != string(d.raw) {
+			t.Errorf("ConfigMap entry %s differs from %s/%s", name, DashboardsDir, name)
+		}
+	}
+}
+
+func TestStableUIDs(t *testing.T) {
+	dashboards := committedDashboards(t)
+	for name, want := range map[string]string{OverviewUID + ".json": OverviewUID, ScenarioUID + ".json": ScenarioUID} {
+		if got := dashboards[name].UID; got != want {
+			t.Errorf("%s has uid %q, want %q", name, got, want)
+		}
+	}
+	for name, d := range dashboards {
+		seen := map[float64]bool{}
+		for _, p := range d.allPanels() {
+			if p.ID == 0 || seen[p.ID] {
+				t.Errorf("%s: panel %q has a missing or repeated id %v", name, p.Title, p.ID)
+			}
+			seen[p.ID] = true
+		}
+	}
+}
+
+func TestDatasourceVariable(t *testing.T) {
+	for name, d := range committedDashboards(t) {
+		var sources []variable
+		for _, v := range d.Templating.List {
+			if v.Type == "datasource" {
+				sources = append(sources, v)
+			}
+		}
+		if len(sources) != 1 || sources[0].Name != datasourceVar || sources[0].Query != "prometheus" ||
+			sources[0].Label != "Data Source" {
+			t.Errorf("%s: want exactly one prometheus datasource variable %q labelled Data Source, got %+v", name, datasourceVar, sources)
+		}
+		for _, p := range d.queryPanels() {
+			if p.Datasource.UID != "${datasource}" {
+				t.Errorf("%s: panel %q uses datasource %q, not ${datasource}", name, p.Title, p.Datasource.UID)
+			}
+			for _, tg := range p.Targets {
+				if tg.Datasource.UID != "${datasource}" {
+					t.Errorf("%s: panel %q query %s uses datasource %q", name, p.Title, tg.RefID, tg.Datasource.UID)
+				}
+			}
+		}
+	}
+}
+
+func TestTargetAndScenarioVariables(t *testing.T) {
+	for name, d := range committedDashboards(t) {
+		vars := map[string]variable{}
+		for _, v := range d.Templating.List {
+			vars[v.Name] = v
+		}
+		for _, want := range []string{"target", "scenario"} {
+			v, ok := vars[want]
+			q, _ := v.Query.(string)
+			if !ok || v.Type != "query" || !strings.HasPrefix(q, "label_values(hubprobe_scenario_info") ||
+				!strings.HasSuffix(q, ", "+want+")") {
+				t.Errorf("%s: variable %s must be label_values(hubprobe_scenario_info…, %s), got %+v", name, want, want, v)
+			}
+			if v.Datasource.UID != "${datasource}" {
+				t.Errorf("%s: variable %s queries %q, not ${datasource}", name, want, v.Datasource.UID)
+			}
+		}
+	}
+}
+
+var rangeSelector = regexp.MustCompile(`\[([^\]]*)\]`)
+
+func TestRangesUseRateInterval(t *testing.T) {
+	for name, d := range committedDashboards(t) {
+		for _, p := range d.queryPanels() {
+			for _, tg := range p.Targets {
+				for _, m := range rangeSelector.FindAllStringSubmatch(stripStrings(tg.Expr), -1) {
+					if m[1] != "$__rate_interval" {
+						t.Errorf("%s: panel %q uses range [%s], want [$__rate_interval]", name, p.Title, m[1])
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestCountersOnlyThroughRateOrIncrease(t *testing.T) {
+	checked := 0
+	for name, d := range committedDashboards(t) {
+		for _, p := range d.queryPanels() {
+			for _, tg := range p.Targets {
+				for _, use := range metricUses(tg.Expr) {
+					if !isCounterLike(use.name) {
+						continue
+					}
+					checked++
+					if !rateFunctions[use.enclosing] {
+						t.Errorf("%s: panel %q reads counter %s inside %q, not rate() or increase()", name, p.Title, use.name, use.enclosing)
+					}
+				}
+			}
+		}
+	}
+	if checked < 10 {
+		t.Errorf("only %d counter reads found; the scanner is not seeing the queries", checked)
+	}
+}
+
+func TestEveryPanelHasUnitDescriptionAndQueries(t *testing.T) {
+	for name, d := range committedDashboards(t) {
+		panels := d.queryPanels()
+		if len(panels) < 8 {
+			t.Errorf("%s has only %d panels", name, len(panels))
+		}
+		for _, p := range panels {
+			if p.Title == "" || p.Description == "" {
+				t.Errorf("%s: panel %q has no title or description", name, p.Title)
+			}
+			if p.FieldConfig.Defaults.Unit == "" {
+				t.Errorf("%s: panel %q has no unit", name, p.Title)
+			}
+			if len(p.Targets) == 0 {
+				t.Errorf("%s: panel %q has no query", name, p.Title)
+			}
+		}
+	}
+}
+
+func TestEveryMetricIsInTheCatalogue(t *testing.T) {
+	used := map[string]bool{}
+	for name, d := range committedDashboards(t) {
+		exprs := []string{}
+		for _, v := range d.Templating.List {
+			q, _ := v.Query.(string)
+			if m := labelValues.FindStringSubmatch(q); m != nil {
+				exprs = append(exprs, m[1]) // the selector of label_values(selector, label)
+			}
+		}
+		for _, p := range d.queryPanels() {
+			for _, tg := range p.Targets {
+				exprs = append(exprs, tg.Expr)
+			}
+		}
+		for _, expr := range exprs {
+			for _, use := range metricUses(expr) {
+				used[use.name] = true
+				if !inCatalogue(use.name) {
+					t.Errorf("%s reads %s, which is not in the metric catalogue: %s", name, use.name, expr)
+				}
+			}
+		}
+	}
+	// The dashboards should show every series the exporter has, except
+	// build and reload info which only the alerts read.
+	for _, m := range catalogue {
+		if m == "hubprobe_build_info" || m == "hubprobe_config_last_reload_successful" {
+			continue
+		}
+		if !used[m] && !used[m+"_bucket"] && !used[m+"_count"] {
+			t.Errorf("no dashboard shows %s", m)
+		}
+	}
+}
+
+func TestOverviewDrawsTheCapacityLines(t *testing.T) {
+	d := committedDashboards(t)[OverviewUID+".json"]
+	want := map[string]float64{
+		"p99 message latency": latencyLimitSeconds, "Messages over 1 s": slowShareMax, "Server load": serverLoadMax,
+	}
+	for _, p := range d.queryPanels() {
+		limit, ok := want[p.Title]
+		if !ok {
+			continue
+		}
+		delete(want, p.Title)
+		steps := p.FieldConfig.Defaults.Thresholds.Steps
+		if len(steps) == 0 || steps[len(steps)-1].Value == nil || *steps[len(steps)-1].Value != limit ||
+			p.FieldConfig.Defaults.Custom.ThresholdsStyle.Mode != "line" {
+			t.Errorf("panel %q does not draw its limit line at %g: %+v", p.Title, limit, p.FieldConfig.Defaults)
+		}
+	}
+	for title := range want {
+		t.Errorf("overview has no panel %q", title)
+	}
+}
+
+func TestSubstitute(t *testing.T) {
+	got := Substitute(`rate(x{target=~"$target", scenario=~"${scenario:regex}"}[$__rate_interval]) + y[$__range]`)
+	want := `rate(x{target=~".*", scenario=~".*"}[1m]) + y[1h]`
+	if got != want {
+		t.Errorf("Substitute = %s, want %s", got, want)
+	}
+}
+
+func TestQueriesCoverEveryTargetAndVariable(t *testing.T) {
+	queries, err := Queries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, d := range committedDashboards(t) {
+		want += 2 // the target and scenario variables
+		for _, p := range d.queryPanels() {
+			want += len(p.Targets)
+		}
+	}
+	if len(queries) != want {
+		t.Errorf("Queries returned %d expressions, the dashboards hold %d", len(queries), want)
+	}
+	for _, q := range queries {
+		if strings.Contains(q.Expr, "$") {
+			t.Errorf("%s / %s: %s still holds a variable", q.Dashboard, q.Panel, q.Expr)
+		}
+	}
+	if q := queries[0]; q.Panel != "$target" || q.Expr != "group by (target) (hubprobe_scenario_info)" {
+		t.Errorf("first query is %+v, want the overview's target variable as group by (target)", q)
+	}
+}
+
+// Every query must parse in Prometheus itself: write them as recording rules
+// and let promtool check them.
+func TestQueriesParseWithPromtool(t *testing.T) {
+	queries, err := Queries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type rule struct {
+		Record string `yaml:"record"`
+		Expr   string `yaml:"expr"`
+	}
+	rules := make([]rule, 0, len(queries))
+	for i, q := range queries {
+		rules = append(rules, rule{Record: fmt.Sprintf("dashboard:query_%d:check", i), Expr: q.Expr})
+	}
+	data, err := yaml.Marshal(map[string]any{"groups": []any{map[string]any{"name": "dashboards", "rules": rules}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "dashboard-queries.yml")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := runPromtool(t, "check", "rules", path)
+	if !strings.Contains(out, fmt.Sprintf("SUCCESS: %d rules found", len(queries))) {
+		t.Errorf("promtool did not accept all %d queries:\n%s", len(queries), out)
+	}
+}
+
+func TestProvisioningPointsAtTheDashboards(t *testing.T) {
+	var dashboards struct {
+		Providers []struct {
+			Type    string `yaml:"type"`
+			Options struct {
+				Path string `yaml:"path"`
+			} `yaml:"options"`
+		} `yaml:"providers"`
+	}
+	var sources struct {
+		Datasources []struct {
+			Type string `yaml:"type"`
+		} `yaml:"datasources"`
+	}
+	readYAML(t, "grafana/provisioning/dashboards.yml", &dashboards)
+	readYAML(t, "grafana/provisioning/datasources.yml", &sources)
+	if len(dashboards.Providers) != 1 || dashboards.Providers[0].Type != "file" || dashboards.Providers[0].Options.Path == "" {
+		t.Errorf("dashboards.yml must declare one file provider with a path, got %+v", dashboards.Providers)
+	}
+	if len(sources.Datasources) == 0 || sources.Datasources[0].Type != "prometheus" {
+		t.Errorf("datasources.yml must declare a prometheus data source, got %+v", sources.Datasources)
+	}
+}
+
+// dashboardFile is the part of a committed dashboard the rules look at.
+type dashboardFile struct {
+	raw        []byte
+	UID        string       `json:"uid"`
+	Panels     []panelCheck `json:"panels"`
+	Templating struct {
+		List []variable `json:"list"`
+	} `json:"templating"`
+}
+
+type variable struct {
+	Name       string `json:"name"`
+	Label      string `json:"label"`
+	Type       string `json:"type"`
+	Query      any    `json:"query"`
+	Datasource dsRef  `json:"datasource"`
+}
+
+type dsRef struct {
+	UID string `json:"uid"`
+}
+
+type panelCheck struct {
+	ID          float64      `json:"id"`
+	Type        string       `json:"type"`
+	Title       string       `json:"title"`
+	Description string       `json:"description"`
+	Datasource  dsRef        `json:"datasource"`
+	Panels      []panelCheck `json:"panels"`
+	Targets     []struct {
+		RefID      string `json:"refId"`
+		Expr       string `json:"expr"`
+		Datasource dsRef  `json:"datasource"`
+	} `json:"targets"`
+	FieldConfig struct {
+		Defaults struct {
+			Unit       string `json:"unit"`
+			Thresholds struct {
+				Steps []struct {
+					Value *float64 `json:"value"`
+				} `json:"steps"`
+			} `json:"thresholds"`
+			Custom struct {
+				ThresholdsStyle struct {
+					Mode string `json:"mode"`
+				} `json:"thresholdsStyle"`
+			} `json:"custom"`
+		} `json:"defaults"`
+	} `json:"fieldConfig"`
+}
+
+func (d dashboardFile) allPanels() []panelCheck {
+	var out []panelCheck
+	var walk func([]panelCheck)
+	walk = func(ps []panelCheck) {
+		for _, p := range ps {
+			out = append(out, p)
+			walk(p.Panels)
+		}
+	}
+	walk(d.Panels)
+	return out
+}
+
+// queryPanels is every panel except rows.
+func (d dashboardFile) queryPanels() []panelCheck {
+	var out []panelCheck
+	for _, p := range d.allPanels() {
+		if p.Type != "row" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func committedDashboards(t *testing.T) map[string]dashboardFile {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(repoRoot, DashboardsDir, "*.json"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no dashboards under %s (%v)", DashboardsDir, err)
+	}
+	out := map[string]dashboardFile{}
+	for _, p := range paths {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := dashboardFile{raw: raw}
+		if err := json.Unmarshal(raw, &d); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		out[filepath.Base(p)] = d
+	}
+	return out
+}
+
+// stripStrings blanks quoted strings so that brackets inside label values
+// are not taken for ranges.
+func stripStrings(expr string) string {
+	var b strings.Builder
+	for i := 0; i < len(expr); {
+		if c := expr[i]; c == '"' || c == '\'' || c == '`' {
+			j := skipQuoted(expr, i)
+			b.WriteString(`""`)
+			i = j
+			continue
+		}
+		b.WriteByte(expr[i])
+		i++
+	}
+	return b.String()
+}
+
+func readYAML(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// runPromtool runs promtool and fails the test on a non-zero exit. A missing
+// promtool is a failure, never a skip.
+func runPromtool(t *testing.T, args ...string) string {
+	t.Helper()
+	path, err := exec.LookPath("promtool")
+	if err != nil {
+		ci := ""
+		if os.Getenv("CI") != "" {
+			ci = " CI must install it before running the tests."
+		}
+		t.Fatalf("promtool is not on PATH: install Debian's prometheus package (apt-get install -y prometheus).%s", ci)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// exporterShapedSeries is one series of every catalogue metric, labelled as
+// the exporter labels them, for promtool to evaluate the dashboards on.
+var exporterShapedSeries = map[string]string{
+	`hubprobe_scenario_info{target="hub",scenario="echo",kind="echo",transport="websockets",protocol="json"}`: "1x60",
+	`hubprobe_messages_sent_total{target="hub",scenario="echo"}`:                                              "0+10x60",
+	`hubprobe_messages_received_total{target="hub",scenario="echo"}`:                                          "0+10x60",
+	`hubprobe_messages_lost_total{target="hub",scenario="echo"}`:                                              "0+1x60",
+	`hubprobe_sent_bytes_total{target="hub",scenario="echo"}`:                                                 "0+20480x60",
+	`hubprobe_received_bytes_total{target="hub",scenario="echo"}`:                                             "0+20480x60",
+	`hubprobe_throttled_total{target="hub",scenario="echo",reason="http_429"}`:                                "0+1x60",
+	`hubprobe_http_requests_total{target="hub",scenario="echo",endpoint="negotiate",code="200"}`:              "0+1x60",
+	`hubprobe_connection_failures_total{target="hub",scenario="echo",reason="transport"}`:                     "0+1x60",
+	`hubprobe_reconnects_total{target="hub",scenario="echo"}`:                                                 "0+1x60",
+	`hubprobe_runs_total{target="hub",scenario="echo",result="success"}`:                                      "0+1x60",
+	`hubprobe_connections_active{target="hub",scenario="echo"}`:                                               "10x60",
+	`hubprobe_run_success{target="hub",scenario="echo"}`:                                                      "1x60",
+	`hubprobe_run_duration_seconds{target="hub",scenario="echo"}`:                                             "20x60",
+	`hubprobe_last_run_timestamp_seconds{target="hub",scenario="echo"}`:                                       "0+60x60",
+	`hubprobe_server_load_ratio{target="hub"}`:                                                                "0.5x60",
+	`hubprobe_run_latency_seconds{target="hub",scenario="echo",quantile="0.5"}`:                               "0.01x60",
+	`hubprobe_run_latency_seconds{target="hub",scenario="echo",quantile="0.9"}`:                               "0.02x60",
+	`hubprobe_run_latency_seconds{target="hub",scenario="echo",quantile="0.99"}`:                              "0.05x60",
+	`hubprobe_run_latency_seconds{target="hub",scenario="echo",quantile="1"}`:                                 "0.1x60",
+}
+
+// histogramSeries adds the buckets and count of a classic histogram.
+func histogramSeries(series map[string]string, name string, bounds ...string) {
+	for i, le := range append(bounds, "+Inf") {
+		series[fmt.Sprintf(`%s_bucket{target="hub",scenario="echo",le="%s"}`, name, le)] = fmt.Sprintf("0+%dx60", 5+i)
+	}
+	series[fmt.Sprintf(`%s_count{target="hub",scenario="echo"}`, name)] = fmt.Sprintf("0+%dx60", 5+len(bounds))
+	series[fmt.Sprintf(`%s_sum{target="hub",scenario="echo"}`, name)] = "0+1x60"
+}
+
+// Every dashboard query must return data when the exporter's series exist:
+// promtool's engine evaluates absent(query) for each, which must stay empty.
+// It runs twice: with le and quantile labels as the exporter writes them
+// ("1"), and as Prometheus 3 stores them ("1.0").
+func TestQueriesReturnDataOnExporterShapedSeries(t *testing.T) {
+	for _, normalise := range []bool{false, true} {
+		t.Run(fmt.Sprintf("normalised=%v", normalise), func(t *testing.T) {
+			series := map[string]string{}
+			for k, v := range exporterShapedSeries {
+				series[k] = v
+			}
+			histogramSeries(series, "hubprobe_message_latency_seconds", "0.1", "0.7", "1")
+			histogramSeries(series, "hubprobe_connect_duration_seconds", "0.1", "1")
+			histogramSeries(series, "hubprobe_send_lag_seconds", "0.01", "0.1")
+			if normalise {
+				normalised := map[string]string{}
+				for k, v := range series {
+					k = strings.ReplaceAll(k, `le="1"`, `le="1.0"`)
+					normalised[strings.ReplaceAll(k, `quantile="1"`, `quantile="1.0"`)] = v
+				}
+				series = normalised
+			}
+			checkQueriesReturnData(t, series)
+		})
+	}
+}
+
+func checkQueriesReturnData(t *testing.T, series map[string]string) {
+	t.Helper()
+	queries, err := Queries()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	var rules, tests []map[string]any
+	for i, q := range queries {
+		name := fmt.Sprintf("DashboardQuery%dEmpty", i)
+		rules = append(rules, map[string]any{"alert": name, "expr": "absent(" + q.Expr + ")",
+			"labels": map[string]string{"panel": q.Dashboard + " / " + q.Panel}})
+		tests = append(tests, map[string]any{"eval_time": "30m", "alertname": name, "exp_alerts": []any{}})
+	}
+	writeYAML(t, filepath.Join(dir, "rules.yml"), map[string]any{
+		"groups": []any{map[string]any{"name": "dashboards", "rules": rules}}})
+	var input []map[string]string
+	for s, v := range series {
+		input = append(input, map[string]string{"series": s, "values": v})
+	}
+	writeYAML(t, filepath.Join(dir, "test.yml"), map[string]any{
+		"rule_files":          []string{"rules.yml"},
+		"evaluation_interval": "1m",
+		"tests": []any{map[string]any{
+			"interval": "1m", "input_series": input, "alert_rule_test": tests,
+		}},
+	})
+	out := runPromtool(t, "test", "rules", filepath.Join(dir, "test.yml"))
+	if !strings.Contains(out, "SUCCESS") {
+		t.Errorf("promtool:\n%s", out)
+	}
+}
+
+func writeYAML(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := yaml.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
