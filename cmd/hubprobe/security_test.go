@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+)
+
+const knownSecret = "hp-test-secret-7f3a9c1e"
+
+// A scenario run with an access token at debug level: the token reaches the
+// hub, and no output of hubprobe ever contains it.
+func TestSecretsNeverAppearInAnyOutput(t *testing.T) {
+	var mu sync.Mutex
+	var sawToken bool
+	proxy := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		sawToken = sawToken || r.Header.Get("Authorization") == "Bearer "+knownSecret
+		mu.Unlock()
+		// A refusing hub: every error path that could echo the request runs.
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = io.WriteString(w, `{"error":"unauthorized"}`)
+	})}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = proxy.Serve(l) }()
+	defer proxy.Close()
+
+	cfg := strings.NewReplacer("embedded: true", "url: http://"+l.Addr().String()+"/signalrbench\n    access_token: ${HP_TOKEN}").Replace(quickEcho)
+	path := writeConfig(t, cfg)
+	t.Setenv("HP_TOKEN", knownSecret)
+
+	outputs := map[string]string{}
+	code, out, errOut := runCLI(t, context.Background(), "--log.level=debug", "run", "--config.file", path, "--scenario", "echo")
+	outputs["run text stdout"], outputs["run text stderr"] = out, errOut
+	if code != exitFailed {
+		t.Fatalf("run against a refusing hub exited %d, want 1", code)
+	}
+	_, out, errOut = runCLI(t, context.Background(), "--log.level=debug", "run", "--config.file", path, "--scenario", "echo", "--output", "json")
+	outputs["run json stdout"], outputs["run json stderr"] = out, errOut
+	_, out, errOut = runCLI(t, context.Background(), "check", "--config.file", path)
+	outputs["check"] = out + errOut
+
+	addr := freePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	var serveErr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"--log.level=debug", "--config.file", path, "--web.listen-address", addr}, io.Discard, &serveErr)
+	}()
+	waitFor(t, "a failed run on the status page", 15*time.Second, func() bool {
+		return strings.Contains(get(t, "http://"+addr+"/status.json"), "failed")
+	})
+	for _, page := range []string{"/metrics", "/", "/status.json"} {
+		outputs["serve "+page] = get(t, "http://"+addr+page)
+	}
+	cancel()
+	<-done
+	outputs["serve log"] = serveErr.String()
+
+	mu.Lock()
+	defer mu.Unlock()
+	if !sawToken {
+		t.Fatal("the hub never received the bearer token: the test proves nothing")
+	}
+	for name, text := range outputs {
+		if strings.Contains(text, knownSecret) {
+			t.Errorf("%s contains the access token", name)
+		}
+	}
+	if !strings.Contains(outputs["serve log"], "run failed") {
+		t.Errorf("debug log has no run failure; was anything logged?\n%s", outputs["serve log"])
+	}
+}
+
+func get(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+// --web.config.file brings TLS and basic auth to every endpoint.
+func TestWebConfigTLSAndBasicAuth(t *testing.T) {
+	dir := t.TempDir()
+	certPEM, keyPEM := selfSigned(t)
+	mustWrite(t, filepath.Join(dir, "cert.pem"), certPEM)
+	mustWrite(t, filepath.Join(dir, "key.pem"), keyPEM)
+	hash, err := bcrypt.GenerateFromPassword([]byte("s3cret"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	webCfg := "tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\nbasic_auth_users:\n  ops: " + string(hash) + "\n"
+	mustWrite(t, filepath.Join(dir, "web.yml"), []byte(webCfg))
+
+	addr := freePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"--config.file", writeConfig(t, quickEcho), "--web.listen-address", addr, "--web.config.file", filepath.Join(dir, "web.yml")}, io.Discard, io.Discard)
+	}()
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(certPEM)
+	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	status := func(path, user, pass string) int {
+		req, _ := http.NewRequest(http.MethodGet, "https://"+addr+path, nil)
+		if user != "" {
+			req.SetBasicAuth(user, pass)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	waitFor(t, "the TLS listener", 10*time.Second, func() bool { return status("/-/healthy", "ops", "s3cret") == 200 })
+	for _, path := range []string{"/metrics", "/", "/status.json", "/-/healthy"} {
+		if got := status(path, "", ""); got != http.StatusUnauthorized {
+			t.Errorf("%s without credentials: %d, want 401", path, got)
+		}
+		if got := status(path, "ops", "wrong"); got != http.StatusUnauthorized {
+			t.Errorf("%s with a wrong password: %d, want 401", path, got)
+		}
+		if got := status(path, "ops", "s3cret"); got != http.StatusOK {
+			t.Errorf("%s with credentials: %d, want 200", path, got)
+		}
+	}
+	if resp, err := http.Get("http://" + addr + "/metrics"); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			t.Error("plain HTTP served /metrics while TLS is configured")
+		}
+	}
+	cancel()
+	<-done
+}
+
+func selfSigned(t *testing.T) (certPEM, keyPEM []byte) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "hubprobe-test"},
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
+}
+
+func mustWrite(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
