@@ -75,6 +75,8 @@ type conn struct {
 	handshaken atomic.Bool
 	binary     atomic.Bool
 	pingQueued atomic.Bool
+	wmu        sync.Mutex
+	unwritten  atomic.Int32
 	lastRead   atomic.Int64
 	lastWrite  atomic.Int64
 
@@ -244,7 +246,7 @@ func (c *conn) handshake(record []byte) error {
 	c.cd = cd
 	c.binary.Store(cd.TransferFormat() == probe.BinaryFormat)
 	_ = c.t.SetReadDeadline(time.Time{})
-	c.enqueue(handshakeOK)
+	c.enqueueOwn(handshakeOK)
 	c.sendInvocation("OnConnected", cd.quote(nil, c.id))
 	if !c.hub.register(c) {
 		return errClosing
@@ -258,7 +260,7 @@ var handshakeOK = handshakeFrame(probe.AppendHandshakeResponse(nil, ""))
 
 func (c *conn) refuseHandshake(msg string) error {
 	c.log.Debug().Str("reason", msg).Msg("handshake refused")
-	c.enqueue(handshakeFrame(probe.AppendHandshakeResponse(nil, msg)))
+	c.enqueueOwn(handshakeFrame(probe.AppendHandshakeResponse(nil, msg)))
 	return errHandshakeDone
 }
 
@@ -343,13 +345,43 @@ func (c *conn) enqueue(f *frame) bool {
 		return false
 	}
 	f.retain()
+	c.unwritten.Add(1)
 	select {
 	case c.queue <- f:
 		return true
 	default:
+		c.unwritten.Add(-1)
 		f.release()
 		c.log.Warn().Int("queue", cap(c.queue)).Msg("disconnecting slow consumer")
 		c.requestClose(closeWithError(errMsgSlowConsumer))
+		return false
+	}
+}
+
+// enqueueOwn queues f for a message the connection's own goroutines produce
+// (replies, callbacks, stream items). A full queue makes them wait for the
+// writer: a client that outpaces itself is slowed down through TCP, as with
+// any echo server, rather than dropped.
+func (c *conn) enqueueOwn(f *frame) bool {
+	if c.closed.Load() {
+		return false
+	}
+	if c.tryWriteDirect(f) {
+		return true
+	}
+	f.retain()
+	c.unwritten.Add(1)
+	select {
+	case c.queue <- f:
+		return true
+	default:
+	}
+	select {
+	case c.queue <- f:
+		return true
+	case <-c.closing:
+		c.unwritten.Add(-1)
+		f.release()
 		return false
 	}
 }
@@ -378,14 +410,15 @@ func (c *conn) drainQueue() {
 	}
 }
 
-// send encodes m once and queues it to this connection.
+// send encodes m and queues it to this connection; only the connection's
+// own goroutines call it.
 func (c *conn) send(m *probe.Message) {
 	f, err := encodeFrame(c.cd, m)
 	if err != nil {
 		c.log.Error().Err(err).Msg("cannot encode message")
 		return
 	}
-	c.enqueue(f)
+	c.enqueueOwn(f)
 	f.release()
 }
 

@@ -34,7 +34,7 @@ const maxDelayed = 1 << 16
 func (h *Hub) deliver(d delivery) {
 	wait := h.deliveryDelay()
 	if wait <= 0 {
-		h.send(&d)
+		h.send(&d, true)
 		return
 	}
 	if !h.delayed.push(h.now()+wait, d) {
@@ -42,31 +42,34 @@ func (h *Hub) deliver(d delivery) {
 	}
 }
 
-// send fans d out, encoding it once per hub protocol in use.
-func (h *Hub) send(d *delivery) {
+// send fans d out, encoding it once per hub protocol in use. With
+// fromCaller (the caller's read loop, not the slow-mode queue) a message to
+// the caller may wait for room in its queue; fan-outs never wait, since one
+// slow receiver must not stall the others.
+func (h *Hub) send(d *delivery, fromCaller bool) {
 	fo := fanout{msg: &d.msg}
 	defer fo.release()
 	switch d.to {
 	case toCaller:
-		fo.sendTo(d.caller)
+		fo.sendTo(d.caller, fromCaller)
 	case toConnection:
 		h.mu.RLock()
 		c := h.byID[d.key]
 		h.mu.RUnlock()
 		if c != nil {
-			fo.sendTo(c)
+			fo.sendTo(c, false)
 		}
 	case toAll:
 		h.mu.RLock()
 		defer h.mu.RUnlock()
 		for _, c := range h.byID {
-			fo.sendTo(c)
+			fo.sendTo(c, false)
 		}
 	case toGroup:
 		h.mu.RLock()
 		defer h.mu.RUnlock()
 		for c := range h.groups[d.key] {
-			fo.sendTo(c)
+			fo.sendTo(c, false)
 		}
 	}
 }
@@ -79,7 +82,7 @@ type fanout struct {
 	failed bool
 }
 
-func (fo *fanout) sendTo(c *conn) {
+func (fo *fanout) sendTo(c *conn, own bool) {
 	if fo.failed || c.cd == nil || c.closed.Load() {
 		return
 	}
@@ -93,7 +96,11 @@ func (fo *fanout) sendTo(c *conn) {
 		}
 		fo.frames[c.cd.index] = f
 	}
-	c.enqueue(f)
+	if own {
+		c.enqueueOwn(f)
+	} else {
+		c.enqueue(f)
+	}
 }
 
 func (fo *fanout) release() {

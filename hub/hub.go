@@ -246,7 +246,7 @@ func (h *Hub) sendRecovering(d *delivery) {
 			h.log.Error().Interface("panic", r).Bytes("stack", debug.Stack()).Msg("recovered from panic")
 		}
 	}()
-	h.send(d)
+	h.send(d, false)
 }
 
 // newID returns 128 random bits, URL-safe, like ASP.NET's connection ids.

@@ -20,7 +20,10 @@ func (c *conn) writeLoop() {
 	for {
 		select {
 		case f := <-c.queue:
-			if err := c.writeFrames(f, true); err != nil {
+			c.wmu.Lock()
+			err := c.writeFrames(f, true)
+			c.wmu.Unlock()
+			if err != nil {
 				c.log.Debug().Err(err).Msg("write failed")
 				c.requestClose(nil)
 				c.t.Abort()
@@ -68,6 +71,7 @@ func (c *conn) writeFrames(first *frame, batch bool) (err error) {
 		size += len(f.b)
 		counted := !f.handshake
 		f.release()
+		c.unwritten.Add(-1)
 		if err != nil {
 			break
 		}
@@ -99,4 +103,21 @@ func (c *conn) nextQueued(size int) *frame {
 	default:
 		return nil
 	}
+}
+
+func (c *conn) tryWriteDirect(f *frame) bool {
+	if c.unwritten.Load() != 0 || !c.wmu.TryLock() {
+		return false
+	}
+	defer c.wmu.Unlock()
+	if c.unwritten.Load() != 0 || c.closed.Load() {
+		return false
+	}
+	f.retain()
+	c.unwritten.Add(1)
+	if err := c.writeFrames(f, false); err != nil {
+		c.requestClose(nil)
+		c.t.Abort()
+	}
+	return true
 }

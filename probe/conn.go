@@ -185,21 +185,20 @@ func (c *Conn) Close(ctx context.Context) error {
 	if c.isEnded() {
 		return c.waitDone(ctx)
 	}
+	// One budget covers the Close message, the close frame and the wait,
+	// so a writer stuck on a dead socket cannot hold Close up.
+	ctx, cancel := context.WithTimeout(ctx, closeWait)
+	defer cancel()
 	_ = c.writeMessage(ctx, &closeMessage)
 	if !c.markEnded(nil) {
 		c.ws.Close()
-		return c.waitDone(ctx)
+		<-c.done
+		return c.Err()
 	}
-	deadline := time.Now().Add(closeWait)
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
+	deadline, _ := ctx.Deadline()
 	_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), deadline)
-	wait := time.NewTimer(time.Until(deadline))
-	defer wait.Stop()
 	select {
 	case <-c.done:
-	case <-wait.C:
 	case <-ctx.Done():
 	}
 	c.ws.Close()

@@ -45,7 +45,7 @@ func (o *recordingObserver) responses() []string {
 }
 
 // testCtx bounds every test in time.
-func testCtx(t *testing.T, d time.Duration) context.Context {
+func testCtx(t testing.TB, d time.Duration) context.Context {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
@@ -53,7 +53,7 @@ func testCtx(t *testing.T, d time.Duration) context.Context {
 }
 
 // newLocalServer serves h on 127.0.0.1 only.
-func newLocalServer(t *testing.T, h http.Handler) *httptest.Server {
+func newLocalServer(t testing.TB, h http.Handler) *httptest.Server {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -75,7 +75,7 @@ type rawHub struct {
 	finished sync.WaitGroup
 }
 
-func newRawHub(t *testing.T, script func(t *testing.T, ws *websocket.Conn)) *rawHub {
+func newRawHub(t testing.TB, script func(t testing.TB, ws *websocket.Conn)) *rawHub {
 	t.Helper()
 	h := &rawHub{requests: make(chan *http.Request, 16)}
 	h.srv = newLocalServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -99,7 +99,7 @@ func newRawHub(t *testing.T, script func(t *testing.T, ws *websocket.Conn)) *raw
 func (h *rawHub) url() string { return "ws" + strings.TrimPrefix(h.srv.URL, "http") + "/hub" }
 
 // readHandshake consumes the client's handshake request and checks it.
-func readHandshake(t *testing.T, ws *websocket.Conn) bool {
+func readHandshake(t testing.TB, ws *websocket.Conn) bool {
 	t.Helper()
 	_, data, err := ws.ReadMessage()
 	if err != nil {
@@ -118,7 +118,7 @@ func writeText(ws *websocket.Conn, s string) error {
 }
 
 // acceptHandshake reads the handshake and answers {}.
-func acceptHandshake(t *testing.T, ws *websocket.Conn) bool {
+func acceptHandshake(t testing.TB, ws *websocket.Conn) bool {
 	t.Helper()
 	return readHandshake(t, ws) && writeText(ws, "{}\x1e") == nil
 }

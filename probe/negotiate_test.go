@@ -199,7 +199,7 @@ func TestNegotiateBoundsBodySize(t *testing.T) {
 
 func TestNegotiateTransportChecks(t *testing.T) {
 	for body, want := range map[string]string{
-		`{"connectionId":"x","availableTransports":[{"transport":"LongPolling","transferFormats":["Text"]}]}`: "does not offer the WebSockets transport",
+		`{"connectionId":"x","availableTransports":[{"transport":"LongPolling","transferFormats":["Text"]}]}`:  "does not offer the WebSockets transport",
 		`{"connectionId":"x","availableTransports":[{"transport":"WebSockets","transferFormats":["Binary"]}]}`: "without the Text transfer format",
 	} {
 		_, u := negotiateServer(t, 200, body)
@@ -343,7 +343,7 @@ func TestUnsupportedTransport(t *testing.T) {
 }
 
 func TestSkipNegotiationDialsURLDirectly(t *testing.T) {
-	h := newRawHub(t, func(t *testing.T, ws *websocket.Conn) {
+	h := newRawHub(t, func(t testing.TB, ws *websocket.Conn) {
 		if acceptHandshake(t, ws) {
 			drainUntilClosed(ws)
 		}
@@ -361,4 +361,3 @@ func TestSkipNegotiationDialsURLDirectly(t *testing.T) {
 		t.Errorf("connection id %q without negotiate", c.ConnectionID())
 	}
 }
-

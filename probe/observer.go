@@ -16,9 +16,10 @@ type Observer interface {
 	BytesReceived(n int)
 }
 
-// Handler receives the arguments of a server-to-client invocation. It runs
-// on the connection's read goroutine, so it must return quickly and must not
-// block: nothing else is read from the hub while it runs.
+// Handler receives the arguments of a server-to-client invocation; they
+// are its to keep. It runs on the connection's read goroutine, so it must
+// return quickly and must not block: nothing else is read from the hub
+// while it runs, and calling Invoke or Close from it would deadlock.
 type Handler func(args []json.RawMessage)
 
 type nopObserver struct{}

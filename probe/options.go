@@ -36,6 +36,8 @@ type Options struct {
 	// SkipNegotiation connects the WebSocket straight to URL, without an id.
 	SkipNegotiation bool
 
+	// HandshakeTimeout bounds the WebSocket upgrade and, separately, the
+	// wait for the hub's handshake response.
 	HandshakeTimeout time.Duration
 	// KeepAliveInterval is how long the client may stay silent before it
 	// sends a Ping.

@@ -42,6 +42,11 @@ func (c *Conn) readFrame() error {
 			if err := c.parseBuffered(); err != nil {
 				return err
 			}
+			// Dispatch may have waited on a slow stream reader; that time
+			// is not the server's silence.
+			if err := c.ws.SetReadDeadline(time.Now().Add(c.serverTimeout)); err != nil {
+				return err
+			}
 		}
 		if rerr == io.EOF {
 			c.releaseReadBuf(false)

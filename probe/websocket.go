@@ -22,7 +22,11 @@ func dialWebSocket(ctx context.Context, o *Options, target *url.URL, token strin
 		WriteBufferPool:   &wsWriteBufferPool,
 		EnableCompression: o.EnableCompression,
 	}
-	if t, ok := o.HTTPClient.Transport.(*http.Transport); ok {
+	rt := o.HTTPClient.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	if t, ok := rt.(*http.Transport); ok {
 		d.Proxy = t.Proxy
 		d.NetDialContext = t.DialContext
 		if t.TLSClientConfig != nil {

@@ -20,12 +20,23 @@ func (c *Conn) writeMessage(ctx context.Context, m *Message) error {
 	defer func() { <-c.writeSem }()
 	bp := getBuf()
 	defer putBuf(bp)
-	b, err := c.proto.AppendMessage((*bp)[:0], m)
+	b, err := c.encode((*bp)[:0], m)
 	*bp = b
 	if err != nil {
 		return err
 	}
 	return c.writeFrame(ctx, b)
+}
+
+// encode calls JSONProtocol directly so that m, and the arguments it
+// points to, can stay on the caller's stack; through the interface they
+// would escape to the heap on every message.
+func (c *Conn) encode(dst []byte, m *Message) ([]byte, error) {
+	if _, ok := c.proto.(JSONProtocol); ok {
+		return JSONProtocol{}.AppendMessage(dst, m)
+	}
+	escaping := *m
+	return c.proto.AppendMessage(dst, &escaping)
 }
 
 func (c *Conn) acquireWrite(ctx context.Context) error {
@@ -94,8 +105,8 @@ func (c *Conn) keepAliveTick() {
 		t.Reset(c.keepAliveInterval - idle)
 		return
 	}
-	if err := c.writeInternal(&pingMessage); err != nil {
-		return
-	}
+	// A failed ping either ended the connection (teardown stops the timer)
+	// or lost the write turn to a stuck writer; try again next interval.
+	_ = c.writeInternal(&pingMessage)
 	t.Reset(c.keepAliveInterval)
 }

@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
-
 )
 
 const knownSecret = "hp-test-secret-7f3a9c1e"
