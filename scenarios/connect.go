@@ -12,7 +12,11 @@ import (
 
 // callbacks the benchmark hub invokes that carry nothing to measure; they are
 // registered so the client knows them.
-var quietCallbacks = []string{"OnConnected", "JoinGroup", "LeaveGroup", "ConnectionId"}
+var quietCallbacks = []string{"JoinGroup", "LeaveGroup", "ConnectionId"}
+
+// onConnectedWait bounds how long a run waits for the hub's OnConnected
+// callbacks; a hub that does not send them costs a run this much once.
+const onConnectedWait = 2 * time.Second
 
 // connectAll opens the run's connections, at most connect_concurrency at a
 // time. Any failure fails the run: a canary with fewer clients than
@@ -43,7 +47,22 @@ func (rn *Runner) connectAll(ctx context.Context, run *Run) error {
 			run.Clients = append(run.Clients, &Client{Conn: c, ID: c.ConnectionID()})
 		}
 	}
-	return summarizeConnectErrors(errs)
+	if err := summarizeConnectErrors(errs); err != nil {
+		return err
+	}
+	waitRegistered(ctx, run)
+	return nil
+}
+
+// waitRegistered waits until every client got OnConnected, so no broadcast
+// or group send races the hub's registration of a new connection.
+func waitRegistered(ctx context.Context, run *Run) {
+	deadline := time.Now().Add(onConnectedWait)
+	for run.onConnected.Load() < int64(len(run.Clients)) && time.Now().Before(deadline) {
+		if !sleepCtx(ctx, 2*time.Millisecond) {
+			return
+		}
+	}
 }
 
 func (rn *Runner) connect(ctx context.Context, run *Run, opts probe.Options) (*probe.Conn, error) {
@@ -68,6 +87,9 @@ func (rn *Runner) dialOptions(run *Run) probe.Options {
 			}
 		},
 	}
+	// The benchmark hub sends OnConnected once the connection is registered
+	// for broadcasts and groups, which can be after the handshake reply.
+	handlers["OnConnected"] = func([]json.RawMessage) { run.onConnected.Add(1) }
 	for _, name := range quietCallbacks {
 		handlers[name] = func([]json.RawMessage) {}
 	}

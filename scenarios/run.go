@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -40,9 +41,10 @@ type Run struct {
 	// ID names this run's messages and groups on a hub shared with other runs.
 	ID string
 
-	payloads *payloadBuilder
-	tracker  *tracker
-	routes   []route
+	payloads    *payloadBuilder
+	tracker     *tracker
+	routes      []route
+	onConnected atomic.Int64
 }
 
 // Senders is how many clients send, from the first one on.

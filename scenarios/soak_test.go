@@ -1,0 +1,131 @@
+package scenarios_test
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hubprobe/hubprobe/exporter"
+	"github.com/hubprobe/hubprobe/hub"
+	"github.com/hubprobe/hubprobe/scenarios"
+)
+
+// soakRuns is how many runs the accelerated soak makes; HUBPROBE_SOAK_RUNS
+// raises it for a longer local soak.
+func soakRuns(t *testing.T) int {
+	if v := os.Getenv("HUBPROBE_SOAK_RUNS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatalf("HUBPROBE_SOAK_RUNS=%q: %v", v, err)
+		}
+		return n
+	}
+	return 3000
+}
+
+// TestAcceleratedSoak makes many short runs, one in six against a target
+// that is not listening, and checks that goroutines and heap come back to
+// where they started: nothing leaks per run, failed or not.
+func TestAcceleratedSoak(t *testing.T) {
+	h, err := hub.New(hub.Options{}, prometheus.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := hub.Start(context.Background(), "127.0.0.1:0", h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	defer h.Close()
+	dead := startThirdParty(t)
+	deadURL := dead.URL
+	dead.Close()
+
+	reg := prometheus.NewRegistry()
+	m, err := exporter.NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOnce := func(i int) scenarios.Result {
+		s := scenario([]string{"echo", "broadcast", "send_to_group", "send_to_client", "streaming_echo"}[i%5], 4, 40*time.Millisecond, 10*time.Millisecond)
+		s.GroupSize, s.LossTimeout = 2, 500*time.Millisecond
+		url := srv.URL()
+		if i%6 == 5 {
+			url = deadURL
+		}
+		info := exporter.ScenarioInfo{Target: "hub", Scenario: s.Name, Kind: s.Kind}
+		runner := &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: url}, Recorder: m.Recorder(info)}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return runner.Run(ctx)
+	}
+	runOnce(0) // warm up pools and lazily started goroutines
+	baseGoroutines, baseHeap := settle()
+
+	n := soakRuns(t)
+	var failed, unexpected atomic.Int64
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				res := runOnce(i)
+				switch {
+				case i%6 == 5 && res.Outcome == scenarios.ResultFailure:
+					failed.Add(1)
+				case i%6 != 5 && (res.Outcome != scenarios.ResultSuccess || res.Lost != 0):
+					unexpected.Add(1)
+					t.Logf("run %d (%s): %s, lost %d", i, res.Kind, res.Error, res.Lost)
+				}
+			}
+		}()
+	}
+	for i := 1; i <= n; i++ {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+
+	goroutines, heap := settle()
+	t.Logf("%d runs: goroutines %d → %d, heap %d KiB → %d KiB", n, baseGoroutines, goroutines, baseHeap>>10, heap>>10)
+	if unexpected.Load() > 0 {
+		t.Errorf("%d runs against the healthy hub failed or lost messages", unexpected.Load())
+	}
+	if want := int64(n / 6); failed.Load() != want {
+		t.Errorf("%d runs against the dead target failed, want %d", failed.Load(), want)
+	}
+	if goroutines > baseGoroutines+5 {
+		t.Errorf("goroutines grew from %d to %d over %d runs", baseGoroutines, goroutines, n)
+	}
+	if heap > baseHeap+32<<20 {
+		t.Errorf("heap grew from %d KiB to %d KiB over %d runs", baseHeap>>10, heap>>10, n)
+	}
+}
+
+// settle waits for closing connections to finish, then reads the goroutine
+// count and live heap.
+func settle() (goroutines int, heap uint64) {
+	deadline := time.Now().Add(5 * time.Second)
+	prev := -1
+	for time.Now().Before(deadline) {
+		runtime.GC()
+		g := runtime.NumGoroutine()
+		if g == prev {
+			break
+		}
+		prev = g
+		time.Sleep(200 * time.Millisecond)
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return runtime.NumGoroutine(), ms.HeapAlloc
+}
