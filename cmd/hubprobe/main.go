@@ -60,6 +60,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	checkCmd := app.Command("check", "Check a configuration file and exit.")
 
+	planCmd := app.Command("plan", "Size an Azure SignalR Service or Web PubSub tier for a workload, by the vendor's performance guide.")
+	planFile := planCmd.Flag("workload.file", "Workload file (YAML) listing the scenarios to size for; see docs/tiers.md.").Required().String()
+	planOutput := planCmd.Flag("output", "Plan format: text or json.").Default("text").Enum("text", "json")
+
 	cmd, err := app.Parse(args)
 	if err != nil {
 		fmt.Fprintln(stderr, "hubprobe:", err)
@@ -76,6 +80,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return serveHub(ctx, *hubListen, *hubMetrics, *hubDelay, stderr, logger)
 	case checkCmd.FullCommand():
 		return check(g, stdout, stderr)
+	case planCmd.FullCommand():
+		return planCommand(*planFile, *planOutput, stdout, stderr)
 	default:
 		return serve(ctx, g, webFlags, stderr, logger)
 	}
