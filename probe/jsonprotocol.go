@@ -25,6 +25,7 @@ func (JSONProtocol) TransferFormat() TransferFormat { return TextFormat }
 // AppendMessage writes m by hand rather than through encoding/json so that
 // pre-encoded arguments are copied, not re-validated, on every send.
 func (JSONProtocol) AppendMessage(dst []byte, m *Message) ([]byte, error) {
+	start := len(dst)
 	dst = append(dst, `{"type":`...)
 	dst = strconv.AppendInt(dst, int64(m.Type), 10)
 	switch m.Type {
@@ -33,10 +34,13 @@ func (JSONProtocol) AppendMessage(dst []byte, m *Message) ([]byte, error) {
 	case StreamItemType:
 		dst = appendStringField(dst, "invocationId", m.InvocationID)
 		dst = appendRawField(dst, "item", m.Item)
+		dst = appendHeaders(dst, m.Headers)
 	case CompletionType:
 		dst = appendCompletion(dst, m)
+		dst = appendHeaders(dst, m.Headers)
 	case CancelInvocationType:
 		dst = appendStringField(dst, "invocationId", m.InvocationID)
+		dst = appendHeaders(dst, m.Headers)
 	case PingType:
 	case CloseType:
 		if m.HasError {
@@ -49,7 +53,7 @@ func (JSONProtocol) AppendMessage(dst []byte, m *Message) ([]byte, error) {
 		dst = append(dst, `,"sequenceId":`...)
 		dst = strconv.AppendUint(dst, m.SequenceID, 10)
 	default:
-		return dst, fmt.Errorf("%w: cannot encode message type %d", ErrProtocol, m.Type)
+		return dst[:start], fmt.Errorf("%w: cannot encode message type %d", ErrProtocol, m.Type)
 	}
 	return append(dst, '}', RecordSeparator), nil
 }
