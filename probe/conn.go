@@ -61,6 +61,9 @@ type Conn struct {
 	calls     map[string]*call
 	streams   map[string]*Stream
 	keepAlive *time.Timer
+	pingSeq   uint64        // CheckAlive's pings, numbered
+	pongWant  string        // payload of the ping awaiting its pong
+	pongSeen  chan struct{} // closed when that pong arrives; nil if none awaited
 
 	closing chan struct{} // closed when the connection starts to end
 	done    chan struct{} // closed when it has ended and the socket is closed
@@ -90,6 +93,9 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	endpoint, err := parseEndpoint(o.URL)
 	if err != nil {
 		return nil, fmt.Errorf("probe: %w", err)
+	}
+	if err := reservedHostError(endpoint, o.SkipNegotiation); err != nil {
+		return nil, err
 	}
 	target, token, connectionID, err := transportTarget(ctx, &o, endpoint)
 	if err != nil {
@@ -155,6 +161,7 @@ func newConn(ws *websocket.Conn, o *Options, connectionID string) *Conn {
 // run starts the read goroutine and the keep-alive timer.
 func (c *Conn) run() {
 	c.markWritten()
+	c.ws.SetPongHandler(c.onPong)
 	c.mu.Lock()
 	c.keepAlive = time.AfterFunc(c.keepAliveInterval, c.keepAliveTick)
 	c.mu.Unlock()

@@ -259,6 +259,7 @@ func TestServerTimeout(t *testing.T) {
 }
 
 func TestServerPingsKeepConnectionAlive(t *testing.T) {
+	t.Parallel() // slow by design; runs after the goroutine-counting tests
 	// 30 pings 50ms apart span three ServerTimeouts.
 	pinged := make(chan struct{})
 	c := scriptedConn(t, func(o *Options) { o.ServerTimeout = 500 * time.Millisecond }, func(t testing.TB, ws *websocket.Conn) {
@@ -618,6 +619,7 @@ func TestCleanClose(t *testing.T) {
 }
 
 func TestCloseWhenServerIgnoresCloseFrame(t *testing.T) {
+	t.Parallel() // slow by design; runs after the goroutine-counting tests
 	release := make(chan struct{})
 	defer close(release)
 	h := newRawHub(t, func(t testing.TB, ws *websocket.Conn) {
@@ -758,6 +760,7 @@ func TestNoGoroutineLeakAfterFailures(t *testing.T) {
 }
 
 func TestCloseUnblocksStuckWriter(t *testing.T) {
+	t.Parallel() // slow by design; runs after the goroutine-counting tests
 	release := make(chan struct{})
 	defer close(release)
 	c := scriptedConn(t, nil, func(t testing.TB, ws *websocket.Conn) {
@@ -866,6 +869,7 @@ func TestTLSEndToEnd(t *testing.T) {
 // waits on a slow reader of Items; that wait must not count against
 // ServerTimeout.
 func TestSlowStreamReaderIsNotServerSilence(t *testing.T) {
+	t.Parallel() // slow by design; runs after the goroutine-counting tests
 	const items = 200
 	stop := make(chan struct{})
 	defer close(stop)

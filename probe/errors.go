@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"strconv"
@@ -79,7 +80,9 @@ func (e *InvocationError) Error() string { return "probe: invocation failed: " +
 // cause is running out of time.
 func newConnectError(phase string, err error) *ConnectError {
 	if isTimeout(err) {
-		phase = PhaseTimeout
+		// The phase label becomes "timeout", so the text keeps the phase:
+		// "Post: context deadline exceeded" alone does not say what hung.
+		return &ConnectError{Phase: PhaseTimeout, Err: fmt.Errorf("%s did not finish in time: %w", phase, err)}
 	}
 	return &ConnectError{Phase: phase, Err: err}
 }

@@ -59,7 +59,9 @@ func (c *Conn) readFrame() error {
 }
 
 // parseBuffered dispatches every complete record in rbuf and keeps the
-// partial tail, which may not outgrow MaxMessageSize.
+// partial tail, which may not outgrow MaxMessageSize. rbuf is reused at
+// once, so this relies on protocols handing out messages that do not
+// alias the input (both JSON and MessagePack copy what they decode).
 func (c *Conn) parseBuffered() error {
 	if len(c.rbuf) == 0 {
 		return nil

@@ -20,6 +20,9 @@ const (
 // and Web PubSub send ("Connection count reaches limit.", "Message count
 // reaches limit.").
 func ClassifyThrottle(err error) (reason string, throttled bool) {
+	if reason, ok := ClassifyRESTThrottle(err); ok {
+		return reason, true
+	}
 	var ce *ConnectError
 	if errors.As(err, &ce) && ce.StatusCode == http.StatusTooManyRequests {
 		if mentionsLimit(ce.Body, "connection") {

@@ -1,0 +1,78 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// CheckAlive sends a WebSocket ping and waits up to wait for its pong.
+// Every WebSocket server answers pings while it reads, whatever its hub
+// layer does, so no pong means the peer stopped reading: the connection is
+// half-open, and reads would wait for ServerTimeout to find out. Then the
+// connection ends with an error wrapping ErrServerTimeout, which CheckAlive
+// returns. If ctx ends first, CheckAlive returns ctx.Err() and leaves the
+// connection alone. One check at a time per connection.
+func (c *Conn) CheckAlive(ctx context.Context, wait time.Duration) error {
+	if c.isEnded() {
+		return c.closedErr()
+	}
+	payload, answered := c.expectPong()
+	defer c.forgetPong()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	if err := c.ws.WriteControl(websocket.PingMessage, payload, time.Now().Add(wait)); err != nil {
+		if !isTimeout(err) {
+			c.fail(fmt.Errorf("probe: ping failed: %w", err))
+			return c.closedErr()
+		}
+		return c.halfOpen(fmt.Errorf("%w: a WebSocket ping could not be written within %s; the connection is half-open", ErrServerTimeout, wait))
+	}
+	select {
+	case <-answered:
+		return nil
+	case <-c.closing:
+		return c.closedErr()
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return c.halfOpen(fmt.Errorf("%w: no answer to a WebSocket ping within %s; the connection is half-open", ErrServerTimeout, wait))
+	}
+}
+
+func (c *Conn) halfOpen(err error) error {
+	c.fail(err)
+	return c.Err()
+}
+
+// expectPong arms the pong handler for a new ping and returns the ping's
+// payload and a channel closed when its pong arrives.
+func (c *Conn) expectPong() ([]byte, <-chan struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pingSeq++
+	c.pongWant = strconv.FormatUint(c.pingSeq, 10)
+	c.pongSeen = make(chan struct{})
+	return []byte(c.pongWant), c.pongSeen
+}
+
+func (c *Conn) forgetPong() {
+	c.mu.Lock()
+	c.pongSeen = nil
+	c.mu.Unlock()
+}
+
+// onPong runs on the read goroutine. Pongs that answer no ping of ours
+// (unsolicited heartbeats, late answers) are ignored.
+func (c *Conn) onPong(data string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pongSeen != nil && data == c.pongWant {
+		close(c.pongSeen)
+		c.pongSeen = nil
+	}
+	return nil
+}

@@ -1,0 +1,352 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// EndpointREST is the endpoint name REST responses are reported under to
+// Observer.HTTPResponse.
+const EndpointREST = "rest"
+
+// REST API versions of Azure SignalR Service.
+const (
+	// RESTAPIV1 uses /api/v1/hubs/{hub}/... paths.
+	RESTAPIV1 = "v1"
+	// RESTAPI20220601 uses /api/hubs/{hub}/.../:send?api-version=2022-06-01.
+	RESTAPI20220601 = "2022-06-01"
+)
+
+// Defaults for the zero values of RESTOptions.
+const (
+	DefaultRESTMaxRetries   = 3
+	DefaultRESTMaxRetryWait = 30 * time.Second
+)
+
+const (
+	restMaxBody      = 1 << 20 // the service refuses larger bodies
+	restMaxErrorBody = 512
+	restMaxDrain     = 64 << 10 // read past a response to reuse the connection
+	restMaxGroupName = 1024
+)
+
+// RESTOptions configures a RESTClient. Zero values take the defaults.
+type RESTOptions struct {
+	// APIVersion is RESTAPIV1 (the default) or RESTAPI20220601.
+	APIVersion string
+	// HTTPClient sends the requests; http.DefaultClient when nil.
+	HTTPClient *http.Client
+	// Observer is told the status code of every response, retried ones
+	// included, under EndpointREST.
+	Observer Observer
+	// MaxRetries bounds the retries of one call after HTTP 429: 0 means
+	// DefaultRESTMaxRetries, a negative value means none.
+	MaxRetries int
+	// MaxRetryWait is the longest wait hubprobe accepts before a retry: a
+	// Retry-After beyond it ends the call with the 429. 0 means
+	// DefaultRESTMaxRetryWait.
+	MaxRetryWait time.Duration
+	// TokenTTL is the lifetime of each request's token; 0 means
+	// DefaultRESTTokenTTL.
+	TokenTTL time.Duration
+
+	// Now, Sleep and Jitter let tests drive time. Now stamps tokens and
+	// reads Retry-After dates (time.Now by default); Sleep waits before a
+	// retry and must return ctx's error if ctx ends first; Jitter returns
+	// a number in [0, 1) that scales each backoff (math/rand by default).
+	Now    func() time.Time
+	Sleep  func(ctx context.Context, d time.Duration) error
+	Jitter func() float64
+}
+
+func (o RESTOptions) withDefaults() (RESTOptions, error) {
+	switch o.APIVersion {
+	case "":
+		o.APIVersion = RESTAPIV1
+	case RESTAPIV1, RESTAPI20220601:
+	default:
+		return o, fmt.Errorf("probe: REST API version %q is not %q or %q", o.APIVersion, RESTAPIV1, RESTAPI20220601)
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = http.DefaultClient
+	}
+	if o.Observer == nil {
+		o.Observer = nopObserver{}
+	}
+	if o.MaxRetries == 0 {
+		o.MaxRetries = DefaultRESTMaxRetries
+	}
+	o.MaxRetryWait = orDefault(o.MaxRetryWait, DefaultRESTMaxRetryWait)
+	o.TokenTTL = orDefault(o.TokenTTL, DefaultRESTTokenTTL)
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Sleep == nil {
+		o.Sleep = restSleep
+	}
+	if o.Jitter == nil {
+		o.Jitter = rand.Float64
+	}
+	return o, nil
+}
+
+// RESTError is a REST call that ended with an unexpected HTTP status.
+type RESTError struct {
+	Op         string // what was attempted, such as "send to group"
+	StatusCode int
+	Body       string        // at most the first 512 bytes of the response body
+	RetryAfter time.Duration // the response's Retry-After, 0 when absent
+	Attempts   int           // requests sent, retries included
+	// Err is set when the call gave up waiting to retry, for example
+	// because ctx ended during the backoff.
+	Err error
+}
+
+func (e *RESTError) Error() string {
+	msg := "probe: REST " + e.Op + ": HTTP " + strconv.Itoa(e.StatusCode)
+	if e.Attempts > 1 {
+		msg += " after " + strconv.Itoa(e.Attempts) + " attempts"
+	}
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *RESTError) Unwrap() error { return e.Err }
+
+// RESTClient sends messages and manages groups through the REST API of
+// Azure SignalR Service, for one hub. Every request carries a fresh token
+// whose aud is that request's URL. It is safe for concurrent use.
+type RESTClient struct {
+	opts         RESTOptions
+	key          []byte
+	serverBase   string // where requests go
+	audienceBase string // scheme://host the tokens name
+	hubPath      string // /api/v1/hubs/{hub} or /api/hubs/{hub}
+}
+
+// NewRESTClient returns a client for hub. The hub name is lower-cased, as
+// the service SDKs do.
+func NewRESTClient(cs ConnectionString, hub string, opts RESTOptions) (*RESTClient, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := azureCheckHub(hub); err != nil {
+		return nil, err
+	}
+	if cs.key == nil || cs.endpoint == nil {
+		return nil, errors.New("probe: REST client: connection string has no Endpoint or AccessKey")
+	}
+	prefix := "/api/v1/hubs/"
+	if o.APIVersion == RESTAPI20220601 {
+		prefix = "/api/hubs/"
+	}
+	return &RESTClient{
+		opts:         o,
+		key:          cs.AccessKey(),
+		serverBase:   cs.ServerEndpoint(),
+		audienceBase: csOrigin(cs.endpoint),
+		hubPath:      prefix + azureEscape(strings.ToLower(hub)),
+	}, nil
+}
+
+// restCall is one logical operation; do may send it several times.
+type restCall struct {
+	op     string
+	method string
+	path   string     // escaped, after the server base
+	query  url.Values // excluded=...; newRequest adds api-version
+	body   []byte     // nil for group membership calls
+	want   func(code int) bool
+}
+
+func restWantAccepted(code int) bool { return code == http.StatusAccepted }
+
+// restWantSuccess accepts any 2xx: group membership calls are documented as 200
+// for 2022-06-01 adds, and not at all for v1 or for removals.
+func restWantSuccess(code int) bool { return code >= 200 && code < 300 }
+
+// Broadcast sends target(args...) to every client of the hub except the
+// excluded connection IDs.
+func (c *RESTClient) Broadcast(ctx context.Context, target string, args []json.RawMessage, excluded ...string) error {
+	q := url.Values{}
+	if len(excluded) > 0 {
+		q["excluded"] = excluded
+	}
+	return c.send(ctx, "broadcast", "", q, target, args)
+}
+
+// SendToUser sends target(args...) to every connection of user (the
+// nameid of their tokens).
+func (c *RESTClient) SendToUser(ctx context.Context, user, target string, args []json.RawMessage) error {
+	if user == "" {
+		return errors.New("probe: REST send to user: empty user ID")
+	}
+	return c.send(ctx, "send to user", "/users/"+azureEscape(user), nil, target, args)
+}
+
+// SendToGroup sends target(args...) to every connection in group.
+func (c *RESTClient) SendToGroup(ctx context.Context, group, target string, args []json.RawMessage) error {
+	if err := restCheckGroup(group); err != nil {
+		return err
+	}
+	return c.send(ctx, "send to group", "/groups/"+azureEscape(group), nil, target, args)
+}
+
+// SendToConnection sends target(args...) to one connection.
+func (c *RESTClient) SendToConnection(ctx context.Context, connID, target string, args []json.RawMessage) error {
+	if connID == "" {
+		return errors.New("probe: REST send to connection: empty connection ID")
+	}
+	return c.send(ctx, "send to connection", "/connections/"+azureEscape(connID), nil, target, args)
+}
+
+// AddConnectionToGroup puts connection connID in group.
+func (c *RESTClient) AddConnectionToGroup(ctx context.Context, group, connID string) error {
+	return c.membership(ctx, "add to group", http.MethodPut, group, connID)
+}
+
+// RemoveConnectionFromGroup takes connection connID out of group.
+func (c *RESTClient) RemoveConnectionFromGroup(ctx context.Context, group, connID string) error {
+	return c.membership(ctx, "remove from group", http.MethodDelete, group, connID)
+}
+
+func (c *RESTClient) membership(ctx context.Context, op, method, group, connID string) error {
+	if err := restCheckGroup(group); err != nil {
+		return err
+	}
+	if connID == "" {
+		return fmt.Errorf("probe: REST %s: empty connection ID", op)
+	}
+	path := c.hubPath + "/groups/" + azureEscape(group) + "/connections/" + azureEscape(connID)
+	return c.do(ctx, restCall{op: op, method: method, path: path, want: restWantSuccess})
+}
+
+// send posts {"target":...,"arguments":[...]} to the send path of scope
+// ("" for the whole hub).
+func (c *RESTClient) send(ctx context.Context, op, scope string, q url.Values, target string, args []json.RawMessage) error {
+	if target == "" {
+		return fmt.Errorf("probe: REST %s: empty target", op)
+	}
+	if args == nil {
+		args = []json.RawMessage{}
+	}
+	body, err := json.Marshal(struct {
+		Target    string            `json:"target"`
+		Arguments []json.RawMessage `json:"arguments"`
+	}{target, args})
+	if err != nil {
+		return fmt.Errorf("probe: REST %s: encoding the message: %w", op, err)
+	}
+	if len(body) > restMaxBody {
+		return fmt.Errorf("probe: REST %s: message of %d bytes is over the service's %d-byte limit", op, len(body), restMaxBody)
+	}
+	path := c.hubPath + scope
+	if c.opts.APIVersion == RESTAPI20220601 {
+		path += "/:send"
+	}
+	return c.do(ctx, restCall{op: op, method: http.MethodPost, path: path, query: q, body: body, want: restWantAccepted})
+}
+
+func restCheckGroup(group string) error {
+	if group == "" || len(group) > restMaxGroupName {
+		return fmt.Errorf("probe: REST: group name must be 1 to %d characters", restMaxGroupName)
+	}
+	return nil
+}
+
+// do sends call, retrying after HTTP 429 only. Other failures are not
+// retried: a send is not idempotent, and after a 5xx or a broken
+// connection the service may already have delivered the message, so a
+// retry could deliver it twice and skew what the probe measures.
+func (c *RESTClient) do(ctx context.Context, call restCall) error {
+	for attempt := 1; ; attempt++ {
+		rerr, err := c.attempt(ctx, call)
+		if err != nil || rerr == nil {
+			return err
+		}
+		rerr.Attempts = attempt
+		wait, ok := c.retryWait(ctx, rerr, attempt)
+		if !ok {
+			return rerr
+		}
+		if err := c.opts.Sleep(ctx, wait); err != nil {
+			rerr.Err = fmt.Errorf("gave up waiting %s to retry: %w", wait, err)
+			return rerr
+		}
+	}
+}
+
+// attempt sends call once. It returns a *RESTError for an unexpected
+// status, or an error when no response came back.
+func (c *RESTClient) attempt(ctx context.Context, call restCall) (*RESTError, error) {
+	req, err := c.newRequest(ctx, call)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.opts.HTTPClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("probe: REST %s: %w", call.op, redactURLError(err))
+	}
+	defer res.Body.Close()
+	c.opts.Observer.HTTPResponse(EndpointREST, res.StatusCode)
+	if call.want(res.StatusCode) {
+		_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, restMaxDrain))
+		return nil, nil
+	}
+	body, _ := io.ReadAll(io.LimitReader(res.Body, restMaxErrorBody))
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, restMaxDrain))
+	retryAfter, _ := restParseRetryAfter(res.Header.Get("Retry-After"), c.opts.Now())
+	return &RESTError{Op: call.op, StatusCode: res.StatusCode, Body: string(body), RetryAfter: retryAfter}, nil
+}
+
+// newRequest builds one request with its own token: aud is the request URL
+// without its query, on the Endpoint's scheme and host.
+func (c *RESTClient) newRequest(ctx context.Context, call restCall) (*http.Request, error) {
+	query := url.Values{}
+	for k, v := range call.query {
+		query[k] = v
+	}
+	if c.opts.APIVersion == RESTAPI20220601 {
+		query.Set("api-version", RESTAPI20220601)
+	}
+	target := c.serverBase + call.path
+	if len(query) > 0 {
+		target += "?" + query.Encode()
+	}
+	now := c.opts.Now()
+	token, err := MintToken(c.key, TokenClaims{
+		Audience:  c.audienceBase + call.path,
+		ExpiresAt: now.Add(c.opts.TokenTTL),
+		IssuedAt:  now,
+		NotBefore: now,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("probe: REST %s: %w", call.op, err)
+	}
+	var body io.Reader = http.NoBody
+	if call.body != nil {
+		body = bytes.NewReader(call.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, call.method, target, body)
+	if err != nil {
+		return nil, fmt.Errorf("probe: REST %s: %w", call.op, redactURLError(err))
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	if call.body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return req, nil
+}

@@ -1,0 +1,74 @@
+package probe
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"testing"
+	"time"
+)
+
+func TestRESTParseRetryAfter(t *testing.T) {
+	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	cases := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"2", 2 * time.Second, true},
+		{" 120 ", 2 * time.Minute, true},
+		{"0", 0, true},
+		{"99999999999999999999", time.Duration(math.MaxInt64), true},
+		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second, true},
+		{"Saturday, 01-Mar-25 12:00:05 GMT", 5 * time.Second, true}, // RFC 850, still allowed
+		{now.Add(-time.Hour).Format(http.TimeFormat), 0, true},
+		{"", 0, false},
+		{"-1", 0, false},
+		{"1.5", 0, false},
+		{"soon", 0, false},
+	}
+	for _, c := range cases {
+		got, ok := restParseRetryAfter(c.in, now)
+		if got != c.want || ok != c.ok {
+			t.Errorf("restParseRetryAfter(%q) = %s, %v; want %s, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+func TestClassifyRESTThrottle(t *testing.T) {
+	cases := []struct {
+		err    error
+		reason string
+		ok     bool
+	}{
+		{&RESTError{StatusCode: 429}, ThrottleHTTP429, true},
+		{&RESTError{StatusCode: 429, Body: `{"message":"Connection count reaches limit."}`}, ThrottleConnectionLimit, true},
+		{&RESTError{StatusCode: 429, Body: "Message count reaches limit."}, ThrottleMessageLimit, true},
+		{fmt.Errorf("scenario: %w", &RESTError{StatusCode: 429, Err: errors.New("gave up")}), ThrottleHTTP429, true},
+		{&RESTError{StatusCode: 500, Body: "Connection count reaches limit."}, "", false},
+		{&RESTError{StatusCode: 401}, "", false},
+		{&ConnectError{Phase: PhaseNegotiate, StatusCode: 429}, "", false}, // ClassifyThrottle's business
+		{errors.New("HTTP 429"), "", false},
+		{nil, "", false},
+	}
+	for _, c := range cases {
+		reason, ok := ClassifyRESTThrottle(c.err)
+		if reason != c.reason || ok != c.ok {
+			t.Errorf("ClassifyRESTThrottle(%v) = %q, %v; want %q, %v", c.err, reason, ok, c.reason, c.ok)
+		}
+	}
+}
+
+func TestRESTErrorText(t *testing.T) {
+	cases := map[string]*RESTError{
+		"probe: REST broadcast: HTTP 500":                                       {Op: "broadcast", StatusCode: 500, Body: "secret-looking body", Attempts: 1},
+		"probe: REST send to user: HTTP 429 after 4 attempts":                   {Op: "send to user", StatusCode: 429, Attempts: 4},
+		"probe: REST add to group: HTTP 429 after 2 attempts: context canceled": {Op: "add to group", StatusCode: 429, Attempts: 2, Err: errors.New("context canceled")},
+	}
+	for want, e := range cases {
+		if e.Error() != want {
+			t.Errorf("Error() = %q, want %q", e.Error(), want)
+		}
+	}
+}
