@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/hubprobe/hubprobe/probe"
 )
@@ -53,8 +54,8 @@ func jsonString(arg []byte) (string, bool) {
 	if len(arg) < 2 || arg[0] != '"' {
 		return "", false
 	}
-	if bytes.IndexByte(arg, '\\') < 0 {
-		return string(arg[1 : len(arg)-1]), true
+	if inner := arg[1 : len(arg)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner), true
 	}
 	var s string
 	if json.Unmarshal(arg, &s) != nil {
@@ -109,7 +110,7 @@ func jsonObjectField(obj []byte, key string) (string, bool) {
 
 // stringEquals compares a quoted JSON string with s.
 func stringEquals(quoted []byte, s string) bool {
-	if bytes.IndexByte(quoted, '\\') < 0 {
+	if bytes.IndexByte(quoted, '\\') < 0 && utf8.Valid(quoted) {
 		return len(quoted) == len(s)+2 && string(quoted[1:len(quoted)-1]) == s
 	}
 	decoded, ok := jsonString(quoted)

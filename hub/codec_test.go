@@ -16,6 +16,7 @@ func TestJSONObjectField(t *testing.T) {
 		{` { "a" : {"information.ConnectionId":"nested"} , "information.ConnectionId" : "top" } `, connectionIDField, "top", true},
 		{`{"x":[1,"information.ConnectionId",{"y":"}"}],"information.GroupName":"g\"1"}`, groupNameField, `g"1`, true},
 		{`{"information.GroupName":"caf\u00e9"}`, groupNameField, "café", true},
+		{"{\"information.GroupName\":\"bad\x80utf8\"}", groupNameField, "bad\ufffdutf8", true},
 		{`{"information\u002eGroupName":"escaped key"}`, groupNameField, "escaped key", true},
 		{`{"information.ConnectionId":12345}`, connectionIDField, "12345", true},
 		{`{"information.ConnectionId":null}`, connectionIDField, "", false},

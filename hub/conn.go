@@ -2,7 +2,6 @@ package hub
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,9 +28,9 @@ const (
 
 // Close message errors, worded like ASP.NET's where ASP.NET has one.
 const (
-	errMsgGeneric      = "Connection closed with an error."
-	errMsgClientTimout = "Connection closed with an error. The client sent nothing within the client timeout."
-	errMsgSlowConsumer = "Connection closed with an error. The client did not read its messages fast enough."
+	errMsgGeneric       = "Connection closed with an error."
+	errMsgClientTimeout = "Connection closed with an error. The client sent nothing within the client timeout."
+	errMsgSlowConsumer  = "Connection closed with an error. The client did not read its messages fast enough."
 )
 
 var (
@@ -58,7 +57,8 @@ func (e *closeError) Unwrap() error { return e.cause }
 var readBufPool = sync.Pool{New: func() any { return new([readBufSize]byte) }}
 
 // conn is one client connection. The reader goroutine (the HTTP handler's)
-// parses and dispatches; the writer goroutine owns every write.
+// parses, dispatches and writes its own replies from the outbox; the writer
+// goroutine writes what other goroutines queue. wmu keeps their writes apart.
 type conn struct {
 	hub *Hub
 	t   transport
@@ -75,10 +75,9 @@ type conn struct {
 	handshaken atomic.Bool
 	binary     atomic.Bool
 	pingQueued atomic.Bool
-	wmu        sync.Mutex
-	unwritten  atomic.Int32
 	lastRead   atomic.Int64
 	lastWrite  atomic.Int64
+	wmu        sync.Mutex // serializes every transport write
 
 	// Reader-owned state.
 	cd         *codec // set by the handshake; safe to read once handshaken
@@ -86,6 +85,7 @@ type conn struct {
 	parsed     int
 	dispatchFn func(*probe.Message) error
 	uploads    map[string]*upload
+	outbox     outbox
 
 	mu      sync.Mutex
 	streams map[string]*echoStream // running StreamingEcho calls by invocation id
@@ -125,6 +125,9 @@ func (c *conn) readSafely() (err error) {
 		}
 	}()
 	for {
+		if err := c.flushBeforeRead(); err != nil {
+			return err
+		}
 		r, err := c.t.NextReader()
 		if err != nil {
 			return err
@@ -144,6 +147,9 @@ func (c *conn) readMessage(r io.Reader) error {
 		}
 		if len(c.in) == cap(c.in) {
 			c.in = append(make([]byte, 0, 2*cap(c.in)), c.in...)
+		}
+		if err := c.flushBeforeRead(); err != nil {
+			return err
 		}
 		n, err := r.Read(c.in[len(c.in):cap(c.in)])
 		if n > 0 {
@@ -205,6 +211,9 @@ func (c *conn) parseRecords(data []byte) ([]byte, error) {
 			}
 			return nil, err
 		}
+		if err := c.flushIfFull(); err != nil {
+			return nil, err
+		}
 		data = data[end+1:]
 	}
 }
@@ -246,8 +255,8 @@ func (c *conn) handshake(record []byte) error {
 	c.cd = cd
 	c.binary.Store(cd.TransferFormat() == probe.BinaryFormat)
 	_ = c.t.SetReadDeadline(time.Time{})
-	c.enqueueOwn(handshakeOK)
-	c.sendInvocation("OnConnected", cd.quote(nil, c.id))
+	c.outbox.appendHandshake(probe.AppendHandshakeResponse(nil, ""))
+	c.reply(invocation("OnConnected", cd.quote(nil, c.id)))
 	if !c.hub.register(c) {
 		return errClosing
 	}
@@ -256,11 +265,9 @@ func (c *conn) handshake(record []byte) error {
 	return nil
 }
 
-var handshakeOK = handshakeFrame(probe.AppendHandshakeResponse(nil, ""))
-
 func (c *conn) refuseHandshake(msg string) error {
 	c.log.Debug().Str("reason", msg).Msg("handshake refused")
-	c.enqueueOwn(handshakeFrame(probe.AppendHandshakeResponse(nil, msg)))
+	c.outbox.appendHandshake(probe.AppendHandshakeResponse(nil, msg))
 	return errHandshakeDone
 }
 
@@ -293,8 +300,12 @@ func (c *conn) finish(err error) {
 	switch {
 	case errors.As(err, &ce):
 		c.log.Info().Err(err).Msg("closing connection")
+		_ = c.flush() // replies to the records before the bad one
 		c.requestClose(closeWithError(ce.msg))
-	case errors.Is(err, errClientClosed), errors.Is(err, errClosing), errors.Is(err, errHandshakeDone):
+	case errors.Is(err, errHandshakeDone):
+		_ = c.flush() // the handshake refusal
+		c.requestClose(nil)
+	case errors.Is(err, errClientClosed), errors.Is(err, errClosing):
 		c.requestClose(nil)
 	case !c.handshaken.Load() && isTimeout(err):
 		c.log.Debug().Msg("handshake timed out")
@@ -307,6 +318,7 @@ func (c *conn) finish(err error) {
 	c.abortTimer.Stop()
 	c.hub.untrack(c)
 	c.releaseInputAlways()
+	c.outbox.release()
 	c.drainQueue()
 }
 
@@ -315,126 +327,4 @@ func (c *conn) releaseInputAlways() {
 		c.in = c.in[:0]
 		c.releaseInput()
 	}
-}
-
-// requestClose starts ending the connection: no more messages are queued,
-// the writer flushes what is queued plus msg (when the handshake is done),
-// and the socket is cut after closeGrace whatever the client does.
-func (c *conn) requestClose(msg *probe.Message) {
-	c.closeOnce.Do(func() {
-		c.closed.Store(true)
-		if msg != nil && c.handshaken.Load() {
-			if f, err := encodeFrame(c.cd, msg); err == nil {
-				c.closeMsg = f
-			}
-		}
-		c.abortTimer = time.AfterFunc(closeGrace, c.t.Abort)
-		close(c.closing)
-	})
-}
-
-func closeWithError(msg string) *probe.Message {
-	return &probe.Message{Type: probe.CloseType, Error: msg, HasError: true}
-}
-
-// enqueue queues f for the writer without ever blocking. A full queue means
-// the client reads slower than the hub sends: it is disconnected rather
-// than allowed to grow the hub's memory.
-func (c *conn) enqueue(f *frame) bool {
-	if c.closed.Load() {
-		return false
-	}
-	f.retain()
-	c.unwritten.Add(1)
-	select {
-	case c.queue <- f:
-		return true
-	default:
-		c.unwritten.Add(-1)
-		f.release()
-		c.log.Warn().Int("queue", cap(c.queue)).Msg("disconnecting slow consumer")
-		c.requestClose(closeWithError(errMsgSlowConsumer))
-		return false
-	}
-}
-
-// enqueueOwn queues f for a message the connection's own goroutines produce
-// (replies, callbacks, stream items). A full queue makes them wait for the
-// writer: a client that outpaces itself is slowed down through TCP, as with
-// any echo server, rather than dropped.
-func (c *conn) enqueueOwn(f *frame) bool {
-	if c.closed.Load() {
-		return false
-	}
-	if c.tryWriteDirect(f) {
-		return true
-	}
-	f.retain()
-	c.unwritten.Add(1)
-	select {
-	case c.queue <- f:
-		return true
-	default:
-	}
-	select {
-	case c.queue <- f:
-		return true
-	case <-c.closing:
-		c.unwritten.Add(-1)
-		f.release()
-		return false
-	}
-}
-
-// enqueuePing queues a keep-alive unless one is already waiting; a busy
-// writer is no reason to disconnect.
-func (c *conn) enqueuePing() {
-	if c.closed.Load() || !c.pingQueued.CompareAndSwap(false, true) {
-		return
-	}
-	select {
-	case c.queue <- c.hub.ping:
-	default:
-		c.pingQueued.Store(false)
-	}
-}
-
-func (c *conn) drainQueue() {
-	for {
-		select {
-		case f := <-c.queue:
-			f.release()
-		default:
-			return
-		}
-	}
-}
-
-// send encodes m and queues it to this connection; only the connection's
-// own goroutines call it.
-func (c *conn) send(m *probe.Message) {
-	f, err := encodeFrame(c.cd, m)
-	if err != nil {
-		c.log.Error().Err(err).Msg("cannot encode message")
-		return
-	}
-	c.enqueueOwn(f)
-	f.release()
-}
-
-func (c *conn) sendInvocation(target string, args ...[]byte) {
-	m := probe.Message{Type: probe.InvocationType, Target: target, Arguments: make([]json.RawMessage, len(args))}
-	for i, a := range args {
-		m.Arguments[i] = a
-	}
-	c.send(&m)
-}
-
-// complete answers an invocation: a result, an error, or neither (void).
-func (c *conn) complete(invocationID string, result []byte, errMsg string) {
-	m := probe.Message{Type: probe.CompletionType, InvocationID: invocationID, Result: result}
-	if errMsg != "" {
-		m.Result, m.Error, m.HasError = nil, errMsg, true
-	}
-	c.send(&m)
 }

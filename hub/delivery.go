@@ -43,33 +43,38 @@ func (h *Hub) deliver(d delivery) {
 }
 
 // send fans d out, encoding it once per hub protocol in use. With
-// fromCaller (the caller's read loop, not the slow-mode queue) a message to
-// the caller may wait for room in its queue; fan-outs never wait, since one
-// slow receiver must not stall the others.
+// fromCaller (on the caller's read loop, not from the slow-mode queue) the
+// caller's own copy goes to its outbox, which keeps it in order with the
+// invocation's Completion; everyone else's goes to their send queue, which
+// never blocks the sender.
 func (h *Hub) send(d *delivery, fromCaller bool) {
 	fo := fanout{msg: &d.msg}
 	defer fo.release()
 	switch d.to {
 	case toCaller:
-		fo.sendTo(d.caller, fromCaller)
+		if fromCaller {
+			d.caller.reply(&d.msg) // no shared frame needed
+			return
+		}
+		fo.sendTo(d.caller, false)
 	case toConnection:
 		h.mu.RLock()
 		c := h.byID[d.key]
 		h.mu.RUnlock()
 		if c != nil {
-			fo.sendTo(c, false)
+			fo.sendTo(c, fromCaller && c == d.caller)
 		}
 	case toAll:
 		h.mu.RLock()
 		defer h.mu.RUnlock()
 		for _, c := range h.byID {
-			fo.sendTo(c, false)
+			fo.sendTo(c, fromCaller && c == d.caller)
 		}
 	case toGroup:
 		h.mu.RLock()
 		defer h.mu.RUnlock()
 		for c := range h.groups[d.key] {
-			fo.sendTo(c, false)
+			fo.sendTo(c, fromCaller && c == d.caller)
 		}
 	}
 }
@@ -97,7 +102,7 @@ func (fo *fanout) sendTo(c *conn, own bool) {
 		fo.frames[c.cd.index] = f
 	}
 	if own {
-		c.enqueueOwn(f)
+		c.outbox.appendFrame(f.b) // on the caller's reader, which owns the outbox
 	} else {
 		c.enqueue(f)
 	}

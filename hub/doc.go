@@ -20,6 +20,17 @@
 // through as the bytes the client sent; the hub only peeks at the one field it
 // routes on, and encodes each fanned-out message once for all receivers.
 //
+// Limits follow ASP.NET Core's defaults (Options): a 15 s handshake timeout,
+// a Ping after 15 s of silence, a Close after 30 s without hearing from the
+// client, 32 KiB per message. Each connection has a bounded send queue; a
+// client that lets it fill is sent a Close with an error and dropped, so a
+// slow consumer cannot grow the hub's memory. Replies to the caller itself are
+// written by its read loop, batched while more input is already buffered.
+//
+// Slow mode (Options.DeliveryDelay, SetDeliveryDelay) holds every
+// RecordLatency and streamed echo back for a while, to show what a slow hub
+// looks like on the dashboards.
+//
 // Transports and hub protocols sit behind small internal seams (transport and
 // codec) so Server-Sent Events, Long Polling and MessagePack can be added
 // without touching the hub methods.

@@ -13,9 +13,7 @@ import (
 type frame struct {
 	b      []byte
 	refs   atomic.Int32
-	static bool // shared constant (Ping, handshake); never pooled
-	// handshake frames are not hub messages and are not counted as sent.
-	handshake bool
+	static bool // shared constant (Ping); never pooled
 }
 
 // maxPooledFrame keeps one oversized message from pinning a large buffer in
@@ -33,8 +31,6 @@ func newFrame() *frame {
 }
 
 func staticFrame(b []byte) *frame { return &frame{b: b, static: true} }
-
-func handshakeFrame(b []byte) *frame { return &frame{b: b, static: true, handshake: true} }
 
 func (f *frame) retain() {
 	if !f.static {

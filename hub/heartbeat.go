@@ -32,7 +32,7 @@ func (h *Hub) beat(conns []*conn) []*conn {
 		switch {
 		case now-c.lastRead.Load() > int64(h.opts.ClientTimeout):
 			c.log.Info().Dur("timeout", h.opts.ClientTimeout).Msg("client timed out")
-			c.requestClose(closeWithError(errMsgClientTimout))
+			c.requestClose(closeWithError(errMsgClientTimeout))
 		case now-c.lastWrite.Load() >= int64(h.opts.KeepAliveInterval):
 			c.enqueuePing()
 		}

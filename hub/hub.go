@@ -44,7 +44,7 @@ type Hub struct {
 }
 
 // New builds a hub and registers its metrics with reg; a nil reg keeps the
-// metrics unexported.
+// metrics unexported. The hub runs two background goroutines until Close.
 func New(opts Options, reg prometheus.Registerer) (*Hub, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
@@ -113,12 +113,13 @@ func (h *Hub) serveTransport(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "this hub serves only the WebSockets transport", http.StatusBadRequest)
 		return
 	}
-	ws, err := h.upgrader.Upgrade(w, r, nil)
+	hj := &hijackRecorder{ResponseWriter: w}
+	ws, err := h.upgrader.Upgrade(hj, r, nil)
 	if err != nil {
 		h.log.Debug().Err(err).Msg("websocket upgrade failed")
 		return
 	}
-	c := newConn(h, wsTransport{ws}, id)
+	c := newConn(h, wsTransport{ws: ws, br: hj.br}, id)
 	if !h.track(c) {
 		c.t.Abort()
 		return

@@ -1,9 +1,12 @@
 package hub
 
 import (
+	"context"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -62,16 +65,26 @@ func TestHandshakeTimeout(t *testing.T) {
 	}
 }
 
-func TestClientTimeoutAndKeepAlive(t *testing.T) {
-	_, srv, _ := startHub(t, Options{KeepAliveInterval: 50 * time.Millisecond, ClientTimeout: 400 * time.Millisecond})
+func TestKeepAlivePings(t *testing.T) {
+	_, srv, _ := startHub(t, Options{KeepAliveInterval: 30 * time.Millisecond, ClientTimeout: time.Minute})
+	c := connect(t, srv)
+	for i := 0; i < 2; i++ {
+		if got := string(c.nextRecord()); got != `{"type":6}` {
+			t.Fatalf("idle client got %s, want keep-alive pings", got)
+		}
+	}
+}
+
+func TestClientTimeout(t *testing.T) {
+	_, srv, _ := startHub(t, Options{KeepAliveInterval: 50 * time.Millisecond, ClientTimeout: 600 * time.Millisecond})
 	silent := connect(t, srv)
 	talker := connect(t, srv)
 
 	stop := make(chan struct{})
 	done := make(chan struct{})
-	go func() { // talker pings more often than the client timeout
+	go func() { // the talker pings far more often than the client timeout
 		defer close(done)
-		tick := time.NewTicker(50 * time.Millisecond)
+		tick := time.NewTicker(25 * time.Millisecond)
 		defer tick.Stop()
 		for {
 			select {
@@ -83,23 +96,11 @@ func TestClientTimeoutAndKeepAlive(t *testing.T) {
 		}
 	}()
 
-	pings := 0
-	for {
-		rec := string(silent.nextRecord())
-		if rec == `{"type":6}` {
-			pings++
-			continue
-		}
-		want := `{"type":7,"error":"Connection closed with an error. The client sent nothing within the client timeout."}`
-		if rec != want {
-			t.Fatalf("got %s, want %s", rec, want)
-		}
-		break
+	want := `{"type":7,"error":"Connection closed with an error. The client sent nothing within the client timeout."}`
+	if got := silent.nextNonPingRecord(); got != want {
+		t.Fatalf("got %s, want %s", got, want)
 	}
 	silent.expectClosed()
-	if pings < 2 {
-		t.Fatalf("silent client saw %d keep-alive pings before the timeout, want at least 2", pings)
-	}
 	close(stop)
 	<-done
 	// The talker outlived the silent client's timeout and still works.
@@ -302,4 +303,59 @@ func TestPanicInAMethodIsRecoveredAndCounted(t *testing.T) {
 	if got := bystander.nextNonPingRecord(); got != recordLatencyRecord(`{"ok":1}`) {
 		t.Fatalf("bystander got %s", got)
 	}
+}
+
+func TestRepliesToOneReadShareOneWrite(t *testing.T) {
+	h, srv, _ := startHub(t, Options{})
+	c := connect(t, srv)
+	h.mu.RLock()
+	tr := h.byID[c.id].t.(wsTransport)
+	h.mu.RUnlock()
+	if tr.br == nil {
+		t.Fatal("the upgrade did not expose the connection's read buffer")
+	}
+	batch := ""
+	for i := 1; i <= 3; i++ {
+		batch += fmt.Sprintf(`{"type":1,"invocationId":"%d","target":"Echo","arguments":[{"i":%d}]}`+"\x1e", i, i)
+	}
+	c.sendRaw(batch)
+	_ = c.ws.SetReadDeadline(time.Now().Add(testTimeout))
+	_, msg, err := c.ws.ReadMessage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ""
+	for i := 1; i <= 3; i++ {
+		want += recordLatencyRecord(fmt.Sprintf(`{"i":%d}`, i)) + "\x1e" + fmt.Sprintf(`{"type":3,"invocationId":"%d"}`, i) + "\x1e"
+	}
+	if string(msg) != want {
+		t.Fatalf("got  %q\nwant %q (one message)", msg, want)
+	}
+}
+
+func TestCloseStopsEveryGoroutine(t *testing.T) {
+	http.DefaultClient.CloseIdleConnections()
+	baseline := runtime.NumGoroutine()
+	h, err := New(Options{DeliveryDelay: time.Hour}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := Start(context.Background(), "127.0.0.1:0", h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients := []*rawClient{connect(t, srv), connect(t, srv), connect(t, srv)}
+	// A stream paused for a minute and a delivery delayed for an hour must
+	// not hold Close up.
+	clients[0].send(`{"type":4,"invocationId":"s","target":"StreamingEcho","arguments":[60000],"streamIds":["x"]}`)
+	clients[0].send(`{"type":2,"invocationId":"x","item":{"k":1}}`)
+	clients[1].send(`{"type":1,"target":"Echo","arguments":[{"later":1}]}`)
+	waitFor(t, "the delayed echo to be queued", func() bool { return h.delayed.len() == 1 })
+
+	srv.Close()
+	for _, c := range clients {
+		c.ws.Close()
+	}
+	http.DefaultClient.CloseIdleConnections()
+	waitFor(t, "goroutines to return to the baseline", func() bool { return runtime.NumGoroutine() <= baseline })
 }

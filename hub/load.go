@@ -66,5 +66,7 @@ func (s *loadSampler) load(now time.Time) float64 {
 		return 0
 	}
 	used := processCPU() - oldest.cpu
-	return max(used.Seconds()/wall.Seconds()/float64(runtime.NumCPU()), 0)
+	// Over very short spans (just after start) the kernel's CPU accounting
+	// is coarse enough to overshoot; a ratio of the machine stays in [0, 1].
+	return min(max(used.Seconds()/wall.Seconds()/float64(runtime.NumCPU()), 0), 1)
 }

@@ -94,7 +94,7 @@ func (c *conn) invoke(m *probe.Message, asStream bool) {
 		}
 		return
 	}
-	c.complete(m.InvocationID, result, errMsg)
+	c.reply(completion(m.InvocationID, result, errMsg))
 }
 
 func invokeError(m *probe.Message, detail string) string {
@@ -140,7 +140,7 @@ func (c *conn) echo(m *probe.Message) ([]byte, string) {
 func (c *conn) broadcast(m *probe.Message) ([]byte, string) {
 	p, errMsg := c.payloadArg(m)
 	if errMsg == "" {
-		c.hub.deliver(delivery{to: toAll, msg: recordLatency(p)})
+		c.hub.deliver(delivery{to: toAll, caller: c, msg: recordLatency(p)})
 	}
 	return nil, errMsg
 }
@@ -148,7 +148,7 @@ func (c *conn) broadcast(m *probe.Message) ([]byte, string) {
 func (c *conn) sendToClient(m *probe.Message) ([]byte, string) {
 	p, id, errMsg := c.routedPayload(m, connectionIDField)
 	if errMsg == "" {
-		c.hub.deliver(delivery{to: toConnection, key: id, msg: recordLatency(p)})
+		c.hub.deliver(delivery{to: toConnection, caller: c, key: id, msg: recordLatency(p)})
 	}
 	return nil, errMsg
 }
@@ -156,7 +156,7 @@ func (c *conn) sendToClient(m *probe.Message) ([]byte, string) {
 func (c *conn) sendToGroup(m *probe.Message) ([]byte, string) {
 	p, group, errMsg := c.routedPayload(m, groupNameField)
 	if errMsg == "" {
-		c.hub.deliver(delivery{to: toGroup, key: group, msg: recordLatency(p)})
+		c.hub.deliver(delivery{to: toGroup, caller: c, key: group, msg: recordLatency(p)})
 	}
 	return nil, errMsg
 }
@@ -178,7 +178,7 @@ func (c *conn) joinGroup(m *probe.Message) ([]byte, string) {
 	g, errMsg := c.groupArg(m)
 	if errMsg == "" {
 		c.hub.addToGroup(c, g)
-		c.sendInvocation("JoinGroup")
+		c.reply(invocation("JoinGroup"))
 	}
 	return nil, errMsg
 }
@@ -187,13 +187,13 @@ func (c *conn) leaveGroup(m *probe.Message) ([]byte, string) {
 	g, errMsg := c.groupArg(m)
 	if errMsg == "" {
 		c.hub.removeFromGroup(c, g)
-		c.sendInvocation("LeaveGroup")
+		c.reply(invocation("LeaveGroup"))
 	}
 	return nil, errMsg
 }
 
 func (c *conn) connectionID(*probe.Message) ([]byte, string) {
-	c.sendInvocation("ConnectionId", c.cd.quote(nil, c.id))
+	c.reply(invocation("ConnectionId", c.cd.quote(nil, c.id)))
 	return nil, ""
 }
 

@@ -78,6 +78,19 @@ func TestBroadcastReachesEveryConnection(t *testing.T) {
 	if got := testutil.ToFloat64(h.metrics.received); got != 1 {
 		t.Errorf("messages received = %v, want 1", got)
 	}
+	// With an invocationId the sender gets its copy before the Completion.
+	clients[0].send(`{"type":1,"invocationId":"b","target":"broadcast","arguments":[{"second":2}]}`)
+	if got := clients[0].nextNonPingRecord(); got != recordLatencyRecord(`{"second":2}`) {
+		t.Fatalf("sender got %s first", got)
+	}
+	if got := clients[0].nextNonPingRecord(); got != `{"type":3,"invocationId":"b"}` {
+		t.Fatalf("sender got %s, want the Completion", got)
+	}
+	for _, c := range clients[1:] {
+		if got := c.nextNonPingRecord(); got != recordLatencyRecord(`{"second":2}`) {
+			t.Fatalf("receiver got %s", got)
+		}
+	}
 	if got := testutil.ToFloat64(h.metrics.connections); got != n {
 		t.Errorf("connections = %v, want %d", got, n)
 	}

@@ -138,14 +138,14 @@ func (c *conn) runEcho(s *echoStream, up *upload, pause time.Duration) {
 		select {
 		case item, ok := <-up.items:
 			if !ok {
-				c.complete(s.invocationID, nil, up.errMsg)
+				c.sendQueued(completion(s.invocationID, nil, up.errMsg))
 				return
 			}
 			if !c.echoItem(s, item, pause, timer) {
 				return
 			}
 		case <-s.cancel:
-			c.complete(s.invocationID, nil, "")
+			c.sendQueued(completion(s.invocationID, nil, ""))
 			return
 		case <-c.closing:
 			return
@@ -159,7 +159,7 @@ func (c *conn) echoItem(s *echoStream, item uploadItem, pause time.Duration, tim
 	if wait := item.at + c.hub.deliveryDelay() - c.hub.now(); wait > 0 && !c.wait(s, time.Duration(wait), timer) {
 		return false
 	}
-	c.send(&probe.Message{Type: probe.StreamItemType, InvocationID: s.invocationID, Item: item.raw})
+	c.sendQueued(&probe.Message{Type: probe.StreamItemType, InvocationID: s.invocationID, Item: item.raw})
 	return pause <= 0 || c.wait(s, pause, timer)
 }
 
@@ -169,7 +169,7 @@ func (c *conn) wait(s *echoStream, d time.Duration, timer *time.Timer) bool {
 	case <-timer.C:
 		return true
 	case <-s.cancel:
-		c.complete(s.invocationID, nil, "")
+		c.sendQueued(completion(s.invocationID, nil, ""))
 		return false
 	case <-c.closing:
 		return false

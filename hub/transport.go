@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"bufio"
 	"errors"
 	"io"
 	"net"
@@ -13,16 +14,20 @@ import (
 
 // transport carries bytes between the hub and one client. The connection
 // logic sees only this, so other transports (Server-Sent Events, Long
-// Polling) can sit behind it later. One goroutine reads and one writes.
+// Polling) can sit behind it later. One goroutine reads; the connection
+// serializes writes (conn.wmu), so at most one write runs at a time.
 type transport interface {
 	// NextReader blocks until the client sends its next message.
 	NextReader() (io.Reader, error)
-	// NextWriter starts one outgoing message; binary selects the frame type
+	// Buffered is how many input bytes can be read without waiting; 0 when
+	// unknown.
+	Buffered() int
+	// WriteMessage sends data as one message; binary selects the frame type
 	// for protocols whose transfer format is Binary.
-	NextWriter(binary bool) (io.WriteCloser, error)
+	WriteMessage(binary bool, data []byte) error
 	// SetReadDeadline bounds the pending and future reads.
 	SetReadDeadline(t time.Time) error
-	// SetWriteDeadline bounds future writes; only the writer calls it.
+	// SetWriteDeadline bounds future writes; called with writes serialized.
 	SetWriteDeadline(t time.Time) error
 	// CloseGracefully tells the client the transport is ending, then closes.
 	CloseGracefully(deadline time.Time)
@@ -30,12 +35,18 @@ type transport interface {
 	Abort()
 }
 
-// wsTransport is the WebSockets transport.
-type wsTransport struct{ ws *websocket.Conn }
+// wsTransport is the WebSockets transport. br is the connection's read
+// buffer when known.
+type wsTransport struct {
+	ws *websocket.Conn
+	br *bufio.Reader
+}
 
 func newUpgrader() *websocket.Upgrader {
 	return &websocket.Upgrader{
-		ReadBufferSize:  4096,
+		// Zero reuses the HTTP server's 4 KiB read buffer, which
+		// hijackRecorder exposes for Buffered.
+		ReadBufferSize:  0,
 		WriteBufferSize: 4096,
 		// Buffers are held only while a message is being written, so an idle
 		// connection costs no write buffer.
@@ -51,11 +62,18 @@ func (t wsTransport) NextReader() (io.Reader, error) {
 	return r, err
 }
 
-func (t wsTransport) NextWriter(binary bool) (io.WriteCloser, error) {
-	if binary {
-		return t.ws.NextWriter(websocket.BinaryMessage)
+func (t wsTransport) Buffered() int {
+	if t.br == nil {
+		return 0
 	}
-	return t.ws.NextWriter(websocket.TextMessage)
+	return t.br.Buffered()
+}
+
+func (t wsTransport) WriteMessage(binary bool, data []byte) error {
+	if binary {
+		return t.ws.WriteMessage(websocket.BinaryMessage, data)
+	}
+	return t.ws.WriteMessage(websocket.TextMessage, data)
 }
 
 func (t wsTransport) SetReadDeadline(d time.Time) error  { return t.ws.SetReadDeadline(d) }
@@ -70,6 +88,25 @@ func (t wsTransport) CloseGracefully(deadline time.Time) {
 func (t wsTransport) Abort() { _ = t.ws.NetConn().Close() }
 
 var _ transport = wsTransport{}
+
+// hijackRecorder remembers the read buffer the HTTP server hands over on
+// Hijack; the upgrader keeps reading through it (ReadBufferSize 0).
+type hijackRecorder struct {
+	http.ResponseWriter
+	br *bufio.Reader
+}
+
+func (h *hijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	hj, ok := h.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("response writer cannot be hijacked")
+	}
+	conn, rw, err := hj.Hijack()
+	if rw != nil {
+		h.br = rw.Reader
+	}
+	return conn, rw, err
+}
 
 // isTimeout reports a deadline expiry (handshake timeout).
 func isTimeout(err error) bool {

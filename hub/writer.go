@@ -2,12 +2,20 @@ package hub
 
 import (
 	"fmt"
+	"sync"
 	"time"
 )
 
-// writeLoop owns every write to the transport: queued frames in batches,
-// then on close the remaining queue, the Close message and the transport's
-// own close.
+// batchPool holds the buffers that join queued frames into one transport
+// message; a connection holds one only while writing.
+var batchPool = sync.Pool{New: func() any {
+	b := make([]byte, 0, 2*outboxCap)
+	return &b
+}}
+
+// writeLoop writes what other goroutines queue for this client (fan-out,
+// streams, keep-alives), batching whatever has piled up, and on close the
+// rest of the queue, the Close message and the transport's own close.
 func (c *conn) writeLoop() {
 	defer close(c.writerDone)
 	defer func() {
@@ -20,76 +28,90 @@ func (c *conn) writeLoop() {
 	for {
 		select {
 		case f := <-c.queue:
-			c.wmu.Lock()
-			err := c.writeFrames(f, true)
-			c.wmu.Unlock()
-			if err != nil {
+			if err := c.writeQueuedLocked(f); err != nil {
 				c.log.Debug().Err(err).Msg("write failed")
 				c.requestClose(nil)
 				c.t.Abort()
 				return
 			}
 		case <-c.closing:
+			c.wmu.Lock()
+			defer c.wmu.Unlock()
 			c.writeFinal()
 			return
 		}
 	}
 }
 
+func (c *conn) writeQueuedLocked(f *frame) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.writeQueued(f)
+}
+
+// writeFinal runs with wmu held.
 func (c *conn) writeFinal() {
 	deadline := time.Now().Add(closeGrace)
 	_ = c.t.SetWriteDeadline(deadline)
 	for f := c.nextQueued(0); f != nil; f = c.nextQueued(0) {
-		if err := c.writeFrames(f, true); err != nil {
+		if err := c.writeQueued(f); err != nil {
 			c.t.Abort()
 			return
 		}
 	}
 	if c.closeMsg != nil {
-		if err := c.writeFrames(c.closeMsg, false); err != nil {
+		err := c.t.WriteMessage(c.binary.Load(), c.closeMsg.b)
+		c.closeMsg.release()
+		if err != nil {
 			c.t.Abort()
 			return
 		}
+		c.hub.metrics.sent.Inc()
 	}
 	c.t.CloseGracefully(deadline)
 }
 
-// writeFrames writes first, and with batch also whatever else is queued (up
-// to maxBatchBytes), as one transport message. It releases every frame.
-func (c *conn) writeFrames(first *frame, batch bool) (err error) {
-	w, err := c.t.NextWriter(c.binary.Load())
-	if err != nil {
+// writeQueued writes first together with whatever else is queued (up to
+// maxBatchBytes) as one transport message, releasing every frame. It runs
+// with wmu held.
+func (c *conn) writeQueued(first *frame) error {
+	c.notePing(first)
+	next := c.nextQueued(len(first.b))
+	if next == nil { // the common case: nothing to join, no copy
+		err := c.t.WriteMessage(c.binary.Load(), first.b)
 		first.release()
-		return err
+		return c.wrote(1, err)
 	}
-	written, size := 0, 0
-	for f := first; f != nil; {
-		if f == c.hub.ping {
-			c.pingQueued.Store(false)
-		}
-		_, err = w.Write(f.b)
-		size += len(f.b)
-		counted := !f.handshake
+	bp := batchPool.Get().(*[]byte)
+	batch := append((*bp)[:0], first.b...)
+	first.release()
+	n := 1
+	for f := next; f != nil; f = c.nextQueued(len(batch)) {
+		c.notePing(f)
+		batch = append(batch, f.b...)
 		f.release()
-		c.unwritten.Add(-1)
-		if err != nil {
-			break
-		}
-		if counted {
-			written++
-		}
-		if f = nil; batch {
-			f = c.nextQueued(size)
-		}
+		n++
 	}
-	if cerr := w.Close(); err == nil {
-		err = cerr
+	err := c.t.WriteMessage(c.binary.Load(), batch)
+	if cap(batch) <= maxPooledFrame {
+		*bp = batch[:0]
+		batchPool.Put(bp)
 	}
+	return c.wrote(n, err)
+}
+
+func (c *conn) notePing(f *frame) {
+	if f == c.hub.ping {
+		c.pingQueued.Store(false)
+	}
+}
+
+func (c *conn) wrote(n int, err error) error {
 	if err != nil {
 		return fmt.Errorf("writing to client: %w", err)
 	}
 	c.lastWrite.Store(c.hub.now())
-	c.hub.metrics.sent.Add(float64(written))
+	c.hub.metrics.sent.Add(float64(n))
 	return nil
 }
 
@@ -103,21 +125,4 @@ func (c *conn) nextQueued(size int) *frame {
 	default:
 		return nil
 	}
-}
-
-func (c *conn) tryWriteDirect(f *frame) bool {
-	if c.unwritten.Load() != 0 || !c.wmu.TryLock() {
-		return false
-	}
-	defer c.wmu.Unlock()
-	if c.unwritten.Load() != 0 || c.closed.Load() {
-		return false
-	}
-	f.retain()
-	c.unwritten.Add(1)
-	if err := c.writeFrames(f, false); err != nil {
-		c.requestClose(nil)
-		c.t.Abort()
-	}
-	return true
 }

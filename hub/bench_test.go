@@ -1,0 +1,189 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/hubprobe/hubprobe/probe"
+)
+
+// The benchmarks compare the hub's Echo with a bare gorilla echo server on
+// the same record, so the hub's own cost per message can be read off:
+//
+//	go test ./hub -run XXX -bench Echo -benchmem
+
+// benchRecord is an Echo invocation carrying a benchmark payload whose blob
+// has blobSize characters (the vendor's benchmark defaults to 2048).
+func benchRecord(blobSize int) []byte {
+	return []byte(`{"type":1,"target":"Echo","arguments":[{"information.ConnectionId":"x",` +
+		`"payload.Timestamp":1712345678901,"payload.MessageBlob":"` + strings.Repeat("A", blobSize) + `"}]}` + "\x1e")
+}
+
+var benchBlobSizes = []int{256, 2048}
+
+// reportCPU adds the process CPU time per operation (client and server
+// together, so differences between servers show up undiluted by waiting).
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+}
+
+// startBareEcho serves a WebSocket that writes back every message it reads.
+func startBareEcho(b *testing.B) string {
+	b.Helper()
+	up := websocket.Upgrader{ReadBufferSize: 4096, WriteBufferSize: 4096}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer ws.Close()
+		for {
+			kind, msg, err := ws.ReadMessage()
+			if err != nil {
+				return
+			}
+			if ws.WriteMessage(kind, msg) != nil {
+				return
+			}
+		}
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	b.Cleanup(func() { _ = srv.Close() })
+	return "ws://" + ln.Addr().String() + "/"
+}
+
+func benchDial(b *testing.B, url string, handshake bool) *websocket.Conn {
+	b.Helper()
+	ws, _, err := websocket.DefaultDialer.DialContext(context.Background(), url, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ws.Close() })
+	if handshake {
+		_ = ws.WriteMessage(websocket.TextMessage, []byte(`{"protocol":"json","version":1}`+"\x1e"))
+		for n := 0; n < 2; { // {} and OnConnected, in one or two messages
+			_, msg, err := ws.ReadMessage()
+			if err != nil {
+				b.Fatal(err)
+			}
+			n += strings.Count(string(msg), "\x1e")
+		}
+	}
+	return ws
+}
+
+func benchHubURL(b *testing.B) string {
+	h, err := New(Options{}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, err := Start(context.Background(), "127.0.0.1:0", h)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(srv.Close)
+	return wsURL(srv.URL(), "")
+}
+
+// roundTrips sends one record and waits for one record back, b.N times.
+func roundTrips(b *testing.B, ws *websocket.Conn, record []byte) {
+	b.SetBytes(int64(len(record)))
+	b.ResetTimer()
+	defer reportCPU(b, processCPU())
+	for i := 0; i < b.N; i++ {
+		if err := ws.WriteMessage(websocket.TextMessage, record); err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := ws.ReadMessage(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// pipelinedWindow bounds the records in flight, as a paced client would;
+// without a bound both directions' socket buffers fill and TCP stalls.
+const pipelinedWindow = 64
+
+// pipelined keeps up to pipelinedWindow records in flight, b.N in all.
+func pipelined(b *testing.B, ws *websocket.Conn, record []byte) {
+	b.SetBytes(int64(len(record)))
+	b.ResetTimer()
+	defer reportCPU(b, processCPU())
+	done := make(chan error, 1)
+	window := make(chan struct{}, pipelinedWindow)
+	go func() {
+		for i := 0; i < b.N; i++ {
+			window <- struct{}{}
+			if err := ws.WriteMessage(websocket.TextMessage, record); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for got := 0; got < b.N; {
+		_, msg, err := ws.ReadMessage()
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := strings.Count(string(msg), "\x1e")
+		for i := 0; i < n; i++ {
+			<-window
+		}
+		got += n
+	}
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+}
+
+func BenchmarkEchoRoundTrip(b *testing.B) {
+	for _, size := range benchBlobSizes {
+		record := benchRecord(size)
+		b.Run(fmt.Sprintf("gorilla/blob=%d", size), func(b *testing.B) {
+			roundTrips(b, benchDial(b, startBareEcho(b), false), record)
+		})
+		b.Run(fmt.Sprintf("hub/blob=%d", size), func(b *testing.B) {
+			roundTrips(b, benchDial(b, benchHubURL(b), true), record)
+		})
+	}
+}
+
+func BenchmarkEchoPipelined(b *testing.B) {
+	for _, size := range benchBlobSizes {
+		record := benchRecord(size)
+		b.Run(fmt.Sprintf("gorilla/blob=%d", size), func(b *testing.B) {
+			pipelined(b, benchDial(b, startBareEcho(b), false), record)
+		})
+		b.Run(fmt.Sprintf("hub/blob=%d", size), func(b *testing.B) {
+			pipelined(b, benchDial(b, benchHubURL(b), true), record)
+		})
+	}
+}
+
+// BenchmarkParseRecord isolates the shared JSON codec's decoding of one
+// Echo record, the largest single cost in the hub's per-message work.
+func BenchmarkParseRecord(b *testing.B) {
+	for _, size := range benchBlobSizes {
+		record := benchRecord(size)
+		b.Run(fmt.Sprintf("blob=%d", size), func(b *testing.B) {
+			b.SetBytes(int64(len(record)))
+			for i := 0; i < b.N; i++ {
+				if _, err := probe.ParseJSONMessage(record[:len(record)-1]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

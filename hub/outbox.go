@@ -1,0 +1,118 @@
+package hub
+
+import (
+	"sync"
+
+	"github.com/hubprobe/hubprobe/probe"
+)
+
+// outbox collects what the reader goroutine answers its own client while
+// more input is already buffered, and is written just before the reader
+// would wait for input. A lone invocation is thus answered at once, without
+// a goroutine hand-off, and a burst with one write for many replies.
+type outbox struct {
+	buf  *[]byte // borrowed from outboxPool only while non-empty
+	msgs int     // hub messages in buf (a handshake response is not one)
+}
+
+const outboxCap = 4096
+
+var outboxPool = sync.Pool{New: func() any {
+	b := make([]byte, 0, outboxCap)
+	return &b
+}}
+
+func (o *outbox) grab() *[]byte {
+	if o.buf == nil {
+		o.buf = outboxPool.Get().(*[]byte)
+	}
+	return o.buf
+}
+
+func (o *outbox) appendMessage(cd *codec, m *probe.Message) error {
+	p := o.grab()
+	b, err := cd.AppendMessage(*p, m)
+	if err != nil {
+		return err
+	}
+	*p = b
+	o.msgs++
+	return nil
+}
+
+func (o *outbox) appendFrame(b []byte) {
+	p := o.grab()
+	*p = append(*p, b...)
+	o.msgs++
+}
+
+func (o *outbox) appendHandshake(b []byte) {
+	p := o.grab()
+	*p = append(*p, b...)
+}
+
+func (o *outbox) size() int {
+	if o.buf == nil {
+		return 0
+	}
+	return len(*o.buf)
+}
+
+func (o *outbox) bytes() []byte { return *o.buf }
+
+func (o *outbox) release() {
+	if o.buf == nil {
+		return
+	}
+	if cap(*o.buf) <= maxPooledFrame {
+		*o.buf = (*o.buf)[:0]
+		outboxPool.Put(o.buf)
+	}
+	o.buf, o.msgs = nil, 0
+}
+
+// reply queues m for the client in the outbox; reader goroutine only.
+func (c *conn) reply(m *probe.Message) {
+	if err := c.outbox.appendMessage(c.cd, m); err != nil {
+		c.log.Error().Err(err).Msg("cannot encode message")
+	}
+}
+
+// flushBeforeRead writes the outbox unless more input is already buffered.
+func (c *conn) flushBeforeRead() error {
+	if c.outbox.size() == 0 || c.t.Buffered() > 0 {
+		return nil
+	}
+	return c.flush()
+}
+
+func (c *conn) flushIfFull() error {
+	if c.outbox.size() < maxBatchBytes {
+		return nil
+	}
+	return c.flush()
+}
+
+// flush writes the outbox as one transport message. Once the connection is
+// closing the outbox is dropped and the reader told to stop.
+func (c *conn) flush() error {
+	if c.outbox.size() == 0 {
+		return nil
+	}
+	defer c.outbox.release()
+	if c.closed.Load() {
+		return errClosing
+	}
+	if err := c.writeLocked(c.outbox.bytes()); err != nil {
+		return err
+	}
+	c.lastWrite.Store(c.hub.now())
+	c.hub.metrics.sent.Add(float64(c.outbox.msgs))
+	return nil
+}
+
+func (c *conn) writeLocked(data []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.t.WriteMessage(c.binary.Load(), data)
+}
