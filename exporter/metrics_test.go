@@ -38,8 +38,8 @@ func failedRun() scenarios.Result {
 			P99: 1200 * time.Millisecond, Max: 1200 * time.Millisecond,
 		},
 		LatencySum: 2500 * time.Millisecond,
-		Outcome: scenarios.ResultFailure,
-		Error:   `1 of 10 messages lost; server said <closed> & "throttled"`,
+		Outcome:    scenarios.ResultFailure,
+		Error:      `1 of 10 messages lost; server said <closed> & "throttled"`,
 	}
 }
 

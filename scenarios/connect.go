@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -65,18 +66,36 @@ func waitRegistered(ctx context.Context, run *Run) {
 	}
 }
 
-func (rn *Runner) connect(ctx context.Context, run *Run, opts probe.Options) (*probe.Conn, error) {
-	ctx, cancel := context.WithTimeout(ctx, rn.Scenario.ConnectTimeout)
+func (rn *Runner) connect(parent context.Context, run *Run, opts probe.Options) (*probe.Conn, error) {
+	ctx, cancel := context.WithTimeout(parent, rn.Scenario.ConnectTimeout)
 	defer cancel()
 	began := time.Now()
 	conn, err := probe.Dial(ctx, opts)
 	if err != nil {
-		rn.recordFailure(run, err, FailTransport)
-		return nil, err
+		// A run cancelled from outside (Stop, reload) is no fault of the hub.
+		if !errors.Is(parent.Err(), context.Canceled) {
+			rn.recordFailure(run, err, FailTransport)
+		}
+		return nil, rn.nameConnectTimeout(parent, ctx, err)
 	}
 	rn.Recorder.ConnectDone(time.Since(began))
 	rn.Recorder.ConnectionOpened()
 	return conn, nil
+}
+
+// nameConnectTimeout says which setting ran out when an attempt timed out
+// on connect_timeout rather than on the run's own timeout.
+func (rn *Runner) nameConnectTimeout(parent, ctx context.Context, err error) error {
+	var ce *probe.ConnectError
+	if !errors.As(err, &ce) || ce.Phase != probe.PhaseTimeout || parent.Err() != nil {
+		return err
+	}
+	// A read deadline taken from ctx can fire a moment before ctx itself
+	// reports it, so the clock decides.
+	if deadline, ok := ctx.Deadline(); ok && !time.Now().Before(deadline) {
+		return fmt.Errorf("not connected within connect_timeout %s: %w", rn.Scenario.ConnectTimeout, err)
+	}
+	return err
 }
 
 func (rn *Runner) dialOptions(run *Run) probe.Options {

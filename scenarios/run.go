@@ -106,6 +106,12 @@ func (rn *Runner) execute(ctx context.Context, run *Run, kind Kind) error {
 	}
 	sendErr := rn.pace(ctx, run, kind)
 	rn.drain(ctx, run)
+	// The loss window ends here; a delivery that comes in while the checks
+	// below run is late, not received.
+	run.tracker.closed.Store(true)
+	if !run.tracker.complete() {
+		rn.checkAlive(ctx, run)
+	}
 	if err := rn.checkDropped(run); err != nil {
 		return err
 	}
@@ -122,6 +128,11 @@ func (rn *Runner) finish(res Result, run *Run, err error) Result {
 		res.Connections = len(run.Clients)
 		res.Lost = run.tracker.close()
 		run.tracker.fill(&res)
+		if err == nil && res.Expected > 0 && res.Received == 0 {
+			// Every connection stayed up, yet nothing came back: the hub
+			// is not doing its job, whatever the transport says.
+			err = fmt.Errorf("the hub delivered none of %d expected messages within loss_timeout %s", res.Expected, rn.Scenario.LossTimeout)
+		}
 	}
 	if err != nil {
 		res.Outcome, res.Error = ResultFailure, err.Error()
@@ -172,6 +183,44 @@ func (rn *Runner) drain(ctx context.Context, run *Run) {
 		case <-tick.C:
 		}
 	}
+}
+
+// Bounds of the wait for a pong in checkAlive: the loss timeout, within reason.
+const (
+	minPongWait = time.Second
+	maxPongWait = 5 * time.Second
+	// alivePings bounds the goroutines waiting for pongs at once.
+	alivePings = 1000
+)
+
+// checkAlive pings every connection after a run that lost messages. A hub
+// that stopped reading and writing leaves its sockets open (half-open) and
+// would pass for a slow or lossy one; a connection that cannot answer a
+// WebSocket ping in time is ended, so checkDropped counts it. Hubs that
+// merely lose or delay messages still answer pings and are left alone.
+func (rn *Runner) checkAlive(ctx context.Context, run *Run) {
+	if ctx.Err() != nil {
+		return
+	}
+	wait := min(max(rn.Scenario.LossTimeout, minPongWait), maxPongWait)
+	forEachClient(run, alivePings, func(c *Client) {
+		_ = c.Conn.CheckAlive(ctx, wait)
+	})
+}
+
+// forEachClient calls fn for every client, at most limit at a time.
+func forEachClient(run *Run, limit int, fn func(*Client)) {
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for _, c := range run.Clients {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			fn(c)
+		}()
+	}
+	wg.Wait()
 }
 
 // checkDropped reports connections the hub closed during the run.
@@ -227,20 +276,12 @@ func (rn *Runner) closeAll(ctx context.Context, run *Run) {
 	// Closing must still happen when the run was cancelled (shutdown, timeout),
 	// so the hub sees a clean Close rather than a dropped socket.
 	ctx = context.WithoutCancel(ctx)
-	limit := make(chan struct{}, rn.connectConcurrency())
-	var wg sync.WaitGroup
-	for _, c := range run.Clients {
-		wg.Add(1)
-		limit <- struct{}{}
-		go func() {
-			defer func() { <-limit; wg.Done() }()
-			ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			defer cancel()
-			_ = c.Conn.Close(ctx)
-			rn.Recorder.ConnectionClosed()
-		}()
-	}
-	wg.Wait()
+	forEachClient(run, rn.connectConcurrency(), func(c *Client) {
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		_ = c.Conn.Close(ctx)
+		rn.Recorder.ConnectionClosed()
+	})
 }
 
 func (rn *Runner) connectConcurrency() int {

@@ -68,8 +68,8 @@ type Server struct {
 	EchoDelay atomic.Int64
 	// DropEcho makes Echo answer nothing, to rehearse lost messages.
 	DropEcho atomic.Bool
-	http      *httptest.Server
-	cancel    context.CancelFunc
+	http     *httptest.Server
+	cancel   context.CancelFunc
 }
 
 // Start serves the benchmark hub at /signalrbench on a loopback port.
