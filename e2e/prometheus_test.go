@@ -1,0 +1,485 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hubprobe/hubprobe/alerts"
+	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/grafana"
+)
+
+// Time limits. The whole test normally takes about half a minute: the first
+// scenario runs end within about 25 s of the start (a start offset of up to
+// 10 s, then 10 s of sending), and the slowed hub trips the alert within
+// about 10 s of the reload. The limits leave room for a loaded machine.
+const (
+	testBudget         = 3 * time.Minute
+	readyLimit         = 30 * time.Second
+	firstRunsLimit     = 60 * time.Second
+	dashboardsLimit    = 30 * time.Second
+	rulesLimit         = 20 * time.Second
+	slowAlertLimit     = 60 * time.Second
+	hubprobeStopGrace  = 15 * time.Second
+	prometheusStopWait = 10 * time.Second
+	pollEvery          = 500 * time.Millisecond
+	// scrapesAfterRun is how many samples of every scenario's run result
+	// Prometheus must hold before the queries are checked, so that rate()
+	// over the dashboards' windows has points to work with.
+	scrapesAfterRun = 3
+	// evaluationsAfterData is how many rule evaluation cycles (1 s each)
+	// must pass with data present before rule health is judged.
+	evaluationsAfterData = 2
+)
+
+// The p99 < 1 s objective, as the rules record it and as written by hand.
+// The hand-written ratio needs ignoring(le): rate() keeps the bucket's le
+// label, which the _count series lacks, so a plain "/" matches nothing.
+const (
+	slowShareRecord = "target_scenario:hubprobe_message_latency_slow:ratio_rate5m"
+	sendLagRecord   = "target_scenario:hubprobe_send_lag_seconds:p99_rate5m"
+	slowShareMax    = 0.01
+	rawP99Expr      = `1 - rate(hubprobe_message_latency_seconds_bucket{le=~"1|1.0"}[5m]) / ignoring(le) rate(hubprobe_message_latency_seconds_count[5m]) > 0.01`
+)
+
+// slowHub is what the reload adds to the embedded target: every delivery
+// held back past the 1 s objective.
+const slowHub = "    embedded: true\n    embedded_hub:\n      delivery_delay: 1.5s\n"
+
+// TestDashboardsAndRulesAgainstRealPrometheus runs the built daemon on its
+// default configuration under a real Prometheus that loads the shipped rule
+// file, and checks that every dashboard query returns data, that every rule
+// evaluates cleanly, and that a hub slowed past 1 s trips the p99 alert.
+func TestDashboardsAndRulesAgainstRealPrometheus(t *testing.T) {
+	promBin, err := exec.LookPath("prometheus")
+	if err != nil {
+		t.Fatalf("prometheus is not installed (%v): run scripts/test.sh, which installs Debian's prometheus package", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testBudget)
+	defer cancel()
+	root := repoRoot(t)
+	start := time.Now()
+
+	hp := startHubprobe(ctx, t, root)
+	prom := startPrometheus(ctx, t, promBin, filepath.Join(root, "alerts", "hubprobe-rules.yml"), hp.addr)
+	t.Logf("hubprobe and prometheus ready after %s", since(start))
+
+	waitForFirstRuns(ctx, t, prom)
+	t.Logf("every scenario ran after %s", since(start))
+	dataSince := time.Now()
+	checkDashboardQueries(ctx, t, prom)
+	checkRulesHealthy(ctx, t, prom, dataSince)
+	t.Logf("dashboards and rules checked after %s", since(start))
+
+	reloaded := time.Now()
+	hp.reloadWith(ctx, t, slowHubConfig(t))
+	waitForSlowMessageAlert(ctx, t, prom)
+	t.Logf("slowed hub checked %s after the reload, %s after the start", since(reloaded), since(start))
+}
+
+func since(t time.Time) time.Duration { return time.Since(t).Round(100 * time.Millisecond) }
+
+// hubprobeProcess is the daemon under test and the file it reloads.
+type hubprobeProcess struct {
+	*process
+	addr       string
+	configPath string
+}
+
+func startHubprobe(ctx context.Context, t *testing.T, root string) *hubprobeProcess {
+	building := time.Now()
+	bin := buildHubprobe(ctx, t, root)
+	t.Logf("built hubprobe in %s", since(building))
+	configPath := filepath.Join(t.TempDir(), "hubprobe.yml")
+	if err := os.WriteFile(configPath, config.DefaultYAML, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddress(t)
+	p := startProcess(t, "hubprobe", bin, "--config.file", configPath, "--web.listen-address", addr)
+	t.Cleanup(func() {
+		stopping := time.Now()
+		exited, err := p.stop(hubprobeStopGrace)
+		t.Logf("hubprobe stopped %s after SIGTERM", since(stopping))
+		switch {
+		case !exited:
+			t.Errorf("hubprobe did not exit within %s of SIGTERM; killed", hubprobeStopGrace)
+		case err != nil:
+			t.Errorf("hubprobe exited with %v on SIGTERM, want status 0", err)
+		}
+		if t.Failed() {
+			t.Logf("hubprobe log (last lines):\n%s", p.logTail(60))
+		}
+	})
+	readyCtx, cancel := context.WithTimeout(ctx, readyLimit)
+	defer cancel()
+	if err := p.waitReady(readyCtx, "http://"+addr+"/-/ready"); err != nil {
+		t.Fatal(err)
+	}
+	return &hubprobeProcess{process: p, addr: addr, configPath: configPath}
+}
+
+// reloadWith replaces the config file and asks hubprobe to re-read it.
+func (h *hubprobeProcess) reloadWith(ctx context.Context, t *testing.T, cfg []byte) {
+	t.Helper()
+	if err := os.WriteFile(h.configPath, cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+h.addr+"/-/reload", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("POST /-/reload: %v", err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST /-/reload: %s: %s", resp.Status, body)
+	}
+}
+
+// slowHubConfig is the default configuration with the embedded hub's
+// deliveries delayed past the 1 s objective.
+func slowHubConfig(t *testing.T) []byte {
+	t.Helper()
+	const embedded = "    embedded: true\n"
+	if n := strings.Count(string(config.DefaultYAML), embedded); n != 1 {
+		t.Fatalf("default.yml has %d lines %q, want exactly one to add embedded_hub to", n, strings.TrimSpace(embedded))
+	}
+	return []byte(strings.Replace(string(config.DefaultYAML), embedded, slowHub, 1))
+}
+
+func startPrometheus(ctx context.Context, t *testing.T, bin, rulesPath, hubprobeAddr string) promAPI {
+	dir := t.TempDir()
+	configPath := filepath.Join(dir, "prometheus.yml")
+	cfg := fmt.Sprintf(`global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+  evaluation_interval: 1s
+rule_files:
+  - %q
+scrape_configs:
+  - job_name: hubprobe
+    static_configs:
+      - targets: [%q]
+`, rulesPath, hubprobeAddr)
+	if err := os.WriteFile(configPath, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddress(t)
+	p := startProcess(t, "prometheus", bin,
+		"--config.file="+configPath,
+		"--storage.tsdb.path="+filepath.Join(dir, "data"),
+		"--web.listen-address="+addr,
+		"--log.level=warn")
+	t.Cleanup(func() {
+		if exited, err := p.stop(prometheusStopWait); !exited {
+			t.Logf("prometheus did not exit within %s of SIGTERM (%v); killed", prometheusStopWait, err)
+		}
+		if t.Failed() {
+			t.Logf("prometheus log (last lines):\n%s", p.logTail(30))
+		}
+	})
+	readyCtx, cancel := context.WithTimeout(ctx, readyLimit)
+	defer cancel()
+	if err := p.waitReady(readyCtx, "http://"+addr+"/-/ready"); err != nil {
+		t.Fatal(err)
+	}
+	return promAPI{base: "http://" + addr}
+}
+
+// eventually calls check until it returns nil or limit passes, and returns
+// check's last error. Each check runs with the test's context, so that the
+// error reported is the last real answer, not a cancelled request.
+func eventually(ctx context.Context, limit time.Duration, check func(context.Context) error) error {
+	timeout := time.NewTimer(limit)
+	defer timeout.Stop()
+	tick := time.NewTicker(pollEvery)
+	defer tick.Stop()
+	for {
+		err := check(ctx)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("test budget spent: %w", err)
+		case <-timeout.C:
+			return fmt.Errorf("still failing after %s:\n%w", limit, err)
+		case <-tick.C:
+		}
+	}
+}
+
+// waitForFirstRuns waits until Prometheus holds a few samples of the run
+// result of every default scenario, then checks that every run succeeded.
+func waitForFirstRuns(ctx context.Context, t *testing.T, prom promAPI) {
+	t.Helper()
+	var want []string
+	for _, s := range config.Default().Scenarios {
+		want = append(want, s.Name)
+	}
+	err := eventually(ctx, firstRunsLimit, func(ctx context.Context) error {
+		res, err := prom.query(ctx, "count_over_time(hubprobe_run_success[1m])")
+		if err != nil {
+			return err
+		}
+		scrapes := map[string]string{}
+		for _, s := range res.Samples {
+			scrapes[s.Metric["scenario"]] = s.value()
+		}
+		var missing []string
+		for _, name := range want {
+			if n, _ := strconv.Atoi(scrapes[name]); n < scrapesAfterRun {
+				missing = append(missing, fmt.Sprintf("%s (%d samples)", name, n))
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("hubprobe_run_success: want %d samples of every scenario, short: %s", scrapesAfterRun, strings.Join(missing, ", "))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := prom.query(ctx, "hubprobe_run_success != 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range res.Samples {
+		t.Errorf("scenario %s: first run failed against the embedded hub (hubprobe_run_success = %s)", s.Metric["scenario"], s.value())
+	}
+}
+
+// checkDashboardQueries evaluates every query of every dashboard and reports
+// each one that fails or returns nothing.
+func checkDashboardQueries(ctx context.Context, t *testing.T, prom promAPI) {
+	t.Helper()
+	queries, err := grafana.Queries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(queries) == 0 {
+		t.Fatal("grafana.Queries() returned no queries")
+	}
+	err = eventually(ctx, dashboardsLimit, func(ctx context.Context) error {
+		var failures []error
+		for _, q := range queries {
+			if err := nonEmpty(ctx, prom, q.Expr); err != nil {
+				failures = append(failures, fmt.Errorf("dashboard %s, panel %q, query %s: %s\n    %w", q.Dashboard, q.Panel, q.RefID, q.Expr, err))
+			}
+		}
+		return errors.Join(failures...)
+	})
+	if err != nil {
+		t.Errorf("dashboard queries without data: %v", err)
+		return
+	}
+	t.Logf("all %d dashboard queries return data", len(queries))
+}
+
+// nonEmpty fails when expr errors or yields no series.
+func nonEmpty(ctx context.Context, prom promAPI, expr string) error {
+	res, err := prom.query(ctx, expr)
+	if err != nil {
+		return err
+	}
+	if len(res.Samples) == 0 {
+		return fmt.Errorf("empty result: %s", res.Raw)
+	}
+	return nil
+}
+
+// checkRulesHealthy waits until every shipped rule has been evaluated a few
+// times with data present and reports each rule that is not healthy.
+func checkRulesHealthy(ctx context.Context, t *testing.T, prom promAPI, dataSince time.Time) {
+	t.Helper()
+	want := map[string]bool{}
+	for _, g := range alerts.Groups(alerts.DefaultConfig).Groups {
+		for _, r := range g.Rules {
+			want[g.Name+"/"+r.Record+r.Alert] = true
+		}
+	}
+	evaluatedAfter := dataSince.Add(evaluationsAfterData * time.Second)
+	err := eventually(ctx, rulesLimit, func(ctx context.Context) error {
+		groups, err := prom.rules(ctx)
+		if err != nil {
+			return err
+		}
+		var problems []error
+		seen := map[string]bool{}
+		for _, g := range groups {
+			for _, r := range g.Rules {
+				seen[g.Name+"/"+r.Name] = true
+				if err := ruleProblem(r, evaluatedAfter); err != nil {
+					problems = append(problems, fmt.Errorf("group %s, rule %s: %w", g.Name, r.Name, err))
+				}
+			}
+		}
+		for name := range want {
+			if !seen[name] {
+				problems = append(problems, fmt.Errorf("rule %s of package alerts is not loaded by Prometheus", name))
+			}
+		}
+		return errors.Join(problems...)
+	})
+	if err != nil {
+		t.Errorf("rules not healthy: %v", err)
+		return
+	}
+	t.Logf("all %d rules evaluate with health ok", len(want))
+}
+
+func ruleProblem(r rule, evaluatedAfter time.Time) error {
+	switch {
+	case r.Health != "ok" || r.LastError != "":
+		return fmt.Errorf("health %q, lastError %q\n    expr: %s", r.Health, r.LastError, r.Query)
+	case r.LastEvaluation.Before(evaluatedAfter):
+		return fmt.Errorf("last evaluated at %s, not yet evaluated with data", r.LastEvaluation.Format(time.RFC3339Nano))
+	}
+	return nil
+}
+
+// waitForSlowMessageAlert waits until the slowed hub shows as more than 1 %
+// of messages over 1 s, both in the recording rule and in the hand-written
+// PromQL, and then until the p99 alert is pending or firing.
+func waitForSlowMessageAlert(ctx context.Context, t *testing.T, prom promAPI) {
+	t.Helper()
+	for _, name := range []string{slowShareRecord, sendLagRecord} {
+		if !recordingRuleExists(name) {
+			t.Fatalf("package alerts has no recording rule %s; update this test", name)
+		}
+	}
+	deadline := time.Now().Add(slowAlertLimit)
+	err := eventually(ctx, slowAlertLimit, func(ctx context.Context) error {
+		if err := nonEmpty(ctx, prom, fmt.Sprintf("%s > %g", slowShareRecord, slowShareMax)); err != nil {
+			return fmt.Errorf("%s > %g: %w", slowShareRecord, slowShareMax, err)
+		}
+		if err := nonEmpty(ctx, prom, rawP99Expr); err != nil {
+			return fmt.Errorf("%s: %w", rawP99Expr, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("slowed hub did not show over the p99 objective: %v\nper scenario: %s", err, perScenario(ctx, prom, slowShareRecord, sendLagRecord))
+	}
+	err = eventually(ctx, time.Until(deadline), func(ctx context.Context) error {
+		_, err := activeAlertScenarios(ctx, prom, alerts.AlertLatencyP99OverOneSecond)
+		return err
+	})
+	figures := perScenario(ctx, prom, slowShareRecord, sendLagRecord)
+	if err == nil {
+		t.Logf("%s active; per scenario: %s", alerts.AlertLatencyP99OverOneSecond, figures)
+		return
+	}
+	if heldBack := latencyAlertHeldBack(ctx, prom); heldBack != nil {
+		t.Fatalf("%v\n%v\nper scenario: %s", err, heldBack, figures)
+	}
+	t.Logf("%s stayed inactive, as the rules intend: every scenario over the objective has a probe too late on its "+
+		"schedule (this machine is starved of CPU), and %s is active for each\nper scenario: %s",
+		alerts.AlertLatencyP99OverOneSecond, alerts.AlertProbeSaturated, figures)
+}
+
+// latencyAlertHeldBack explains a silent p99 alert. The alert is meant to
+// stay silent for a scenario whose probe cannot keep its sending schedule;
+// HubprobeProbeSaturated speaks for that scenario instead. It returns an
+// error unless that is what happened for every scenario over the objective.
+func latencyAlertHeldBack(ctx context.Context, prom promAPI) error {
+	rule, ok := alertRule(alerts.AlertLatencyP99OverOneSecond)
+	if !ok {
+		return fmt.Errorf("package alerts has no alert %s", alerts.AlertLatencyP99OverOneSecond)
+	}
+	if err := nonEmpty(ctx, prom, rule.Expr); err == nil {
+		return fmt.Errorf("the expression of %s holds but the alert is not active:\n%s", rule.Alert, rule.Expr)
+	}
+	over, err := prom.query(ctx, fmt.Sprintf("%s > %g", slowShareRecord, slowShareMax))
+	if err != nil {
+		return err
+	}
+	saturated, err := activeAlertScenarios(ctx, prom, alerts.AlertProbeSaturated)
+	if err != nil {
+		return fmt.Errorf("the probe is not saturated either: %w", err)
+	}
+	for _, s := range over.Samples {
+		if key := s.Metric["target"] + "/" + s.Metric["scenario"]; !saturated[key] {
+			return fmt.Errorf("scenario %s is over the objective, yet neither %s nor %s is active for it",
+				key, alerts.AlertLatencyP99OverOneSecond, alerts.AlertProbeSaturated)
+		}
+	}
+	return nil
+}
+
+func alertRule(name string) (alerts.Rule, bool) {
+	i := slices.IndexFunc(alerts.Alerts(alerts.DefaultConfig), func(r alerts.Rule) bool { return r.Alert == name })
+	if i < 0 {
+		return alerts.Rule{}, false
+	}
+	return alerts.Alerts(alerts.DefaultConfig)[i], true
+}
+
+func recordingRuleExists(name string) bool {
+	for _, g := range alerts.Groups(alerts.DefaultConfig).Groups {
+		if slices.ContainsFunc(g.Rules, func(r alerts.Rule) bool { return r.Record == name }) {
+			return true
+		}
+	}
+	return false
+}
+
+// perScenario lists the value of each expression per scenario, to show why
+// an alert is or is not active: for example a probe too starved of CPU to
+// keep its schedule holds the latency alert back by design.
+func perScenario(ctx context.Context, prom promAPI, exprs ...string) string {
+	var out []string
+	for _, expr := range exprs {
+		res, err := prom.query(ctx, expr)
+		if err != nil {
+			out = append(out, fmt.Sprintf("%s: %v", expr, err))
+			continue
+		}
+		var values []string
+		for _, s := range res.Samples {
+			values = append(values, s.Metric["scenario"]+"="+s.value())
+		}
+		sort.Strings(values)
+		out = append(out, fmt.Sprintf("%s {%s}", expr, strings.Join(values, " ")))
+	}
+	return strings.Join(out, "; ")
+}
+
+// activeAlertScenarios returns the target/scenario pairs for which the
+// named alert is pending or firing, or an error when there are none.
+func activeAlertScenarios(ctx context.Context, prom promAPI, name string) (map[string]bool, error) {
+	all, err := prom.alerts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	active := map[string]bool{}
+	var states []string
+	for _, a := range all {
+		if a.Labels["alertname"] != name {
+			continue
+		}
+		states = append(states, a.State)
+		if a.State == "pending" || a.State == "firing" {
+			active[a.Labels["target"]+"/"+a.Labels["scenario"]] = true
+		}
+	}
+	if len(active) == 0 {
+		return nil, fmt.Errorf("alert %s is not pending or firing (states seen: %v)", name, states)
+	}
+	return active, nil
+}
