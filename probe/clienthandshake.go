@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -11,8 +12,8 @@ import (
 // record, within timeout and ctx. Records that arrive behind it stay in
 // rbuf for the read goroutine.
 func (c *Conn) handshake(ctx context.Context, timeout time.Duration) error {
-	// Closing the socket is the only way to interrupt a blocked read.
-	stop := context.AfterFunc(ctx, func() { c.ws.Close() })
+	// Closing the transport is the only way to interrupt a blocked read.
+	stop := context.AfterFunc(ctx, c.t.close)
 	err := c.exchangeHandshake(ctx, timeout)
 	if !stop() {
 		return newConnectError(PhaseHandshake, ctx.Err())
@@ -26,10 +27,10 @@ func (c *Conn) exchangeHandshake(ctx context.Context, timeout time.Duration) err
 		deadline = d
 	}
 	if err := c.sendHandshake(deadline); err != nil {
-		return newConnectError(PhaseHandshake, fmt.Errorf("sending handshake: %w", err))
+		return handshakeSendError(err)
 	}
 	sent := time.Now()
-	if err := c.ws.SetReadDeadline(deadline); err != nil {
+	if err := c.t.setReadDeadline(deadline); err != nil {
 		return newConnectError(PhaseHandshake, err)
 	}
 	err := c.readHandshakeResponse()
@@ -47,14 +48,18 @@ func (c *Conn) sendHandshake(deadline time.Time) error {
 	bp := getBuf()
 	defer putBuf(bp)
 	*bp = AppendHandshakeRequest((*bp)[:0], c.proto)
-	if err := c.ws.SetWriteDeadline(deadline); err != nil {
-		return err
+	return c.t.writeHandshake(*bp, deadline)
+}
+
+// handshakeSendError keeps the status of a refused handshake POST, so a
+// throttled connection (429) is classified like a refused negotiate.
+func handshakeSendError(err error) *ConnectError {
+	ce := newConnectError(PhaseHandshake, fmt.Errorf("sending handshake: %w", err))
+	var te *TransportError
+	if errors.As(err, &te) {
+		ce.StatusCode, ce.Body = te.StatusCode, te.Body
 	}
-	if err := c.ws.WriteMessage(c.frameType, *bp); err != nil {
-		return err
-	}
-	c.obs.BytesSent(len(*bp))
-	return c.ws.SetWriteDeadline(time.Time{})
+	return ce
 }
 
 // readHandshakeResponse reads frames until the first record is complete
@@ -62,7 +67,7 @@ func (c *Conn) sendHandshake(deadline time.Time) error {
 // in a frame of either type: it is JSON text whatever the hub protocol.
 func (c *Conn) readHandshakeResponse() error {
 	for {
-		_, r, err := c.ws.NextReader()
+		_, r, err := c.t.nextFrame()
 		if err != nil {
 			return err
 		}

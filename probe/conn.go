@@ -4,14 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/gorilla/websocket"
 )
 
 const (
@@ -25,19 +22,23 @@ const (
 	parseChunk = 64 << 10
 	// minReadSpace is the smallest free space handed to one Read.
 	minReadSpace = 1024
+	// goodbyeWait bounds the orderly goodbye sent after reading stopped.
+	goodbyeWait = 250 * time.Millisecond
 )
 
-// Conn is one hub connection over WebSockets. Its methods are safe for
-// concurrent use. One goroutine reads; writes happen on the caller's
-// goroutine, one at a time; keep-alive pings come from a timer.
+// Conn is one hub connection over WebSockets, server-sent events or long
+// polling. Its methods are safe for concurrent use. One goroutine reads;
+// writes happen on the caller's goroutine, one at a time; keep-alive pings
+// come from a timer.
 type Conn struct {
-	ws                *websocket.Conn
+	t                 transport
 	proto             HubProtocol
 	obs               Observer
 	frameType         int
 	connectionID      string
 	handlers          map[string]Handler
 	serverTimeout     time.Duration
+	writeTimeout      time.Duration
 	keepAliveInterval time.Duration
 	maxMessageSize    int64
 
@@ -81,7 +82,7 @@ var (
 	closeMessage = Message{Type: CloseType}
 )
 
-// Dial negotiates (unless SkipNegotiation), opens the WebSocket, and
+// Dial negotiates (unless SkipNegotiation), opens the transport, and
 // completes the hub handshake. ctx bounds the whole attempt; it does not
 // bound the connection's life. Failures are *ConnectError, except for
 // invalid Options.
@@ -97,17 +98,17 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	if err := reservedHostError(endpoint, o.SkipNegotiation); err != nil {
 		return nil, err
 	}
-	target, token, connectionID, err := transportTarget(ctx, &o, endpoint)
+	target, err := resolveTarget(ctx, &o, endpoint)
 	if err != nil {
 		return nil, err
 	}
-	ws, err := dialWebSocket(ctx, &o, target, token)
+	t, err := openTransport(ctx, &o, target)
 	if err != nil {
 		return nil, err
 	}
-	c := newConn(ws, &o, connectionID)
+	c := newConn(t, &o, target.connectionID)
 	if err := c.handshake(ctx, o.HandshakeTimeout); err != nil {
-		ws.Close()
+		t.close()
 		c.releaseReadBuf(true)
 		return nil, err
 	}
@@ -115,31 +116,16 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	return c, nil
 }
 
-// transportTarget returns the WebSocket URL, the token to present on it, and
-// the connection id (empty when negotiation is skipped).
-func transportTarget(ctx context.Context, o *Options, endpoint *url.URL) (*url.URL, string, string, error) {
-	if o.SkipNegotiation {
-		return webSocketURL(endpoint, ""), o.AccessToken, "", nil
-	}
-	n, err := negotiate(ctx, o, endpoint)
-	if err != nil {
-		return nil, "", "", err
-	}
-	if err := checkTransport(n, o.Protocol.TransferFormat()); err != nil {
-		return nil, "", "", err
-	}
-	return webSocketURL(n.endpoint, n.connectionToken), n.accessToken, n.connectionID, nil
-}
-
-func newConn(ws *websocket.Conn, o *Options, connectionID string) *Conn {
+func newConn(t transport, o *Options, connectionID string) *Conn {
 	c := &Conn{
-		ws:                ws,
+		t:                 t,
 		proto:             o.Protocol,
 		obs:               o.Observer,
 		frameType:         frameTypeFor(o.Protocol.TransferFormat()),
 		connectionID:      connectionID,
 		handlers:          make(map[string]Handler, len(o.Handlers)),
 		serverTimeout:     o.ServerTimeout,
+		writeTimeout:      o.WriteTimeout,
 		keepAliveInterval: o.KeepAliveInterval,
 		maxMessageSize:    o.MaxMessageSize,
 		started:           time.Now(),
@@ -161,12 +147,18 @@ func newConn(ws *websocket.Conn, o *Options, connectionID string) *Conn {
 // run starts the read goroutine and the keep-alive timer.
 func (c *Conn) run() {
 	c.markWritten()
-	c.ws.SetPongHandler(c.onPong)
+	if ws, ok := c.t.(*wsTransport); ok {
+		ws.ws.SetPongHandler(c.onPong)
+	}
 	c.mu.Lock()
 	c.keepAlive = time.AfterFunc(c.keepAliveInterval, c.keepAliveTick)
 	c.mu.Unlock()
 	go c.readLoop()
 }
+
+// Transport is the transport in use: TransportWebSockets, TransportSSE
+// or TransportLongPolling.
+func (c *Conn) Transport() string { return c.t.name() }
 
 // ConnectionID is the id negotiate assigned, the one other parties use to
 // address this connection. It is empty when negotiation was skipped.
@@ -177,38 +169,41 @@ func (c *Conn) Done() <-chan struct{} { return c.done }
 
 // Err is nil while the connection is open and after a clean Close. It is a
 // *CloseError if the server sent a Close message, an error wrapping
-// ErrServerTimeout or ErrProtocol for those failures, or the I/O error that
-// ended the connection.
+// ErrServerTimeout or ErrProtocol for those failures, a *TransportError
+// when a server-sent events or long-polling request failed, or the I/O
+// error that ended the connection.
 func (c *Conn) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.endErr
 }
 
-// Close sends a Close message and a WebSocket close frame (1000), waits
-// briefly for the server to close, then closes the socket. It returns nil,
-// or the error that had already ended the connection.
+// Close sends a Close message and ends the transport in order (a
+// WebSocket close frame 1000; a DELETE for long polling; server-sent events
+// just drop the stream), waits briefly for the server to close, then
+// closes the transport. It returns nil, or the error that had already
+// ended the connection.
 func (c *Conn) Close(ctx context.Context) error {
 	if c.isEnded() {
 		return c.waitDone(ctx)
 	}
-	// One budget covers the Close message, the close frame and the wait,
-	// so a writer stuck on a dead socket cannot hold Close up.
+	// One budget covers the Close message, the transport's goodbye and the
+	// wait, so a writer stuck on a dead socket cannot hold Close up.
 	ctx, cancel := context.WithTimeout(ctx, closeWait)
 	defer cancel()
 	_ = c.writeMessage(ctx, &closeMessage)
 	if !c.markEnded(nil) {
-		c.ws.Close()
+		c.t.close()
 		<-c.done
 		return c.Err()
 	}
 	deadline, _ := ctx.Deadline()
-	_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), deadline)
+	c.t.shutdown(deadline)
 	select {
 	case <-c.done:
 	case <-ctx.Done():
 	}
-	c.ws.Close()
+	c.t.close()
 	<-c.done
 	return nil
 }
@@ -245,7 +240,7 @@ func (c *Conn) isEnded() bool {
 // fail ends the connection with err and unblocks the read goroutine.
 func (c *Conn) fail(err error) {
 	c.markEnded(err)
-	c.ws.Close()
+	c.t.close()
 }
 
 // closedErr is what calls on an ended connection return.

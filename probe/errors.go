@@ -35,8 +35,9 @@ var (
 )
 
 // ConnectError is a failed Dial. StatusCode and Body are set when the
-// failure was an HTTP response (negotiate or WebSocket upgrade), so callers
-// can classify throttling (HTTP 429, "Connection count reaches limit.").
+// failure was an HTTP response (negotiate, the WebSocket upgrade, the event
+// stream, the first poll, the handshake POST), so callers can classify
+// throttling (HTTP 429, "Connection count reaches limit.").
 type ConnectError struct {
 	Phase      string // PhaseNegotiate, PhaseTransport, PhaseHandshake or PhaseTimeout
 	StatusCode int

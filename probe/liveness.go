@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -16,15 +17,22 @@ import (
 // connection ends with an error wrapping ErrServerTimeout, which CheckAlive
 // returns. If ctx ends first, CheckAlive returns ctx.Err() and leaves the
 // connection alone. One check at a time per connection.
+//
+// Server-sent events and long polling have no pings: there CheckAlive
+// sends a hub Ping message and waits for the server to answer its POST.
 func (c *Conn) CheckAlive(ctx context.Context, wait time.Duration) error {
 	if c.isEnded() {
 		return c.closedErr()
+	}
+	ws, ok := c.t.(*wsTransport)
+	if !ok {
+		return c.checkAliveBySend(ctx, wait)
 	}
 	payload, answered := c.expectPong()
 	defer c.forgetPong()
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
-	if err := c.ws.WriteControl(websocket.PingMessage, payload, time.Now().Add(wait)); err != nil {
+	if err := ws.ws.WriteControl(websocket.PingMessage, payload, time.Now().Add(wait)); err != nil {
 		if !isTimeout(err) {
 			c.fail(fmt.Errorf("probe: ping failed: %w", err))
 			return c.closedErr()
@@ -41,6 +49,30 @@ func (c *Conn) CheckAlive(ctx context.Context, wait time.Duration) error {
 	case <-timer.C:
 		return c.halfOpen(fmt.Errorf("%w: no answer to a WebSocket ping within %s; the connection is half-open", ErrServerTimeout, wait))
 	}
+}
+
+// checkAliveBySend writes a Ping and waits until the server has answered
+// the POST that carried it (and every send queued before it).
+func (c *Conn) checkAliveBySend(ctx context.Context, wait time.Duration) error {
+	h, ok := c.t.(interface{ sender() *postSender })
+	if !ok {
+		return fmt.Errorf("probe: CheckAlive: %w for transport %s", errors.ErrUnsupported, c.t.name())
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	err := c.writeMessage(wctx, &pingMessage)
+	if err == nil {
+		err = h.sender().flush(wctx.Done())
+	}
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case wctx.Err() != nil:
+		return c.halfOpen(fmt.Errorf("%w: a send got no answer within %s; the connection is half-open", ErrServerTimeout, wait))
+	}
+	return c.closedErr()
 }
 
 func (c *Conn) halfOpen(err error) error {

@@ -91,19 +91,13 @@ func negotiateURL(endpoint *url.URL) *url.URL {
 
 // webSocketURL maps endpoint to ws(s) and adds the connection token as id=.
 func webSocketURL(endpoint *url.URL, connectionToken string) *url.URL {
-	u := *endpoint
+	u := withConnectionToken(endpoint, connectionToken)
 	if u.Scheme == "https" {
 		u.Scheme = "wss"
 	} else {
 		u.Scheme = "ws"
 	}
-	if connectionToken != "" {
-		if u.RawQuery != "" {
-			u.RawQuery += "&"
-		}
-		u.RawQuery += "id=" + url.QueryEscape(connectionToken)
-	}
-	return &u
+	return u
 }
 
 // negotiate runs negotiate against endpoint, following redirects, and
@@ -200,22 +194,6 @@ func statusError(phase string, res *http.Response) *ConnectError {
 		msg += " (is the URL a SignalR hub endpoint?)"
 	}
 	return &ConnectError{Phase: phase, StatusCode: res.StatusCode, Body: string(body), Err: errors.New(msg)}
-}
-
-// checkTransport fails unless the server offers WebSockets with format.
-func checkTransport(n *negotiation, format TransferFormat) error {
-	for _, t := range n.transports {
-		if !strings.EqualFold(t.Transport, "WebSockets") {
-			continue
-		}
-		for _, f := range t.TransferFormats {
-			if strings.EqualFold(f, string(format)) {
-				return nil
-			}
-		}
-		return newConnectError(PhaseNegotiate, fmt.Errorf("server offers WebSockets without the %s transfer format", format))
-	}
-	return newConnectError(PhaseNegotiate, errors.New("server does not offer the WebSockets transport"))
 }
 
 // requestHeaders copies the caller's headers and adds the bearer token.

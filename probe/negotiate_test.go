@@ -109,7 +109,7 @@ func TestNegotiateV1(t *testing.T) {
 	if n.connectionID != "pub" || n.connectionToken != "secret" || n.accessToken != "tok" {
 		t.Errorf("negotiation = %+v", n)
 	}
-	if err := checkTransport(n, TextFormat); err != nil {
+	if _, err := chooseTransport(n, []string{TransportWebSockets}, TextFormat); err != nil {
 		t.Errorf("WebSockets/Text refused: %v", err)
 	}
 	r := rs.last.Load()
@@ -336,8 +336,9 @@ func TestDialErrorsDoNotLeakSecrets(t *testing.T) {
 }
 
 func TestUnsupportedTransport(t *testing.T) {
-	_, err := Dial(context.Background(), Options{URL: "http://127.0.0.1:1/hub", Transport: "LongPolling"})
-	if !errors.Is(err, errors.ErrUnsupported) || !strings.Contains(err.Error(), "not supported yet") {
+	_, err := Dial(context.Background(), Options{URL: "http://127.0.0.1:1/hub", Transport: "carrier-pigeon"})
+	var ce *ConnectError
+	if err == nil || errors.As(err, &ce) || !strings.Contains(err.Error(), `unknown transport "carrier-pigeon"`) {
 		t.Errorf("err = %v", err)
 	}
 }

@@ -7,12 +7,16 @@ import "encoding/json"
 // Implementations must be safe for concurrent use and must not block: they
 // are called from the read goroutine and from every writer.
 type Observer interface {
-	// HTTPResponse reports the status code of one HTTP response, such as
-	// "negotiate".
+	// HTTPResponse reports the status code of one HTTP response:
+	// "negotiate", or for server-sent events and long polling EndpointSSE,
+	// EndpointPoll, EndpointSend and EndpointDelete.
 	HTTPResponse(endpoint string, code int)
-	// BytesSent reports the payload size of one transport frame written.
+	// BytesSent reports the payload size of one transport frame written:
+	// a WebSocket message, or the body of a POST the server accepted.
 	BytesSent(n int)
-	// BytesReceived reports the payload size of one transport frame read.
+	// BytesReceived reports the payload size of one transport frame read:
+	// a WebSocket message, the data of one server-sent event, or the body
+	// of one poll (0 for an empty one).
 	BytesReceived(n int)
 }
 

@@ -1,10 +1,7 @@
 package probe
 
 import (
-	"errors"
-	"fmt"
 	"net/http"
-	"strings"
 	"time"
 )
 
@@ -16,16 +13,20 @@ const (
 	DefaultMaxMessageSize    = 1 << 20
 )
 
-// TransportWebSockets is the only transport Dial speaks today.
-const TransportWebSockets = "websockets"
-
 // Options configures Dial. Zero values take the defaults above.
 type Options struct {
 	// URL is the hub endpoint: http(s), or ws(s) which is mapped to
 	// http(s) for negotiate. Its query (for example hub=) is kept.
 	URL string
-	// Transport is "websockets" (the default); others are not supported yet.
+	// Transport is TransportWebSockets (the default), TransportSSE or
+	// TransportLongPolling; the negotiate names (ServerSentEvents,
+	// LongPolling) are accepted too. Negotiate must offer it with the hub
+	// protocol's transfer format, or Dial fails in PhaseNegotiate.
+	// MessagePack cannot go over server-sent events, which carry text only.
 	Transport string
+	// FallbackTransports are tried in order when negotiate does not offer
+	// Transport (with the needed transfer format). Empty means no fallback.
+	FallbackTransports []string
 	// Protocol is the hub protocol; JSONProtocol{} by default.
 	Protocol HubProtocol
 	// AccessToken is sent as "Authorization: Bearer" on negotiate and on
@@ -33,26 +34,42 @@ type Options struct {
 	AccessToken string
 	// Headers are added to every HTTP request, the WebSocket upgrade included.
 	Headers http.Header
-	// SkipNegotiation connects the WebSocket straight to URL, without an id.
+	// SkipNegotiation connects the WebSocket straight to URL, without an
+	// id. Server-sent events and long polling need negotiate.
 	SkipNegotiation bool
 
-	// HandshakeTimeout bounds the WebSocket upgrade and, separately, the
-	// wait for the hub's handshake response.
+	// HandshakeTimeout bounds the WebSocket upgrade (or the wait for the
+	// event stream's or first poll's response headers) and, separately,
+	// the wait for the hub's handshake response.
 	HandshakeTimeout time.Duration
 	// KeepAliveInterval is how long the client may stay silent before it
 	// sends a Ping.
 	KeepAliveInterval time.Duration
 	// ServerTimeout is how long the server may stay silent before the
-	// connection is considered dead.
+	// connection is considered dead. With long polling every poll answer
+	// counts, the empty one a server sends when its poll timeout passes too.
 	ServerTimeout time.Duration
+	// WriteTimeout bounds the write of one message. A write that cannot
+	// finish in time means the server stopped reading (a half-open
+	// connection), and the connection ends with ErrServerTimeout. Zero
+	// leaves writes bounded by their context alone. Server-sent events and
+	// long polling queue writes for the next POST, so it bounds each POST
+	// instead, and defaults there to ServerTimeout.
+	WriteTimeout time.Duration
+	// PollTimeout bounds one long-polling request (DefaultPollTimeout);
+	// a poll that outlasts it is sent again.
+	PollTimeout time.Duration
 	// MaxMessageSize bounds one buffered record (and the negotiate body is
 	// bounded separately), so a hostile server cannot exhaust memory.
 	MaxMessageSize int64
 	// EnableCompression offers permessage-deflate on the WebSocket.
 	EnableCompression bool
-	// HTTPClient sends negotiate requests; http.DefaultClient when nil. If
-	// its Transport is an *http.Transport, the WebSocket dial uses the same
-	// TLS configuration and proxy.
+	// HTTPClient sends negotiate requests, and every request of server-sent
+	// events and long polling (its Timeout does not apply to the event
+	// stream and the polls). When nil, negotiate uses http.DefaultClient and
+	// those transports a client that keeps more idle connections per host.
+	// If its Transport is an *http.Transport, the WebSocket dial uses the
+	// same TLS configuration and proxy.
 	HTTPClient *http.Client
 	Observer   Observer
 	// Handlers maps server-to-client targets (matched case-insensitively)
@@ -65,18 +82,18 @@ type Options struct {
 // withDefaults returns a copy of o with every zero value filled in, or an
 // error for settings Dial cannot honour.
 func (o Options) withDefaults() (Options, error) {
-	switch strings.ToLower(o.Transport) {
-	case "", TransportWebSockets:
-		o.Transport = TransportWebSockets
-	default:
-		return o, fmt.Errorf("probe: transport %q is not supported yet: %w", o.Transport, errors.ErrUnsupported)
-	}
 	if o.Protocol == nil {
 		o.Protocol = JSONProtocol{}
 	}
+	candidates, err := o.transportCandidates()
+	if err != nil {
+		return o, err
+	}
+	o.Transport = candidates[0]
 	o.HandshakeTimeout = orDefault(o.HandshakeTimeout, DefaultHandshakeTimeout)
 	o.KeepAliveInterval = orDefault(o.KeepAliveInterval, DefaultKeepAliveInterval)
 	o.ServerTimeout = orDefault(o.ServerTimeout, DefaultServerTimeout)
+	o.PollTimeout = orDefault(o.PollTimeout, DefaultPollTimeout)
 	if o.MaxMessageSize <= 0 {
 		o.MaxMessageSize = DefaultMaxMessageSize
 	}

@@ -21,10 +21,10 @@ func (c *Conn) readLoop() {
 
 // readFrame reads one data frame, parsing records as they complete.
 func (c *Conn) readFrame() error {
-	if err := c.ws.SetReadDeadline(time.Now().Add(c.serverTimeout)); err != nil {
+	if err := c.t.setReadDeadline(time.Now().Add(c.serverTimeout)); err != nil {
 		return err
 	}
-	typ, r, err := c.ws.NextReader()
+	typ, r, err := c.t.nextFrame()
 	if err != nil {
 		return err
 	}
@@ -44,7 +44,7 @@ func (c *Conn) readFrame() error {
 			}
 			// Dispatch may have waited on a slow stream reader; that time
 			// is not the server's silence.
-			if err := c.ws.SetReadDeadline(time.Now().Add(c.serverTimeout)); err != nil {
+			if err := c.t.setReadDeadline(time.Now().Add(c.serverTimeout)); err != nil {
 				return err
 			}
 		}
@@ -108,9 +108,12 @@ func (c *Conn) releaseReadBuf(force bool) {
 // end reason.
 func (c *Conn) describeReadError(err error) error {
 	var closeErr *CloseError
+	var transportErr *TransportError
 	var wsClose *websocket.CloseError
 	switch {
-	case errors.As(err, &closeErr), errors.Is(err, ErrProtocol):
+	case errors.As(err, &closeErr), errors.Is(err, ErrProtocol), errors.Is(err, ErrServerTimeout):
+		return err
+	case errors.As(err, &transportErr) && !isTimeout(err):
 		return err
 	case isTimeout(err):
 		return fmt.Errorf("%w: nothing received for %s", ErrServerTimeout, c.serverTimeout)
@@ -124,8 +127,8 @@ func (c *Conn) describeReadError(err error) error {
 // reason, closes the socket and fails everything still pending.
 func (c *Conn) teardown(reason error) {
 	c.markEnded(reason)
-	c.sayGoodbye(reason)
-	c.ws.Close()
+	c.t.goodbye(reason)
+	c.t.close()
 	c.releaseReadBuf(true)
 	c.mu.Lock()
 	if c.keepAlive != nil {
@@ -142,19 +145,4 @@ func (c *Conn) teardown(reason error) {
 		s.finish(pendingErr)
 	}
 	close(c.done)
-}
-
-// sayGoodbye answers a server Close or bad bytes with a close frame, so
-// the server sees an orderly end rather than a reset.
-func (c *Conn) sayGoodbye(reason error) {
-	code := websocket.CloseNormalClosure
-	var closeErr *CloseError
-	switch {
-	case errors.As(reason, &closeErr):
-	case errors.Is(reason, ErrProtocol):
-		code = websocket.CloseProtocolError
-	default:
-		return
-	}
-	_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, ""), time.Now().Add(250*time.Millisecond))
 }

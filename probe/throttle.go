@@ -30,6 +30,13 @@ func ClassifyThrottle(err error) (reason string, throttled bool) {
 		}
 		return ThrottleHTTP429, true
 	}
+	var te *TransportError
+	if errors.As(err, &te) && te.StatusCode == http.StatusTooManyRequests {
+		if mentionsLimit(te.Body, "connection") {
+			return ThrottleConnectionLimit, true
+		}
+		return ThrottleHTTP429, true
+	}
 	var closeErr *CloseError
 	if errors.As(err, &closeErr) {
 		switch {

@@ -2,8 +2,11 @@ package probe
 
 import (
 	"context"
+	"errors"
+	"io"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/gorilla/websocket"
 )
@@ -12,8 +15,17 @@ import (
 // buffer of this size; write buffers come from wsWriteBufferPool.
 const wsBufferSize = 4096
 
+// wsTransport is a WebSocket connection: full duplex, one hub protocol
+// frame per WebSocket message.
+type wsTransport struct {
+	ws           *websocket.Conn
+	frameType    int
+	obs          Observer
+	writeTimeout time.Duration
+}
+
 // dialWebSocket opens the transport and returns a *ConnectError on failure.
-func dialWebSocket(ctx context.Context, o *Options, target *url.URL, token string) (*websocket.Conn, error) {
+func dialWebSocket(ctx context.Context, o *Options, target *url.URL, token string) (*wsTransport, error) {
 	d := websocket.Dialer{
 		Proxy:             http.ProxyFromEnvironment,
 		HandshakeTimeout:  o.HandshakeTimeout,
@@ -40,8 +52,59 @@ func dialWebSocket(ctx context.Context, o *Options, target *url.URL, token strin
 		}
 		return nil, newConnectError(PhaseTransport, redactURLError(err))
 	}
-	return ws, nil
+	return &wsTransport{ws: ws, frameType: frameTypeFor(o.Protocol.TransferFormat()), obs: o.Observer, writeTimeout: o.WriteTimeout}, nil
 }
+
+func (t *wsTransport) name() string { return TransportWebSockets }
+
+func (t *wsTransport) nextFrame() (int, io.Reader, error) { return t.ws.NextReader() }
+
+func (t *wsTransport) setReadDeadline(d time.Time) error { return t.ws.SetReadDeadline(d) }
+
+func (t *wsTransport) writeHandshake(b []byte, deadline time.Time) error {
+	if err := t.ws.SetWriteDeadline(deadline); err != nil {
+		return err
+	}
+	if err := t.ws.WriteMessage(t.frameType, b); err != nil {
+		return err
+	}
+	t.obs.BytesSent(len(b))
+	return t.ws.SetWriteDeadline(time.Time{})
+}
+
+func (t *wsTransport) writeFrame(b []byte) error {
+	if t.writeTimeout > 0 {
+		// gorilla applies a deadline on every write anyway; this sets it.
+		_ = t.ws.SetWriteDeadline(time.Now().Add(t.writeTimeout))
+	}
+	if err := t.ws.WriteMessage(t.frameType, b); err != nil {
+		return err
+	}
+	t.obs.BytesSent(len(b))
+	return nil
+}
+
+// shutdown sends the close frame (1000) that starts the closing handshake.
+func (t *wsTransport) shutdown(deadline time.Time) {
+	_ = t.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), deadline)
+}
+
+// goodbye answers a server Close or bad bytes with a close frame, so the
+// server sees an orderly end rather than a reset.
+func (t *wsTransport) goodbye(reason error) {
+	code := websocket.CloseNormalClosure
+	var closeErr *CloseError
+	switch {
+	case errors.As(reason, &closeErr):
+	case errors.Is(reason, ErrProtocol):
+		code = websocket.CloseProtocolError
+	default:
+		return
+	}
+	_ = t.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, ""), time.Now().Add(goodbyeWait))
+}
+
+func (t *wsTransport) close() { t.ws.Close() }
 
 func frameTypeFor(f TransferFormat) int {
 	if f == BinaryFormat {

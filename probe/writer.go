@@ -60,23 +60,55 @@ func (c *Conn) acquireWrite(ctx context.Context) error {
 }
 
 // writeFrame writes b while holding the write turn. If ctx ends during the
-// write, the socket is closed to unblock it and the connection fails.
+// write, the transport is closed to unblock it and the connection fails.
 func (c *Conn) writeFrame(ctx context.Context, b []byte) error {
 	var stop func() bool
 	if ctx.Done() != nil {
 		stop = context.AfterFunc(ctx, c.abortWriteFn)
 	}
-	err := c.ws.WriteMessage(c.frameType, b)
+	err := c.t.writeFrame(b)
 	if stop != nil && !stop() {
 		return fmt.Errorf("%w: %w", errWriteAborted, ctx.Err())
 	}
 	if err != nil {
-		c.fail(fmt.Errorf("probe: write failed: %w", err))
+		c.endOnWriteError(err)
 		return c.closedErr()
 	}
 	c.markWritten()
-	c.obs.BytesSent(len(b))
 	return nil
+}
+
+// writeErrorGrace is how long a failed socket write waits for the read
+// goroutine to give the better reason.
+const writeErrorGrace = 250 * time.Millisecond
+
+// endOnWriteError ends the connection after a failed write. A socket write
+// usually fails because the server closed the connection, and the read
+// goroutine is about to say how (a Close message may be waiting unread);
+// "broken pipe" is the reason only if the reader has nothing to say.
+func (c *Conn) endOnWriteError(err error) {
+	var te *TransportError
+	if !isTimeout(err) && !errors.Is(err, ErrServerTimeout) && !errors.As(err, &te) {
+		t := time.NewTimer(writeErrorGrace)
+		defer t.Stop()
+		select {
+		case <-c.closing:
+			return
+		case <-t.C:
+		}
+	}
+	c.fail(c.describeWriteError(err))
+}
+
+func (c *Conn) describeWriteError(err error) error {
+	var te *TransportError
+	if errors.Is(err, ErrServerTimeout) || errors.As(err, &te) {
+		return err // a failed POST, already explained
+	}
+	if c.writeTimeout > 0 && isTimeout(err) {
+		return fmt.Errorf("%w: a write did not finish within %s; the server stopped reading", ErrServerTimeout, c.writeTimeout)
+	}
+	return fmt.Errorf("probe: write failed: %w", err)
 }
 
 func (c *Conn) abortWrite() { c.fail(errWriteAborted) }
