@@ -10,6 +10,7 @@ const (
 	AlertLatencyP99OverOneSecond = "HubprobeLatencyP99OverOneSecond"
 	AlertLatencyP99NearLimit     = "HubprobeLatencyP99NearLimit"
 	AlertServerLoadHigh          = "HubprobeServerLoadHigh"
+	AlertTierHeadroomLow         = "HubprobeTierHeadroomLow"
 	AlertThrottled               = "HubprobeThrottled"
 	AlertMessagesLost            = "HubprobeMessagesLost"
 	AlertConnectionFailures      = "HubprobeConnectionFailures"
@@ -88,7 +89,7 @@ func hubAlerts(cfg Config) []alert {
 		summary: "Hub messages are being lost.",
 		description: fmt.Sprintf("{{ $value | humanizePercentage }} of the deliveries expected by scenario {{ $labels.scenario }} "+
 			"on target {{ $labels.target }} never arrived over the last %s (limit %s).", cfg.RateWindow, percent(cfg.LostShareMax)),
-	}}
+	}, cfg.tierHeadroomAlert()}
 }
 
 // probeAlerts are about connecting and running scenarios, and about hubprobe
@@ -125,13 +126,14 @@ func probeAlerts(cfg Config) []alert {
 
 // staleAlert fires when a scenario that has run stopped running, and when no
 // hubprobe reports any run at all (not deployed, crashed, or not scraped).
+// Capacity searches are left out: they usually run nightly.
 func (cfg Config) staleAlert() alert {
 	lastRun := cfg.selector("hubprobe_last_run_timestamp_seconds")
 	staleAfter := cfg.ExpectedRunIntervalSeconds * cfg.StaleRuns
 	return alert{
 		name: AlertScenarioStale, severity: SeverityWarning, forDuration: "5m",
-		expr: fmt.Sprintf("time() - max by (target, scenario) (%s > 0) > %d\nor\n  absent(%s)",
-			lastRun, staleAfter, lastRun),
+		expr: fmt.Sprintf("time() - max by (target, scenario) (%s > 0) > %d\n%s\nor\n  absent(%s)",
+			lastRun, staleAfter, cfg.unlessCapacitySearch(), lastRun),
 		summary: "A probe scenario has stopped running.",
 		description: "{{ if $labels.scenario }}Scenario {{ $labels.scenario }} against target {{ $labels.target }} " +
 			"last ran {{ $value | humanizeDuration }} ago" +

@@ -151,6 +151,8 @@ func TestRecordingRuleNamesAreLevelMetricOperation(t *testing.T) {
 		"target_scenario:hubprobe_message_latency_slow:ratio_rate5m",
 		"target_scenario:hubprobe_message_latency_seconds:p99_rate5m",
 		"target:hubprobe_server_load:ratio",
+		"target:hubprobe_tier_usage:current",
+		"target:hubprobe_tier_utilization:ratio",
 	}
 	for _, w := range want {
 		if !slices.ContainsFunc(Groups(DefaultConfig).Groups[0].Rules, func(r Rule) bool { return r.Record == w }) {
@@ -232,6 +234,10 @@ var catalogue = []string{
 	"hubprobe_server_load_ratio",
 	"hubprobe_build_info",
 	"hubprobe_config_last_reload_successful",
+	"hubprobe_tier_limit",
+	"hubprobe_capacity_steps",
+	// Registered by the embedded hub, on /metrics with a target label.
+	"hubprobe_hub_connections",
 }
 
 var histograms = []string{

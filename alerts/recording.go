@@ -44,7 +44,7 @@ func (cfg Config) runFailureShareRecord() string {
 const ServerLoadRecord = "target:hubprobe_server_load:ratio"
 
 func recordingRules(cfg Config) []Rule {
-	return []Rule{
+	return append([]Rule{
 		{Record: cfg.slowShareRecord(), Expr: cfg.slowShareExpr()},
 		{Record: cfg.latencyP99Record(), Expr: cfg.quantileExpr(0.99, "hubprobe_message_latency_seconds_bucket")},
 		{Record: cfg.lostShareRecord(), Expr: cfg.shareExpr(
@@ -54,7 +54,7 @@ func recordingRules(cfg Config) []Rule {
 		{Record: cfg.sendLagP99Record(), Expr: cfg.quantileExpr(0.99, "hubprobe_send_lag_seconds_bucket")},
 		{Record: cfg.runFailureShareRecord(), Expr: cfg.runFailureShareExpr()},
 		{Record: ServerLoadRecord, Expr: "max by (target) (" + cfg.selector("hubprobe_server_load_ratio") + ")"},
-	}
+	}, cfg.tierRecordingRules()...)
 }
 
 // slowShareExpr is the share of delivered messages slower than 1 s. It is

@@ -34,6 +34,10 @@ type Config struct {
 	// ServerLoadMax is the server load under which latency inside the
 	// service stays low.
 	ServerLoadMax float64
+	// TierUsageMax is the share of a tier's published limit a target may
+	// use before HubprobeTierHeadroomLow warns: the same 70 % as server
+	// load, the headroom the tier tables are planned with.
+	TierUsageMax float64
 	// LostShareMax is the largest share of expected deliveries allowed to
 	// go missing.
 	LostShareMax float64
@@ -66,6 +70,7 @@ var DefaultConfig = Config{
 	SlowShareMax:               0.01,
 	NearLimitSeconds:           0.7,
 	ServerLoadMax:              0.70,
+	TierUsageMax:               0.70,
 	LostShareMax:               0.001,
 	ConnectFailureShareMax:     0.05,
 	SendLagMaxSeconds:          0.1,

@@ -41,6 +41,9 @@ type Target struct {
 	Headers         map[string]string `yaml:"headers,omitempty"`
 	// SkipNegotiation connects the transport directly (WebSockets only).
 	SkipNegotiation bool `yaml:"skip_negotiation,omitempty"`
+	// Tier declares the hub's service tier, whose published limits hubprobe
+	// exports so that usage can be compared with them.
+	Tier *Tier `yaml:"tier,omitempty"`
 }
 
 // EmbeddedHub configures the in-process reference hub.
@@ -74,11 +77,60 @@ type Scenario struct {
 	GroupSize int `yaml:"group_size"`
 	// LossTimeout is how long after the last send a delivery may still
 	// arrive before it counts as lost.
-	LossTimeout     time.Duration `yaml:"loss_timeout"`
-	Transport       string        `yaml:"transport"`
-	Protocol        string        `yaml:"protocol"`
-	StreamItemDelay time.Duration `yaml:"stream_item_delay"`
+	LossTimeout time.Duration `yaml:"loss_timeout"`
+	Transport   string        `yaml:"transport"`
+	// FallbackTransports are tried in order only when the hub does not offer
+	// Transport; without them a missing transport fails the run.
+	FallbackTransports []string      `yaml:"fallback_transports,omitempty"`
+	Protocol           string        `yaml:"protocol"`
+	StreamItemDelay    time.Duration `yaml:"stream_item_delay"`
+	// Profile sizes the scenario from a row of a published tier table,
+	// scaled down; settings written next to it override what it gives.
+	Profile *Profile `yaml:"profile,omitempty"`
+	// Mode is ModeRun or ModeCapacitySearch.
+	Mode string `yaml:"mode"`
+	// CapacitySearch tunes ModeCapacitySearch; after Load it is set
+	// exactly when Mode is ModeCapacitySearch.
+	CapacitySearch *CapacitySearch `yaml:"capacity_search,omitempty"`
 }
+
+// Scenario modes.
+const (
+	// ModeRun sends at one fixed rate for duration: the canary.
+	ModeRun = "run"
+	// ModeCapacitySearch ramps the number of sending connections up step by
+	// step until the hub leaves the capacity definition, as the vendors'
+	// benchmark does; the last step that held is the capacity.
+	ModeCapacitySearch = "capacity_search"
+)
+
+// Modes lists the values mode accepts.
+var Modes = []string{ModeRun, ModeCapacitySearch}
+
+// CapacitySearch is the step method of the vendors' benchmark: start with
+// BaseSending connections sending, add Step more every StepDuration.
+type CapacitySearch struct {
+	BaseSending  int           `yaml:"base_sending"`
+	Step         int           `yaml:"step"`
+	StepDuration time.Duration `yaml:"step_duration"`
+	// MaxSteps bounds the ramp; 0 ramps until every connection sends.
+	MaxSteps int `yaml:"max_steps"`
+}
+
+// Steps is how many steps the ramp has at most with the given connections.
+func (c CapacitySearch) Steps(connections int) int {
+	if c.Step < 1 || c.BaseSending > connections {
+		return 0
+	}
+	n := (connections-c.BaseSending)/c.Step + 1
+	if c.MaxSteps > 0 {
+		n = min(n, c.MaxSteps)
+	}
+	return n
+}
+
+// Senders is how many connections send in step i (0-based).
+func (c CapacitySearch) Senders(i int) int { return c.BaseSending + i*c.Step }
 
 // Limits and fixed choices that validation enforces.
 const (
@@ -91,8 +143,8 @@ const (
 
 // Transports and Protocols list the values that transport and protocol accept.
 var (
-	Transports = []string{"websockets"}
-	Protocols  = []string{"json"}
+	Transports = []string{"websockets", "sse", "longpolling"}
+	Protocols  = []string{"json", "messagepack"}
 )
 
 // Defaults, applied before the file's values are decoded on top.
@@ -102,6 +154,11 @@ var (
 	DefaultEmbeddedHub = EmbeddedHub{MaxMessageSize: DefaultHubMaxBytes}
 
 	DefaultTarget = Target{EmbeddedHub: DefaultEmbeddedHub}
+
+	// DefaultCapacitySearch leaves BaseSending and Step at zero: both
+	// default to a tenth of the connections (at least 1), so a ramp takes
+	// about ten steps whatever the size.
+	DefaultCapacitySearch = CapacitySearch{StepDuration: 10 * time.Second}
 
 	// DefaultScenario leaves Timeout and GroupSize at zero: their defaults
 	// depend on other fields and are filled in after decoding.
@@ -116,6 +173,7 @@ var (
 		LossTimeout:        5 * time.Second,
 		Transport:          "websockets",
 		Protocol:           "json",
+		Mode:               ModeRun,
 	}
 )
 
@@ -134,9 +192,13 @@ func (t Target) MarshalYAML() (any, error) {
 func (t *Target) setDefaults()   { *t = DefaultTarget }
 func (s *Scenario) setDefaults() { *s = DefaultScenario }
 
+// setDefaults lets an optional capacity_search section start from defaults.
+func (c *CapacitySearch) setDefaults() { *c = DefaultCapacitySearch }
+
 // DefaultYAML is the configuration used when no file is given: one embedded
-// hub target and the echo, broadcast, send_to_group and send_to_client
-// scenarios. It is shipped as default.yml so users can read and copy it.
+// hub target with a declared tier, the echo, broadcast, send_to_group and
+// send_to_client scenarios, and a capacity search. It is shipped as
+// default.yml so users can read and copy it.
 //
 //go:embed default.yml
 var DefaultYAML []byte

@@ -59,8 +59,10 @@ func TestInvalidConfigs(t *testing.T) {
 		"empty-scenario-name":           `:5: scenarios[0].name: must not be empty`,
 		"target-name-chars":             `:2: targets[0].name: invalid name "my hub": use only letters, digits, "_", "." and "-"`,
 		"scenario-name-chars":           `:5: scenarios[0].name: invalid name "echo{1}": use only letters, digits, "_", "." and "-"`,
-		"transport":                     `:10: scenarios[0].transport: unknown transport "longpolling" (valid: websockets)`,
-		"protocol":                      `:10: scenarios[0].protocol: unknown protocol "messagepack" (valid: json)`,
+		"transport":                     `:10: scenarios[0].transport: unknown transport "webtransport" (valid: longpolling, sse, websockets)`,
+		"protocol":                      `:10: scenarios[0].protocol: unknown protocol "protobuf" (valid: json, messagepack)`,
+		"messagepack-sse":               `:9: scenarios[0].protocol: messagepack needs a binary transport; sse carries text only`,
+		"fallback-transport":            `:9: scenarios[0].fallback_transports[1]: unknown transport "carrier-pigeon" (valid: longpolling, sse, websockets)`,
 		"bad-duration":                  `:9: scenarios[0].duration: expected a duration such as "10s", got "10"`,
 		"bad-integer":                   `:10: scenarios[0].connections: expected an integer, got "ten"`,
 		"float-integer":                 `:10: scenarios[0].message_size: expected an integer, got "1.5"`,
@@ -77,6 +79,29 @@ func TestInvalidConfigs(t *testing.T) {
 		"no-scenarios":                  `: scenarios: at least one scenario is required`,
 		"empty":                         `: targets: at least one target is required`,
 		"merge-scalar":                  `:5: scenarios[0]: "<<" expects a mapping or a list of mappings`,
+		"profile-service":               `:8: scenarios[0].profile.service: unknown service "signalr-premium" (valid: signalr, webpubsub)`,
+		"profile-table":                 `:9: scenarios[0].profile.scenario: unknown table "send_to_everyone" (valid: broadcast, echo, rest_broadcast, rest_send_to_user, send_to_big_group, send_to_connection, send_to_small_group)`,
+		"profile-units":                 `:10: scenarios[0].profile.units: the signalr send_to_connection table has no column for 10 units`,
+		"profile-scale":                 `:11: scenarios[0].profile.scale: must be greater than 0 and at most 1, got 2`,
+		"profile-scale-string":          `:11: scenarios[0].profile.scale: expected a number, got "1%"`,
+		"profile-scale-nan":             `:11: scenarios[0].profile.scale: expected a finite number, got ".nan"`,
+		"profile-too-many":              `:11: scenarios[0].profile.scale: gives 500000 connections, more than 100000; lower the scale or write connections`,
+		"profile-no-kind":               `:9: scenarios[0].profile.scenario: table "rest_broadcast" has no hubprobe scenario kind (tables with one: broadcast, echo, send_to_big_group, send_to_connection, send_to_small_group)`,
+		"profile-unknown-key":           `:10: scenarios[0].profile: unknown key "unit"`,
+		"profile-kind-mismatch":         `:12: scenarios[0].kind: "echo" does not run the broadcast table of the profile; leave kind out or write "broadcast"`,
+		"profile-over-senders":          `:13: scenarios[0].senders: must be between 0 and connections (50), got 60`,
+		"tier-service":                  `:5: targets[0].tier.service: unknown service "signalR" (valid: signalr, webpubsub)`,
+		"tier-units":                    `:6: targets[0].tier.units: webpubsub has no published limits for 3 units (units: 1 2 10 50 100 200 500 1000)`,
+		"tier-unknown-key":              `:6: targets[0].tier: unknown key "unit_count"`,
+		"tier-not-a-mapping":            `:4: targets[0].tier: expected a mapping, got "standard"`,
+		"mode":                          `:9: scenarios[0].mode: unknown mode "capacity" (valid: capacity_search, run)`,
+		"capacity-without-mode":         `:9: scenarios[0].capacity_search: only allowed with mode: capacity_search`,
+		"capacity-base-sending":         `:11: scenarios[0].capacity_search.base_sending: must be between 1 and connections (20), got 21`,
+		"capacity-step":                 `:11: scenarios[0].capacity_search.step: must be between 1 and connections (20), got 0`,
+		"capacity-step-duration":        `:11: scenarios[0].capacity_search.step_duration: must be greater than 0, got 0s`,
+		"capacity-max-steps":            `:11: scenarios[0].capacity_search.max_steps: must be between 0 and 100000, got -1`,
+		"capacity-too-long":             `:10: scenarios[0].capacity_search: the capacity search's longest ramp (1m0s) must be shorter than the schedule interval 1m0s`,
+		"capacity-timeout":              `:10: scenarios[0].timeout: must be greater than the capacity search's longest ramp 40s, got 30s`,
 	}
 	files, err := filepath.Glob("testdata/invalid-*.yml")
 	if err != nil {
@@ -119,7 +144,7 @@ func TestMinimalConfigGetsDefaults(t *testing.T) {
 			Timeout:  30 * time.Second, // 15s+10s+5s+10s, capped at the 30s interval
 			Duration: 10 * time.Second, Connections: 10, ConnectConcurrency: 50,
 			ConnectTimeout: 15 * time.Second, MessageSize: 2048, SendInterval: time.Second,
-			GroupSize: 10, LossTimeout: 5 * time.Second, Transport: "websockets", Protocol: "json",
+			GroupSize: 10, LossTimeout: 5 * time.Second, Transport: "websockets", Protocol: "json", Mode: ModeRun,
 		}},
 	}
 	if !reflect.DeepEqual(c, want) {
@@ -139,6 +164,7 @@ func TestFullConfigKeepsEveryValue(t *testing.T) {
 			Name: "app-server", URL: "wss://hub.example.com/signalrbench?tenant=a",
 			EmbeddedHub: DefaultEmbeddedHub, AccessToken: "Bearer-t0k",
 			Headers: map[string]string{"X-Probe": "hubprobe"}, SkipNegotiation: true,
+			Tier: &Tier{Service: "signalr", Units: 10},
 		}, {
 			Name: "embedded.slow", Embedded: true,
 			EmbeddedHub: EmbeddedHub{DeliveryDelay: 250 * time.Millisecond, MaxMessageSize: 65536},
@@ -151,7 +177,20 @@ func TestFullConfigKeepsEveryValue(t *testing.T) {
 			Timeout: 2 * time.Minute, Duration: time.Minute, Connections: 200, ConnectConcurrency: 20,
 			ConnectTimeout: 5 * time.Second, MessageSize: 40000, SendInterval: 500 * time.Millisecond,
 			Senders: 50, GroupSize: 25, LossTimeout: 3 * time.Second, Transport: "websockets",
-			Protocol: "json", StreamItemDelay: 10 * time.Millisecond,
+			Protocol: "json", StreamItemDelay: 10 * time.Millisecond, Mode: ModeRun,
+		}, {
+			// From the big-group row of unit 100 at 1/100: 1000 connections in
+			// 10 groups; senders is written and wins over the row's 1.
+			Name: "ramp", Target: "app-server", Kind: "send_to_group", Schedule: "@daily",
+			Timeout: 48 * time.Second, Duration: 10 * time.Second, Connections: 1000, ConnectConcurrency: 50,
+			ConnectTimeout: 15 * time.Second, MessageSize: 2048, SendInterval: time.Second,
+			Senders: 4, GroupSize: 100, LossTimeout: 5 * time.Second, Transport: "websockets", Protocol: "json",
+			Profile: &Profile{
+				Service: "signalr", Scenario: "send_to_big_group", Units: 100, Scale: 0.01,
+				Set: []string{"connections", "group_size", "message_size", "send_interval"}, Explicit: []string{"senders"},
+			},
+			Mode:           ModeCapacitySearch,
+			CapacitySearch: &CapacitySearch{BaseSending: 2, Step: 2, StepDuration: 5 * time.Second, MaxSteps: 3},
 		}},
 	}
 	if !reflect.DeepEqual(c, want) {
@@ -271,11 +310,21 @@ func TestDefault(t *testing.T) {
 	if !c.Global.StartJitter {
 		t.Error("default start_jitter is false")
 	}
-	wantKinds := []string{"echo", "broadcast", "send_to_group", "send_to_client"}
-	if len(c.Scenarios) != len(wantKinds) {
-		t.Fatalf("%d default scenarios, want %d", len(c.Scenarios), len(wantKinds))
+	if tier := c.Targets[0].Tier; tier == nil || *tier != (Tier{Service: "signalr", Units: 1}) {
+		t.Errorf("default tier %+v, want signalr unit 1", tier)
 	}
-	for i, s := range c.Scenarios {
+	wantKinds := []string{"echo", "broadcast", "send_to_group", "send_to_client"}
+	if len(c.Scenarios) != len(wantKinds)+1 {
+		t.Fatalf("%d default scenarios, want %d", len(c.Scenarios), len(wantKinds)+1)
+	}
+	// The last one is a capacity search sized by the unit-1 echo profile:
+	// 5 steps of 2s (2 to 10 senders) fit well within its 15m schedule.
+	capacity := c.Scenarios[len(wantKinds)]
+	if capacity.Mode != ModeCapacitySearch || capacity.Kind != "echo" || capacity.Connections != 10 ||
+		capacity.CapacitySearch.Steps(capacity.Connections) != 5 || capacity.Timeout != 15*time.Second+15*time.Second+5*time.Second+DefaultTimeoutPad {
+		t.Errorf("default capacity search: %+v %+v", capacity, capacity.CapacitySearch)
+	}
+	for i, s := range c.Scenarios[:len(wantKinds)] {
 		if s.Kind != wantKinds[i] || s.Name != wantKinds[i] || s.Target != "embedded" || s.Schedule != "@every 30s" ||
 			s.Duration != 10*time.Second || s.Connections < 10 || s.Connections > 20 ||
 			s.MessageSize != 2048 || s.SendInterval != time.Second || s.GroupSize != 10 || s.Timeout != 30*time.Second {
@@ -350,7 +399,7 @@ func TestLoadMissingFile(t *testing.T) {
 	}
 }
 
-// Every example shipped in examples/ must load.
+// Every configuration shipped in examples/ must load.
 func TestExamples(t *testing.T) {
 	t.Setenv("HUBPROBE_WESTEU_TOKEN", "example-token")
 	files, err := filepath.Glob("../examples/*.yml")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -74,6 +75,8 @@ func (d *decoder) decode(n *yaml.Node, path string, out reflect.Value) error {
 		return d.duration(n, path, out)
 	}
 	switch out.Kind() {
+	case reflect.Pointer:
+		return d.pointer(n, path, out)
 	case reflect.Struct:
 		return d.structure(n, path, out)
 	case reflect.Slice:
@@ -86,6 +89,8 @@ func (d *decoder) decode(n *yaml.Node, path string, out reflect.Value) error {
 		return d.boolean(n, path, out)
 	case reflect.Int, reflect.Int64:
 		return d.integer(n, path, out)
+	case reflect.Float64:
+		return d.float(n, path, out)
 	}
 	panic("config: no decoder for " + out.Type().String()) // a schema bug, caught by tests
 }
@@ -112,6 +117,20 @@ func (d *decoder) structure(n *yaml.Node, path string, out reflect.Value) error 
 			return err
 		}
 	}
+	return nil
+}
+
+// pointer decodes an optional section: written, it is allocated and starts
+// from its defaults like a list item; left out or null, it stays nil.
+func (d *decoder) pointer(n *yaml.Node, path string, out reflect.Value) error {
+	elem := reflect.New(out.Type().Elem())
+	if def, ok := elem.Interface().(defaulter); ok {
+		def.setDefaults()
+	}
+	if err := d.decode(n, path, elem.Elem()); err != nil {
+		return err
+	}
+	out.Set(elem)
 	return nil
 }
 
@@ -186,6 +205,20 @@ func (d *decoder) integer(n *yaml.Node, path string, out reflect.Value) error {
 		return errorAt(d.file, n.Line, path, "integer %q is out of range", n.Value)
 	}
 	out.SetInt(v)
+	return nil
+}
+
+// float accepts YAML integers and finite floats; "1e-2" is read as a float
+// too, while .nan, .inf and strings are refused.
+func (d *decoder) float(n *yaml.Node, path string, out reflect.Value) error {
+	var v float64
+	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!float" && n.ShortTag() != "!!int") || n.Decode(&v) != nil {
+		return d.kindError(n, path, "a number")
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return errorAt(d.file, n.Line, path, "expected a finite number, got %q", n.Value)
+	}
+	out.SetFloat(v)
 	return nil
 }
 

@@ -15,7 +15,8 @@ func TestConfigurationDocCoversEveryKey(t *testing.T) {
 	}
 	for _, typ := range []reflect.Type{
 		reflect.TypeFor[Config](), reflect.TypeFor[Global](), reflect.TypeFor[Target](),
-		reflect.TypeFor[EmbeddedHub](), reflect.TypeFor[Scenario](),
+		reflect.TypeFor[EmbeddedHub](), reflect.TypeFor[Scenario](), reflect.TypeFor[Profile](),
+		reflect.TypeFor[Tier](), reflect.TypeFor[CapacitySearch](),
 	} {
 		for key := range yamlFields(typ) {
 			if !strings.Contains(string(doc), key+":") {

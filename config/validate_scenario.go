@@ -18,10 +18,13 @@ func (v *validator) scenarios(c *Config) error {
 		if err := firstError(
 			v.name(item, "scenario", s.Name, seen),
 			v.scenarioTarget(item, s, c),
+			v.profile(item, s),
 			v.oneOf(keyPath(item, "kind"), "kind", s.Kind, v.kinds),
 			v.oneOf(keyPath(item, "transport"), "transport", s.Transport, Transports),
 			v.oneOf(keyPath(item, "protocol"), "protocol", s.Protocol, Protocols),
+			v.transports(item, s),
 			v.load(item, s),
+			v.capacitySearch(item, s),
 		); err != nil {
 			return err
 		}
@@ -54,7 +57,7 @@ func (v *validator) scenarioTarget(item string, s *Scenario, c *Config) error {
 // load checks the sizes and rates of a run and fills group_size.
 func (v *validator) load(item string, s *Scenario) error {
 	key := func(k string) string { return keyPath(item, k) }
-	if !v.has(key("group_size")) {
+	if !v.has(key("group_size")) && !s.Profile.sets("group_size") {
 		s.GroupSize = min(DefaultGroupSize, s.Connections)
 	}
 	conns := fmt.Sprintf("connections (%d)", s.Connections)
@@ -69,6 +72,39 @@ func (v *validator) load(item string, s *Scenario) error {
 		v.intRange(key("group_size"), s.GroupSize, 1, s.Connections, conns),
 		v.positive(key("loss_timeout"), s.LossTimeout),
 		v.notNegative(key("stream_item_delay"), s.StreamItemDelay),
+	)
+}
+
+// capacitySearch checks mode and, for a capacity search, its ramp: it must
+// start within the connections and take at least one step.
+func (v *validator) capacitySearch(item string, s *Scenario) error {
+	key := keyPath(item, "capacity_search")
+	if err := v.oneOf(keyPath(item, "mode"), "mode", s.Mode, Modes); err != nil {
+		return err
+	}
+	if s.Mode != ModeCapacitySearch {
+		if s.CapacitySearch != nil {
+			return v.errorf(key, "only allowed with mode: %s", ModeCapacitySearch)
+		}
+		return nil
+	}
+	if s.CapacitySearch == nil {
+		c := DefaultCapacitySearch
+		s.CapacitySearch = &c
+	}
+	c, defaults := s.CapacitySearch, CapacitySearchFor(s.Connections)
+	if !v.has(keyPath(key, "base_sending")) {
+		c.BaseSending = defaults.BaseSending
+	}
+	if !v.has(keyPath(key, "step")) {
+		c.Step = defaults.Step
+	}
+	conns := fmt.Sprintf("connections (%d)", s.Connections)
+	return firstError(
+		v.intRange(keyPath(key, "base_sending"), c.BaseSending, 1, s.Connections, conns),
+		v.intRange(keyPath(key, "step"), c.Step, 1, s.Connections, conns),
+		v.positive(keyPath(key, "step_duration"), c.StepDuration),
+		v.intRange(keyPath(key, "max_steps"), c.MaxSteps, 0, MaxConnections, fmt.Sprint(MaxConnections)),
 	)
 }
 
@@ -96,19 +132,27 @@ func (v *validator) schedule(item, spec string) (time.Duration, error) {
 // timeout fills the default timeout and checks that a run fits its
 // schedule, so runs of one scenario never overlap.
 func (v *validator) timeout(item string, s *Scenario, interval time.Duration) error {
-	if interval > 0 && s.Duration >= interval {
-		return v.errorf(keyPath(item, "duration"), "must be shorter than the schedule interval %s, got %s", interval, s.Duration)
+	busy, busyKey, busyName := s.Duration, keyPath(item, "duration"), "duration"
+	if s.Mode == ModeCapacitySearch {
+		busy, busyKey = s.CapacitySearch.searchLength(s.Connections), keyPath(item, "capacity_search")
+		busyName = "the capacity search's longest ramp"
+	}
+	if interval > 0 && busy >= interval {
+		if busyName == "duration" {
+			return v.errorf(busyKey, "must be shorter than the schedule interval %s, got %s", interval, busy)
+		}
+		return v.errorf(busyKey, "%s (%s) must be shorter than the schedule interval %s", busyName, busy, interval)
 	}
 	key := keyPath(item, "timeout")
 	if !v.has(key) {
-		s.Timeout = s.ConnectTimeout + s.Duration + s.LossTimeout + DefaultTimeoutPad
+		s.Timeout = s.ConnectTimeout + busy + s.LossTimeout + DefaultTimeoutPad
 		if interval > 0 {
 			s.Timeout = min(s.Timeout, interval)
 		}
 		return nil
 	}
-	if s.Timeout <= s.Duration {
-		return v.errorf(key, "must be greater than duration %s, got %s", s.Duration, s.Timeout)
+	if s.Timeout <= busy {
+		return v.errorf(key, "must be greater than %s %s, got %s", busyName, busy, s.Timeout)
 	}
 	if interval > 0 && s.Timeout > interval {
 		return v.errorf(key, "must not exceed the schedule interval %s, got %s", interval, s.Timeout)
@@ -124,4 +168,24 @@ func (v *validator) messageFits(item string, s *Scenario, c *Config) error {
 	}
 	return v.errorf(keyPath(item, "message_size"), "must not exceed max_message_size %d of embedded target %q, got %d",
 		t.EmbeddedHub.MaxMessageSize, t.Name, s.MessageSize)
+}
+
+// transports checks the fallback list and that MessagePack, a binary
+// protocol, never has to ride Server-Sent Events, which carry text only.
+func (v *validator) transports(item string, s *Scenario) error {
+	key := keyPath(item, "fallback_transports")
+	for i, t := range s.FallbackTransports {
+		if err := v.oneOf(indexPath(key, i), "transport", t, Transports); err != nil {
+			return err
+		}
+	}
+	if s.Protocol != "messagepack" {
+		return nil
+	}
+	for _, t := range append([]string{s.Transport}, s.FallbackTransports...) {
+		if t == "sse" {
+			return v.errorf(keyPath(item, "protocol"), "messagepack needs a binary transport; sse carries text only")
+		}
+	}
+	return nil
 }

@@ -18,6 +18,7 @@ func (v *validator) targets(c *Config) error {
 			v.endpoint(item, t),
 			v.embeddedHub(item, t),
 			v.headers(item, t),
+			v.tier(item, t),
 		)
 		if err != nil {
 			return err

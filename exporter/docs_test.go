@@ -74,6 +74,7 @@ func TestCatalogueDocumented(t *testing.T) {
 	reg, m := newTestMetrics(t)
 	feed(m.Recorder(echoWS))
 	m.SetServerLoadSource("hub-a", func() float64 { return 0.3 })
+	feedPlanning(t, m)
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)

@@ -25,6 +25,9 @@ type HandlerOptions struct {
 	History *History
 	// Scenarios lists the configured scenarios; may be nil.
 	Scenarios func() []ScenarioStatus
+	// Capacity feeds the capacity searches of the status page and their
+	// plots; may be nil.
+	Capacity *CapacityLog
 	// Version is shown on the status page.
 	Version string
 }
@@ -35,6 +38,11 @@ type ScenarioStatus struct {
 	Target   string
 	Kind     string
 	Schedule string
+	// Profile says what the scenario's tier profile resolved to; empty
+	// without one.
+	Profile string
+	// Mode is "run" or "capacity_search".
+	Mode string
 }
 
 // NewHandler returns the mux with /metrics, /-/healthy, /-/ready, /-/reload,
@@ -60,6 +68,7 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	status := &statusPage{opts: opts}
 	mux.HandleFunc("GET /{$}", status.serveHTML)
 	mux.HandleFunc("GET /status.json", status.serveJSON)
+	mux.HandleFunc("GET /capacity/{target}/{scenario}/plot.svg", status.servePlot)
 	return mux
 }
 

@@ -75,6 +75,7 @@ type Metrics struct {
 	runLatency    *runLatencySummary
 	serverLoad    *serverLoadCollector
 	buildInfo     prometheus.Gauge
+	planning      *planningMetrics
 
 	history *History
 
@@ -143,16 +144,17 @@ func newCatalogue() *Metrics {
 		"How late the pacer sent each message against its schedule; high values mean the probe itself is saturated.", sendLagBuckets)
 	m.runLatency = newRunLatencySummary()
 	m.serverLoad = newServerLoadCollector()
+	m.planning = newPlanningMetrics()
 	return m
 }
 
 func (m *Metrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{
+	return append([]prometheus.Collector{
 		m.info, m.latency, m.sent, m.received, m.lost, m.sentBytes, m.receivedBytes,
 		m.throttled, m.httpRequests, m.connect, m.connFailures, m.connsActive,
 		m.reconnects, m.runs, m.runSuccess, m.runDuration, m.lastRun, m.sendLag,
 		m.runLatency, m.serverLoad, m.buildInfo,
-	}
+	}, m.planning.collectors()...)
 }
 
 // partialDeleter is what every client_golang vector offers to drop series.
@@ -163,11 +165,11 @@ type partialDeleter interface {
 // vecs lists every vector whose series carry target and scenario labels,
 // i.e. what Forget has to clean.
 func (m *Metrics) vecs() []partialDeleter {
-	return []partialDeleter{
+	return append([]partialDeleter{
 		m.info, m.latency, m.sent, m.received, m.lost, m.sentBytes, m.receivedBytes,
 		m.throttled, m.httpRequests, m.connect, m.connFailures, m.connsActive,
 		m.reconnects, m.runs, m.runSuccess, m.runDuration, m.lastRun, m.sendLag,
-	}
+	}, m.planning.scenarioVecs()...)
 }
 
 // Recorder returns the recorder for one scenario, creating its series.
@@ -213,6 +215,9 @@ func (m *Metrics) Forget(s ScenarioInfo) {
 	m.runLatency.forget(s.key())
 	if m.history != nil {
 		m.history.Forget(s.Target, s.Scenario)
+	}
+	if m.planning.log != nil {
+		m.planning.log.Forget(s.Target, s.Scenario)
 	}
 }
 

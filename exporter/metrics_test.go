@@ -464,6 +464,7 @@ func TestMetricsLintClean(t *testing.T) {
 	reg, m := newTestMetrics(t)
 	feed(m.Recorder(echoWS))
 	m.SetServerLoadSource("hub-a", func() float64 { return 0.4 })
+	feedPlanning(t, m)
 	problems, err := testutil.GatherAndLint(reg)
 	if err != nil {
 		t.Fatal(err)

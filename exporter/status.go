@@ -22,11 +22,12 @@ var statusTemplate = template.Must(template.New("status").Funcs(template.FuncMap
 
 // statusView is what both the status page and /status.json show.
 type statusView struct {
-	Version       string        `json:"version"`
-	Generated     time.Time     `json:"generated"`
-	Scenarios     []scenarioRow `json:"scenarios"`
-	Recent        []runView     `json:"recent_runs"`
-	OlderFailures []runView     `json:"older_failures"`
+	Version       string         `json:"version"`
+	Generated     time.Time      `json:"generated"`
+	Scenarios     []scenarioRow  `json:"scenarios"`
+	Capacity      []capacityView `json:"capacity_searches"`
+	Recent        []runView      `json:"recent_runs"`
+	OlderFailures []runView      `json:"older_failures"`
 }
 
 type scenarioRow struct {
@@ -34,6 +35,8 @@ type scenarioRow struct {
 	Scenario string   `json:"scenario"`
 	Kind     string   `json:"kind"`
 	Schedule string   `json:"schedule"`
+	Mode     string   `json:"mode,omitempty"`
+	Profile  string   `json:"profile,omitempty"`
 	LastRun  *runView `json:"last_run"`
 }
 
@@ -96,6 +99,9 @@ func (p *statusPage) view() statusView {
 	if p.opts.Scenarios != nil {
 		v.Scenarios = p.scenarioRows(p.opts.Scenarios())
 	}
+	if p.opts.Capacity != nil {
+		v.Capacity = capacityViews(p.opts.Capacity.all())
+	}
 	if h := p.opts.History; h != nil {
 		recent, older := h.snapshot()
 		v.Recent = runViews(recent)
@@ -107,7 +113,7 @@ func (p *statusPage) view() statusView {
 func (p *statusPage) scenarioRows(list []ScenarioStatus) []scenarioRow {
 	rows := make([]scenarioRow, 0, len(list))
 	for _, s := range list {
-		row := scenarioRow{Target: s.Target, Scenario: s.Name, Kind: s.Kind, Schedule: s.Schedule}
+		row := scenarioRow{Target: s.Target, Scenario: s.Name, Kind: s.Kind, Schedule: s.Schedule, Mode: s.Mode, Profile: s.Profile}
 		if p.opts.History != nil {
 			if r, ok := p.opts.History.Last(s.Target, s.Name); ok {
 				rv := newRunView(r)

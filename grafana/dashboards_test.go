@@ -45,6 +45,15 @@ var catalogue = []string{
 	"hubprobe_server_load_ratio",
 	"hubprobe_build_info",
 	"hubprobe_config_last_reload_successful",
+	"hubprobe_capacity_messages_per_second",
+	"hubprobe_capacity_bandwidth_bytes_per_second",
+	"hubprobe_capacity_steps",
+	"hubprobe_capacity_senders",
+	"hubprobe_capacity_stop_reason",
+	"hubprobe_tier_limit",
+	"hubprobe_tier_info",
+	// Registered by the embedded hub, on /metrics with a target label.
+	"hubprobe_hub_connections",
 }
 
 var histograms = []string{
@@ -548,6 +557,14 @@ var exporterShapedSeries = map[string]string{
 	`hubprobe_run_latency_seconds{target="hub",scenario="echo",quantile="0.9"}`:                               "0.02x60",
 	`hubprobe_run_latency_seconds{target="hub",scenario="echo",quantile="0.99"}`:                              "0.05x60",
 	`hubprobe_run_latency_seconds{target="hub",scenario="echo",quantile="1"}`:                                 "0.1x60",
+	`hubprobe_capacity_messages_per_second{target="hub",scenario="echo",direction="inbound"}`:                 "40x60",
+	`hubprobe_capacity_bandwidth_bytes_per_second{target="hub",scenario="echo",direction="outbound"}`:         "90000x60",
+	`hubprobe_capacity_steps{target="hub",scenario="echo"}`:                                                   "3x60",
+	`hubprobe_capacity_senders{target="hub",scenario="echo"}`:                                                 "2x60",
+	`hubprobe_capacity_stop_reason{target="hub",scenario="echo",reason="slow_messages"}`:                      "1x60",
+	`hubprobe_capacity_stop_reason{target="hub",scenario="echo",reason="throttled"}`:                          "0x60",
+	`hubprobe_tier_info{target="hub",service="signalr",units="1"}`:                                            "1x60",
+	`hubprobe_hub_connections{target="hub"}`:                                                                  "12x60",
 }
 
 // histogramSeries adds the buckets and count of a classic histogram.
@@ -573,6 +590,10 @@ func TestQueriesReturnDataOnExporterShapedSeries(t *testing.T) {
 			histogramSeries(series, "hubprobe_message_latency_seconds", "0.1", "0.7", "1")
 			histogramSeries(series, "hubprobe_connect_duration_seconds", "0.1", "1")
 			histogramSeries(series, "hubprobe_send_lag_seconds", "0.01", "0.1")
+			for _, resource := range []string{"connections", "inbound_bytes_per_second", "outbound_bytes_per_second",
+				"inbound_messages_per_second", "outbound_messages_per_second"} {
+				series[`hubprobe_tier_limit{target="hub",resource="`+resource+`"}`] = "1000x60"
+			}
 			if normalise {
 				normalised := map[string]string{}
 				for k, v := range series {

@@ -12,7 +12,8 @@ import (
 const byScenario = "{{target}} / {{scenario}}"
 
 // Overview is every target and scenario on one page, measured against the
-// capacity definition: 99 % of messages under 1 s, server load under 70 %.
+// capacity definition: 99 % of messages under 1 s, server load under 70 %,
+// and against the published limits of each target's tier.
 func Overview() *dashboard.DashboardBuilder {
 	d := newDashboard("hubprobe / overview", OverviewUID,
 		"Every hub and scenario hubprobe probes, against the capacity definition: "+
@@ -31,7 +32,12 @@ func Overview() *dashboard.DashboardBuilder {
 	for _, g := range connectionGraphs() {
 		d = d.WithPanel(g.panel())
 	}
-	return d.WithPanel(runSuccessTimeline())
+	d = d.WithPanel(runSuccessTimeline())
+	d = d.WithRow(dashboard.NewRowBuilder("Tier headroom"))
+	for _, g := range tierGraphs() {
+		d = d.WithPanel(g.panel())
+	}
+	return d.WithPanel(tierTable())
 }
 
 func capacityGraphs() []graph {

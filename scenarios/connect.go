@@ -23,7 +23,10 @@ const onConnectedWait = 2 * time.Second
 // time. Any failure fails the run: a canary with fewer clients than
 // configured would measure a different workload.
 func (rn *Runner) connectAll(ctx context.Context, run *Run) error {
-	opts := rn.dialOptions(run)
+	opts, err := rn.dialOptions(run)
+	if err != nil {
+		return err
+	}
 	n := rn.Scenario.Connections
 	conns := make([]*probe.Conn, n)
 	errs := make([]error, n)
@@ -76,16 +79,21 @@ func (rn *Runner) connect(parent context.Context, run *Run, opts probe.Options) 
 		if !errors.Is(parent.Err(), context.Canceled) {
 			rn.recordFailure(run, err, FailTransport)
 		}
-		return nil, rn.nameConnectTimeout(parent, ctx, err)
+		return nil, rn.describeConnectError(parent, ctx, err)
 	}
 	rn.Recorder.ConnectDone(time.Since(began))
 	rn.Recorder.ConnectionOpened()
 	return conn, nil
 }
 
-// nameConnectTimeout says which setting ran out when an attempt timed out
-// on connect_timeout rather than on the run's own timeout.
-func (rn *Runner) nameConnectTimeout(parent, ctx context.Context, err error) error {
+// describeConnectError leads with what the status page reader needs: that
+// the hub was throttling (in the bounded throttle vocabulary, not the
+// server's words), or which setting ran out when an attempt timed out on
+// connect_timeout rather than on the run's own timeout.
+func (rn *Runner) describeConnectError(parent, ctx context.Context, err error) error {
+	if reason, ok := probe.ClassifyThrottle(err); ok {
+		return fmt.Errorf("throttled (%s): %w", reason, err)
+	}
 	var ce *probe.ConnectError
 	if !errors.As(err, &ce) || ce.Phase != probe.PhaseTimeout || parent.Err() != nil {
 		return err
@@ -98,7 +106,11 @@ func (rn *Runner) nameConnectTimeout(parent, ctx context.Context, err error) err
 	return err
 }
 
-func (rn *Runner) dialOptions(run *Run) probe.Options {
+func (rn *Runner) dialOptions(run *Run) (probe.Options, error) {
+	proto, err := probe.ProtocolByName(rn.Scenario.Protocol)
+	if err != nil {
+		return probe.Options{}, err
+	}
 	handlers := map[string]probe.Handler{
 		"RecordLatency": func(args []json.RawMessage) {
 			if len(args) > 0 {
@@ -113,14 +125,17 @@ func (rn *Runner) dialOptions(run *Run) probe.Options {
 		handlers[name] = func([]json.RawMessage) {}
 	}
 	return probe.Options{
-		URL:             rn.Endpoint.URL,
-		Transport:       rn.Scenario.Transport,
-		AccessToken:     rn.Endpoint.AccessToken,
-		Headers:         rn.Endpoint.Headers,
-		SkipNegotiation: rn.Endpoint.SkipNegotiation,
-		Observer:        observer{run.tracker},
-		Handlers:        handlers,
-	}
+		URL:                rn.Endpoint.URL,
+		Transport:          rn.Scenario.Transport,
+		FallbackTransports: rn.Scenario.FallbackTransports,
+		Protocol:           proto,
+		AccessToken:        rn.Endpoint.AccessToken,
+		Headers:            rn.Endpoint.Headers,
+		SkipNegotiation:    rn.Endpoint.SkipNegotiation,
+		WriteTimeout:       rn.stallWait(),
+		Observer:           observer{run.tracker},
+		Handlers:           handlers,
+	}, nil
 }
 
 func summarizeConnectErrors(errs []error) error {

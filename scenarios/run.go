@@ -83,6 +83,9 @@ type Runner struct {
 // Run performs one full run and returns its result. It never panics on bad
 // input from the hub and always closes what it opened before returning.
 func (rn *Runner) Run(ctx context.Context) Result {
+	if rn.Scenario.Mode == config.ModeCapacitySearch {
+		return rn.SearchCapacity(ctx).Result
+	}
 	start := time.Now()
 	res := Result{Scenario: rn.Scenario.Name, Target: rn.Scenario.Target, Kind: rn.Scenario.Kind, Start: start}
 	factory, ok := kinds[rn.Scenario.Kind]
@@ -106,9 +109,6 @@ func (rn *Runner) execute(ctx context.Context, run *Run, kind Kind) error {
 	}
 	sendErr := rn.pace(ctx, run, kind)
 	rn.drain(ctx, run)
-	// The loss window ends here; a delivery that comes in while the checks
-	// below run is late, not received.
-	run.tracker.closed.Store(true)
 	if !run.tracker.complete() {
 		rn.checkAlive(ctx, run)
 	}
@@ -185,13 +185,20 @@ func (rn *Runner) drain(ctx context.Context, run *Run) {
 	}
 }
 
-// Bounds of the wait for a pong in checkAlive: the loss timeout, within reason.
+// Bounds of stallWait.
 const (
-	minPongWait = time.Second
-	maxPongWait = 5 * time.Second
+	minStallWait = time.Second
+	maxStallWait = 5 * time.Second
 	// alivePings bounds the goroutines waiting for pongs at once.
 	alivePings = 1000
 )
+
+// stallWait is how long a hub may leave a ping unanswered, or a write
+// unread, before its connection counts as half-open: the loss timeout,
+// within reason. A message held up longer would be lost anyway.
+func (rn *Runner) stallWait() time.Duration {
+	return min(max(rn.Scenario.LossTimeout, minStallWait), maxStallWait)
+}
 
 // checkAlive pings every connection after a run that lost messages. A hub
 // that stopped reading and writing leaves its sockets open (half-open) and
@@ -202,9 +209,16 @@ func (rn *Runner) checkAlive(ctx context.Context, run *Run) {
 	if ctx.Err() != nil {
 		return
 	}
-	wait := min(max(rn.Scenario.LossTimeout, minPongWait), maxPongWait)
+	wait := rn.stallWait()
 	forEachClient(run, alivePings, func(c *Client) {
-		_ = c.Conn.CheckAlive(ctx, wait)
+		if c.Conn.CheckAlive(ctx, wait) == nil || ctx.Err() != nil {
+			return
+		}
+		// The connection is ending; let it finish so checkDropped sees it.
+		select {
+		case <-c.Conn.Done():
+		case <-ctx.Done():
+		}
 	})
 }
 

@@ -206,3 +206,14 @@ func TestUnreachableTargetFailsTheRun(t *testing.T) {
 		t.Fatalf("run_success = %v, want 0", got)
 	}
 }
+
+func TestEchoOverSSEAgainstThirdPartyServer(t *testing.T) {
+	srv := startThirdParty(t)
+	s := scenario("echo", 3, time.Second, 200*time.Millisecond)
+	s.Transport = "sse"
+	o := runAgainst(t, srv.URL, s)
+	assertCounts(t, o, 15, 15)
+	if got := counter(t, o.reg, "hubprobe_http_requests_total", "endpoint", "send", "code", "200"); got < 1 {
+		t.Fatalf("no HTTP POST sends counted over SSE (got %v)", got)
+	}
+}

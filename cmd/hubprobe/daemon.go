@@ -37,6 +37,7 @@ func (d *daemon) apply(cfg *config.Config) error {
 	if err := d.sched.Apply(cfg); err != nil {
 		return err
 	}
+	applyTiers(d.metrics, cfg)
 	now := map[exporter.ScenarioInfo]bool{}
 	for _, s := range cfg.Scenarios {
 		now[scenarioInfo(s)] = true
@@ -101,7 +102,9 @@ func (d *daemon) statuses() []exporter.ScenarioStatus {
 	}
 	out := make([]exporter.ScenarioStatus, 0, len(d.cfg.Scenarios))
 	for _, s := range d.cfg.Scenarios {
-		out = append(out, exporter.ScenarioStatus{Name: s.Name, Target: s.Target, Kind: s.Kind, Schedule: s.Schedule})
+		out = append(out, exporter.ScenarioStatus{
+			Name: s.Name, Target: s.Target, Kind: s.Kind, Schedule: s.Schedule, Profile: s.ProfileSummary(), Mode: s.Mode,
+		})
 	}
 	return out
 }

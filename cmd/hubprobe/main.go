@@ -49,9 +49,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	serveCmd := app.Command("serve", "Run the canary daemon (default).").Default()
 	webFlags := kingpinflag.AddFlags(serveCmd, ":9754")
 
-	runCmd := app.Command("run", "Run one scenario once and print a report; exit 0 when it met p99 < 1 s with nothing lost.")
+	runCmd := app.Command("run", "Run one scenario once and print a report; exit 0 when it met p99 < 1 s with nothing lost "+
+		"(for a capacity_search scenario: print every step, exit 0 when a capacity was found).")
 	scenario := runCmd.Flag("scenario", "Name of the scenario to run.").Required().String()
 	output := runCmd.Flag("output", "Report format: text or json.").Default("text").Enum("text", "json")
+	plotFile := runCmd.Flag("plot.file", "For a capacity_search scenario: write the plot of throughput and p99 per step (SVG) to this file.").String()
 
 	hubCmd := app.Command("hub", "Serve the reference hub standalone.")
 	hubListen := hubCmd.Flag("listen", "Address the hub listens on.").Default("127.0.0.1:5050").String()
@@ -75,7 +77,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	logger := newLogger(stderr, g.logLevel, g.logFormat)
 	switch cmd {
 	case runCmd.FullCommand():
-		return runOnce(ctx, g, *scenario, *output, stdout, stderr, logger)
+		return runOnce(ctx, g, *scenario, *output, *plotFile, stdout, stderr, logger)
 	case hubCmd.FullCommand():
 		return serveHub(ctx, *hubListen, *hubMetrics, *hubDelay, stderr, logger)
 	case checkCmd.FullCommand():

@@ -8,12 +8,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
+	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
 )
 
 // runOnce runs one scenario, prints its report and turns the capacity
-// verdict into the exit code.
-func runOnce(ctx context.Context, g globalFlags, name, output string, stdout, stderr io.Writer, log zerolog.Logger) int {
+// verdict into the exit code. A capacity_search scenario runs its search
+// instead (see runCapacity); plotFile names where its plot goes.
+func runOnce(ctx context.Context, g globalFlags, name, output, plotFile string, stdout, stderr io.Writer, log zerolog.Logger) int {
 	cfg, err := loadConfig(g.configFile)
 	if err != nil {
 		fmt.Fprintln(stderr, "hubprobe: bad configuration:", err)
@@ -48,15 +50,13 @@ func runOnce(ctx context.Context, g globalFlags, name, output string, stdout, st
 			fmt.Fprintln(stderr, "hubprobe:", err)
 			return exitFailed
 		}
+		if s.Mode == config.ModeCapacitySearch {
+			return runCapacity(ctx, runner, output, plotFile, stdout, stderr)
+		}
 		runCtx, cancel := context.WithTimeout(ctx, s.Timeout)
 		res := runner.Run(runCtx)
 		cancel()
-		if output == "json" {
-			err = res.WriteJSON(stdout)
-		} else {
-			err = res.WriteText(stdout)
-		}
-		if err != nil || !res.MetSLO() {
+		if err := writeRunReport(res, s, output, stdout); err != nil || !res.MetSLO() {
 			return exitFailed
 		}
 	}

@@ -32,7 +32,9 @@ func serve(ctx context.Context, g globalFlags, webFlags *web.FlagConfig, stderr 
 	history := exporter.NewHistory(100)
 	build := exporter.ReadBuildInfo()
 	build.Version = version
-	metrics, err := exporter.NewMetrics(reg, exporter.WithHistory(history), exporter.WithBuildInfo(build))
+	capacity := exporter.NewCapacityLog()
+	metrics, err := exporter.NewMetrics(reg, exporter.WithHistory(history), exporter.WithBuildInfo(build),
+		exporter.WithCapacityLog(capacity))
 	if err != nil {
 		fmt.Fprintln(stderr, "hubprobe:", err)
 		return exitFailed
@@ -60,6 +62,7 @@ func serve(ctx context.Context, g globalFlags, webFlags *web.FlagConfig, stderr 
 		Ready:     ready.Load,
 		Reload:    reload,
 		History:   history,
+		Capacity:  capacity,
 		Scenarios: d.statuses,
 		Version:   version,
 	})

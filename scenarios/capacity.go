@@ -1,0 +1,303 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/probe"
+)
+
+// Stop reasons of a capacity search: why the ramp ended. The first three
+// are the capacity definition being broken; the last two mean the ramp ran
+// out before the hub did, so the capacity is at least the last step.
+const (
+	StopSlowMessages       = "slow_messages"
+	StopConnectionFailures = "connection_failures"
+	StopThrottled          = "throttled"
+	StopAllSending         = "all_sending"
+	StopMaxSteps           = "max_steps"
+)
+
+// StopReasons lists every stop reason, the bounded values of
+// hubprobe_capacity_stop_reason{reason}.
+var StopReasons = []string{StopSlowMessages, StopConnectionFailures, StopThrottled, StopAllSending, StopMaxSteps}
+
+// capacityShareMax is the capacity definition's tolerance: more than 1 % of
+// messages at 1 s or more, or of connections failed, ends the search.
+const capacityShareMax = 0.01
+
+// CapacityStep is what one step of a capacity search measured. Messages are
+// counted by the step that sent them, wherever they arrive.
+type CapacityStep struct {
+	Number   int // 1-based
+	Senders  int
+	Duration time.Duration // the step's sending time, the denominator of its rates
+
+	Sent     int64
+	Expected int64
+	// Received and Slow count the step's deliveries that arrived within 1 s
+	// of the step's last send; Slow are those that took 1 s or more.
+	Received int64
+	Slow     int64
+
+	SentBytes     int64 // wire bytes written during the step
+	ReceivedBytes int64 // wire bytes read during the step and its settling
+	Throttled     int64
+	// FailedConnections counts connections dropped or unable to send so far.
+	FailedConnections int
+	Latency           Quantiles
+	MaxSendLag        time.Duration
+
+	// Verdict is the stop reason the step broke, empty when it held.
+	Verdict string
+}
+
+// Passed reports whether the step held to the capacity definition.
+func (s CapacityStep) Passed() bool { return s.Verdict == "" }
+
+// Missing counts messages of the step that had not arrived 1 s after it.
+func (s CapacityStep) Missing() int64 { return max(s.Expected-s.Received, 0) }
+
+// SlowShare is the share of the step's messages that took 1 s or more,
+// missing ones included; 1 when the step expected nothing.
+func (s CapacityStep) SlowShare() float64 {
+	if s.Expected <= 0 {
+		return 1
+	}
+	return float64(s.Slow+s.Missing()) / float64(s.Expected)
+}
+
+func (s CapacityStep) perSecond(n int64) float64 {
+	if s.Duration <= 0 {
+		return 0
+	}
+	return float64(n) / s.Duration.Seconds()
+}
+
+// InboundMessagesPerSecond is the rate the probe sent to the hub.
+func (s CapacityStep) InboundMessagesPerSecond() float64 { return s.perSecond(s.Sent) }
+
+// OutboundMessagesPerSecond is the rate of deliveries the hub made of the
+// step's messages, fan-out counted per receiver.
+func (s CapacityStep) OutboundMessagesPerSecond() float64 { return s.perSecond(s.Received) }
+
+// InboundBytesPerSecond is the probe's wire bandwidth towards the hub.
+func (s CapacityStep) InboundBytesPerSecond() float64 { return s.perSecond(s.SentBytes) }
+
+// OutboundBytesPerSecond is the hub's wire bandwidth towards the probe.
+func (s CapacityStep) OutboundBytesPerSecond() float64 { return s.perSecond(s.ReceivedBytes) }
+
+// Capacity is the outcome of a capacity search.
+type Capacity struct {
+	// Result is the search as one run: what the history, the status page
+	// and hubprobe_runs_total see.
+	Result Result
+	// Scenario is the configuration the search ran with.
+	Scenario config.Scenario
+	Steps    []CapacityStep
+	// StopReason is one of StopReasons; empty when the search could not
+	// finish (Result.Error says why).
+	StopReason string
+}
+
+// Found returns the last step that held: the capacity.
+func (c Capacity) Found() (CapacityStep, bool) {
+	for i := len(c.Steps) - 1; i >= 0; i-- {
+		if c.Steps[i].Passed() {
+			return c.Steps[i], true
+		}
+	}
+	return CapacityStep{}, false
+}
+
+// Measured reports whether the search ended for one of StopReasons.
+func (c Capacity) Measured() bool { return c.StopReason != "" }
+
+// CapacityRecorder is implemented by recorders that export capacity
+// searches. SearchCapacity calls it once per measured search.
+type CapacityRecorder interface {
+	CapacityFound(c Capacity)
+}
+
+// SearchCapacity runs the scenario's capacity search: one set of
+// connections, and steps of ever more senders until a step breaks the
+// capacity definition. Like Run it reports the search as a run and closes
+// everything it opened.
+func (rn *Runner) SearchCapacity(ctx context.Context) Capacity {
+	c := Capacity{Scenario: rn.Scenario}
+	res := Result{Scenario: rn.Scenario.Name, Target: rn.Scenario.Target, Kind: rn.Scenario.Kind, Start: time.Now()}
+	factory, ok := kinds[rn.Scenario.Kind]
+	if !ok {
+		c.Result = rn.finish(res, nil, fmt.Errorf("unknown scenario kind %q", rn.Scenario.Kind))
+		return c
+	}
+	cfg := rn.Scenario
+	// Any connection may send in a later step, so every one gets a route.
+	cfg.Senders = 0
+	steps := newStepRecorder(rn.Recorder)
+	run := &Run{Config: cfg, ID: newRunID(), tracker: newTracker(steps)}
+	run.payloads = newPayloadBuilder(run.ID, cfg.MessageSize)
+	err := rn.ramp(ctx, run, factory(cfg), steps, &c)
+	if err != nil {
+		c.StopReason = ""
+	}
+	c.Result = rn.finish(res, run, err)
+	if cr, ok := rn.Recorder.(CapacityRecorder); ok && c.Measured() {
+		cr.CapacityFound(c)
+	}
+	return c
+}
+
+// ramp connects, prepares, and runs steps until one breaks the definition
+// or the ramp is exhausted.
+func (rn *Runner) ramp(ctx context.Context, run *Run, kind Kind, rec *stepRecorder, c *Capacity) error {
+	defer rn.closeAll(ctx, run)
+	if err := rn.connectAll(ctx, run); err != nil {
+		return err
+	}
+	run.routes = make([]route, len(run.Clients))
+	if err := kind.Prepare(ctx, run); err != nil {
+		return fmt.Errorf("prepare: %w", err)
+	}
+	search := config.CapacitySearchFor(len(run.Clients))
+	if rn.Scenario.CapacitySearch != nil {
+		search = *rn.Scenario.CapacitySearch
+	}
+	health := newConnHealth(len(run.Clients))
+	n := search.Steps(len(run.Clients))
+	for i := range n {
+		step, err := rn.step(ctx, run, kind, rec, health, search, i)
+		if err != nil {
+			return err
+		}
+		c.Steps = append(c.Steps, step)
+		if !step.Passed() {
+			c.StopReason = step.Verdict
+			break
+		}
+	}
+	if c.StopReason == "" {
+		c.StopReason = StopAllSending
+		if search.Senders(n) <= len(run.Clients) {
+			c.StopReason = StopMaxSteps
+		}
+	}
+	rn.drain(ctx, run)
+	run.tracker.closed.Store(true)
+	return ctx.Err()
+}
+
+// step sends with search.Senders(i) connections for one step duration,
+// waits for the step's messages to arrive or turn 1 s old, and judges it.
+func (rn *Runner) step(ctx context.Context, run *Run, kind Kind, rec *stepRecorder, health *connHealth,
+	search config.CapacitySearch, i int) (CapacityStep, error) {
+	p := pacer{senders: search.Senders(i), interval: rn.Scenario.SendInterval, duration: search.StepDuration}
+	sentBefore, expectedBefore := run.tracker.sent.Load(), run.tracker.expected.Load()
+	stats := rec.begin()
+	began := time.Now()
+	lag := rn.paceStep(ctx, run, kind, p, health)
+	sendTime := max(time.Since(began), search.StepDuration)
+	expected := run.tracker.expected.Load() - expectedBefore
+	settle(ctx, rec, stats, expected, time.Now().Add(slowThreshold))
+	if err := ctx.Err(); err != nil {
+		return CapacityStep{}, err
+	}
+	rec.idle()
+	failed, throttledDrops := health.check(run)
+	step := rec.snapshot(stats)
+	step.Number, step.Senders, step.Duration, step.MaxSendLag = i+1, p.senders, sendTime, lag
+	step.Sent, step.Expected = run.tracker.sent.Load()-sentBefore, expected
+	step.FailedConnections, step.Throttled = failed, step.Throttled+throttledDrops
+	step.Verdict = judge(step, len(run.Clients))
+	return step, nil
+}
+
+// paceStep sends on the open-loop schedule of p. A sender whose send fails
+// is marked failed and sends no more; it counts as a failed connection.
+func (rn *Runner) paceStep(ctx context.Context, run *Run, kind Kind, p pacer, health *connHealth) time.Duration {
+	var maxLag time.Duration
+	var buf []byte
+	p.run(ctx, func(sender int, lag time.Duration) {
+		maxLag = max(maxLag, lag)
+		if health.failed[sender] {
+			return
+		}
+		rt := run.routes[sender]
+		buf = run.payloads.Append(buf[:0], rt.key, rt.value)
+		expected, err := kind.Send(ctx, run, sender, buf)
+		if err != nil {
+			if ctx.Err() == nil {
+				health.sendFailed(sender)
+			}
+			return
+		}
+		run.tracker.sentMessage(expected, lag)
+	})
+	return maxLag
+}
+
+// settle waits until every expected delivery of the step arrived, or until
+// deadline: by then a message still missing has taken 1 s or more.
+func settle(ctx context.Context, rec *stepRecorder, stats *stepStats, expected int64, deadline time.Time) {
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for rec.received(stats) < expected && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// judge returns the stop reason a step broke, or "" when it held. Failed
+// connections come first: they make the other figures incomplete.
+func judge(s CapacityStep, connections int) string {
+	switch {
+	case float64(s.FailedConnections) > capacityShareMax*float64(connections):
+		return StopConnectionFailures
+	case s.Throttled > 0:
+		return StopThrottled
+	case s.SlowShare() > capacityShareMax:
+		return StopSlowMessages
+	}
+	return ""
+}
+
+// connHealth remembers which connections failed during a search.
+type connHealth struct {
+	failed  []bool // the sender could not send
+	dropped []bool // the hub closed the connection, already recorded
+}
+
+func newConnHealth(n int) *connHealth {
+	return &connHealth{failed: make([]bool, n), dropped: make([]bool, n)}
+}
+
+func (h *connHealth) sendFailed(i int) { h.failed[i] = true }
+
+// check notes connections the hub closed since the last check and returns
+// how many connections have failed in all, and how many of the new closes
+// were the hub throttling. Like the rest of the search they stay out of the
+// scenario's connection failure and throttle series: the search provoked
+// them.
+func (h *connHealth) check(run *Run) (failed int, throttled int64) {
+	for i, c := range run.Clients {
+		select {
+		case <-c.Conn.Done():
+			if !h.dropped[i] {
+				h.dropped[i] = true
+				if _, ok := probe.ClassifyThrottle(c.Conn.Err()); ok {
+					throttled++
+				}
+			}
+		default:
+		}
+		if h.failed[i] || h.dropped[i] {
+			failed++
+		}
+	}
+	return failed, throttled
+}

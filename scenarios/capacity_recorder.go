@@ -1,0 +1,119 @@
+package scenarios
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// stepRecorder sits between a capacity search's tracker and the scenario's
+// recorder. It accounts every delivery to the step that sent it, and bytes
+// and throttles to the step running when they happen.
+//
+// It passes on what describes connections (connects, failures, HTTP codes)
+// and the run itself, but keeps message latencies, counts, bytes, throttles
+// and send lag to the search: a search drives the hub past its capacity on
+// purpose, and those series feed the alerts that watch the canary's SLO.
+type stepRecorder struct {
+	Recorder // connection and run events go through unchanged
+
+	current atomic.Pointer[stepStats]
+
+	mu    sync.Mutex
+	steps []*stepStats // in order of start
+}
+
+// stepStats is one step's tally.
+type stepStats struct {
+	start time.Time
+
+	sentBytes, receivedBytes, throttled atomic.Int64
+
+	// under stepRecorder.mu
+	received, slow int64
+	latencies      *hdrhistogram.Histogram // microseconds
+}
+
+func newStepRecorder(inner Recorder) *stepRecorder { return &stepRecorder{Recorder: inner} }
+
+// begin starts a new step now.
+func (r *stepRecorder) begin() *stepStats {
+	s := &stepStats{start: time.Now(), latencies: hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)}
+	r.mu.Lock()
+	r.steps = append(r.steps, s)
+	r.mu.Unlock()
+	r.current.Store(s)
+	return s
+}
+
+// idle ends the current step's share of bytes and throttles.
+func (r *stepRecorder) idle() { r.current.Store(nil) }
+
+func (r *stepRecorder) received(s *stepStats) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return s.received
+}
+
+// snapshot freezes what the step measured so far.
+func (r *stepRecorder) snapshot(s *stepStats) CapacityStep {
+	step := CapacityStep{
+		SentBytes: s.sentBytes.Load(), ReceivedBytes: s.receivedBytes.Load(), Throttled: s.throttled.Load(),
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	step.Received, step.Slow = s.received, s.slow
+	if s.latencies.TotalCount() > 0 {
+		q := func(p float64) time.Duration { return time.Duration(s.latencies.ValueAtQuantile(p)) * time.Microsecond }
+		step.Latency = Quantiles{P50: q(50), P90: q(90), P99: q(99), Max: time.Duration(s.latencies.Max()) * time.Microsecond}
+	}
+	return step
+}
+
+// MessageReceived finds the step that sent the message from its send time.
+func (r *stepRecorder) MessageReceived(latency time.Duration) {
+	sentAt := time.Now().Add(-latency)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := len(r.steps) - 1; i >= 0; i-- {
+		s := r.steps[i]
+		if s.start.After(sentAt) {
+			continue
+		}
+		s.received++
+		if latency >= slowThreshold {
+			s.slow++
+		}
+		_ = s.latencies.RecordValue(max(latency.Microseconds(), 1))
+		return
+	}
+}
+
+func (r *stepRecorder) BytesSent(n int) {
+	if s := r.current.Load(); s != nil {
+		s.sentBytes.Add(int64(n))
+	}
+}
+
+func (r *stepRecorder) BytesReceived(n int) {
+	if s := r.current.Load(); s != nil {
+		s.receivedBytes.Add(int64(n))
+	}
+}
+
+// Throttled counts against the running step; a throttle outside the steps
+// (while connecting) is the canary's own problem and goes through.
+func (r *stepRecorder) Throttled(reason string) {
+	if s := r.current.Load(); s != nil {
+		s.throttled.Add(1)
+		return
+	}
+	r.Recorder.Throttled(reason)
+}
+
+// Kept to the search; see the type's comment.
+func (r *stepRecorder) MessageSent()          {}
+func (r *stepRecorder) MessagesLost(int)      {}
+func (r *stepRecorder) SendLag(time.Duration) {}
