@@ -98,11 +98,15 @@ func benchHubURL(b *testing.B) string {
 
 // roundTrips sends one record and waits for one record back, b.N times.
 func roundTrips(b *testing.B, ws *websocket.Conn, record []byte) {
+	roundTripsOf(b, ws, websocket.TextMessage, record)
+}
+
+func roundTripsOf(b *testing.B, ws *websocket.Conn, frameType int, record []byte) {
 	b.SetBytes(int64(len(record)))
 	b.ResetTimer()
 	defer reportCPU(b, processCPU())
 	for i := 0; i < b.N; i++ {
-		if err := ws.WriteMessage(websocket.TextMessage, record); err != nil {
+		if err := ws.WriteMessage(frameType, record); err != nil {
 			b.Fatal(err)
 		}
 		if _, _, err := ws.ReadMessage(); err != nil {
@@ -168,6 +172,30 @@ func BenchmarkEchoPipelined(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("hub/blob=%d", size), func(b *testing.B) {
 			pipelined(b, benchDial(b, benchHubURL(b), true), record)
+		})
+	}
+}
+
+// BenchmarkEchoRoundTripMessagePack is BenchmarkEchoRoundTrip's hub case
+// with the MessagePack hub protocol, whose values the hub converts to JSON
+// text and back.
+func BenchmarkEchoRoundTripMessagePack(b *testing.B) {
+	for _, size := range benchBlobSizes {
+		var m probe.Message
+		if _, err := (probe.JSONProtocol{}).ParseMessages(benchRecord(size), func(p *probe.Message) error { m = *p; return nil }); err != nil {
+			b.Fatal(err)
+		}
+		record, err := probe.MessagePackProtocol{}.AppendMessage(nil, &m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("hub/blob=%d", size), func(b *testing.B) {
+			ws := benchDial(b, benchHubURL(b), false)
+			_ = ws.WriteMessage(websocket.TextMessage, []byte(`{"protocol":"messagepack","version":1}`+"\x1e"))
+			if _, _, err := ws.ReadMessage(); err != nil { // {} and OnConnected
+				b.Fatal(err)
+			}
+			roundTripsOf(b, ws, websocket.BinaryMessage, record)
 		})
 	}
 }

@@ -2,7 +2,9 @@ package hub
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"unicode/utf8"
 
@@ -10,12 +12,17 @@ import (
 )
 
 // codec is the hub's seam to one hub protocol: the probe package's codec for
-// framing, plus the few argument readers the hub methods need. Arguments stay
-// in the protocol's own encoding; only these helpers look inside them.
+// framing, plus the few argument readers the hub methods need. Argument
+// values are JSON text in both protocols (the MessagePack codec converts at
+// the edge), so payloads pass through unchanged and only these helpers look
+// inside them.
 type codec struct {
 	probe.HubProtocol
 	// index numbers the codec so a fan-out can encode once per protocol.
 	index int
+	// lengthPrefixed selects MessagePack's VarInt framing over JSON's
+	// record separator.
+	lengthPrefixed bool
 	// isObject reports whether an argument is a map (the benchmark payload).
 	isObject func(arg []byte) bool
 	// field returns a top-level member of a map argument as text (strings
@@ -39,10 +46,49 @@ var jsonCodec = &codec{
 	quote:       jsonQuote,
 }
 
-// codecs are the hub protocols a client may ask for in its handshake.
-var codecs = map[string]*codec{"json": jsonCodec}
+var msgpackCodec = &codec{
+	HubProtocol:    probe.MessagePackProtocol{},
+	index:          1,
+	lengthPrefixed: true,
+	isObject:       jsonIsObject,
+	field:          jsonObjectField,
+	str:            jsonString,
+	integer:        jsonInteger,
+	quote:          jsonQuote,
+}
 
-const numCodecs = 1
+// codecs are the hub protocols a client may ask for in its handshake.
+var codecs = map[string]*codec{"json": jsonCodec, "messagepack": msgpackCodec}
+
+const numCodecs = 2
+
+// maxVarIntLen is the longest MessagePack length prefix (0x7fffffff).
+const maxVarIntLen = 5
+
+// nextRecord finds the first whole message in data. n is its length with
+// framing, 0 while it is incomplete; size is the message's size for the
+// limit check, as far as it is known.
+func (cd *codec) nextRecord(data []byte) (n, size int, err error) {
+	if !cd.lengthPrefixed {
+		end := bytes.IndexByte(data, probe.RecordSeparator)
+		if end < 0 {
+			return 0, len(data), nil
+		}
+		return end + 1, end, nil
+	}
+	v, k := binary.Uvarint(data[:min(len(data), maxVarIntLen)])
+	switch {
+	case k == 0 && len(data) < maxVarIntLen:
+		return 0, 0, nil
+	case k <= 0 || v > 0x7fffffff:
+		return 0, 0, fmt.Errorf("%w: invalid length prefix", probe.ErrProtocol)
+	case v == 0:
+		return 0, 0, fmt.Errorf("%w: empty message", probe.ErrProtocol)
+	case uint64(len(data)-k) < v:
+		return 0, int(v), nil
+	}
+	return k + int(v), int(v), nil
+}
 
 func jsonIsObject(arg []byte) bool {
 	i := skipSpace(arg, 0)

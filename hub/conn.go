@@ -1,7 +1,6 @@
 package hub
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -31,6 +30,9 @@ const (
 	errMsgGeneric       = "Connection closed with an error."
 	errMsgClientTimeout = "Connection closed with an error. The client sent nothing within the client timeout."
 	errMsgSlowConsumer  = "Connection closed with an error. The client did not read its messages fast enough."
+	// errMsgMessageLimit is Azure SignalR Service's text, which clients
+	// classify as message throttling.
+	errMsgMessageLimit = "Message count reaches limit."
 )
 
 var (
@@ -60,10 +62,14 @@ var readBufPool = sync.Pool{New: func() any { return new([readBufSize]byte) }}
 // parses, dispatches and writes its own replies from the outbox; the writer
 // goroutine writes what other goroutines queue. wmu keeps their writes apart.
 type conn struct {
-	hub *Hub
-	t   transport
-	id  string
-	log zerolog.Logger
+	hub      *Hub
+	t        transport
+	id       string
+	space    *space
+	user     string // the nameid of an Azure client token; "" otherwise
+	textOnly bool   // the transport carries only Text (Server-Sent Events)
+	lp       *lpTransport
+	log      zerolog.Logger
 
 	queue      chan *frame
 	closing    chan struct{} // closed by requestClose
@@ -93,12 +99,22 @@ type conn struct {
 	groups map[string]struct{} // guarded by hub.mu
 }
 
-func newConn(h *Hub, t transport, id string) *conn {
+// identity is who a connection is: fixed at negotiate, or at connect when
+// negotiation was skipped.
+type identity struct {
+	id    string
+	space *space
+	user  string
+}
+
+func newConn(h *Hub, t transport, who identity) *conn {
 	c := &conn{
 		hub:        h,
 		t:          t,
-		id:         id,
-		log:        h.log.With().Str("connection", id).Logger(),
+		id:         who.id,
+		space:      who.space,
+		user:       who.user,
+		log:        h.log.With().Str("connection", who.id).Logger(),
 		queue:      make(chan *frame, h.opts.SendQueueSize),
 		closing:    make(chan struct{}),
 		writerDone: make(chan struct{}),
@@ -191,21 +207,24 @@ func (c *conn) process() error {
 		return err
 	}
 	c.in = c.in[:copy(c.in, rest)]
-	return c.checkSize(len(c.in))
+	return nil
 }
 
-// parseRecords dispatches every complete record in data, checking each
-// against the size limit, and returns the unfinished tail.
+// parseRecords dispatches every complete record in data, checking each (and
+// the unfinished tail) against the size limit, and returns the tail.
 func (c *conn) parseRecords(data []byte) ([]byte, error) {
 	for {
-		end := bytes.IndexByte(data, probe.RecordSeparator)
-		if end < 0 {
-			return data, nil
+		n, size, err := c.cd.nextRecord(data)
+		if err != nil {
+			return nil, &closeError{msg: errMsgGeneric, cause: err}
 		}
-		if err := c.checkSize(end); err != nil {
+		if err := c.checkSize(size); err != nil {
 			return nil, err
 		}
-		if _, err := c.cd.ParseMessages(data[:end+1], c.dispatchFn); err != nil {
+		if n == 0 {
+			return data, nil
+		}
+		if _, err := c.cd.ParseMessages(data[:n], c.dispatchFn); err != nil {
 			if errors.Is(err, probe.ErrProtocol) {
 				return nil, &closeError{msg: errMsgGeneric, cause: err}
 			}
@@ -214,7 +233,7 @@ func (c *conn) parseRecords(data []byte) ([]byte, error) {
 		if err := c.flushIfFull(); err != nil {
 			return nil, err
 		}
-		data = data[end+1:]
+		data = data[n:]
 	}
 }
 
@@ -252,6 +271,11 @@ func (c *conn) handshake(record []byte) error {
 		return c.refuseHandshake(fmt.Sprintf(
 			"The server does not support version %d of the '%s' protocol.", *req.Version, req.Protocol))
 	}
+	if c.textOnly && cd.TransferFormat() != probe.TextFormat {
+		return c.refuseHandshake(fmt.Sprintf(
+			"Cannot use the '%s' protocol on the current transport. The transport does not support '%s' transfer format.",
+			req.Protocol, cd.TransferFormat()))
+	}
 	c.cd = cd
 	c.binary.Store(cd.TransferFormat() == probe.BinaryFormat)
 	_ = c.t.SetReadDeadline(time.Time{})
@@ -276,6 +300,10 @@ func (c *conn) dispatch(m *probe.Message) error {
 	if c.closed.Load() {
 		return errClosing
 	}
+	if m.Type <= probe.CancelInvocationType && !c.withinRate() {
+		c.hub.metrics.throttled.WithLabelValues(probe.ThrottleMessageLimit).Inc()
+		return &closeError{msg: errMsgMessageLimit}
+	}
 	switch m.Type {
 	case probe.InvocationType:
 		c.invoke(m, false)
@@ -294,8 +322,15 @@ func (c *conn) dispatch(m *probe.Message) error {
 	return nil
 }
 
+// withinRate takes one message from the hub name's rate limit, if any.
+func (c *conn) withinRate() bool {
+	l := c.space.limiter
+	return l == nil || l.allow(c.hub.now())
+}
+
 // finish ends the connection after the reader stopped.
 func (c *conn) finish(err error) {
+	c.t.StopReading()
 	var ce *closeError
 	switch {
 	case errors.As(err, &ce):

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"container/heap"
+	"slices"
 	"sync"
 	"time"
 
@@ -15,15 +16,19 @@ const (
 	toConnection
 	toAll
 	toGroup
+	toUser
 )
 
-// delivery is a RecordLatency on its way out. Receivers are resolved when it
-// is sent, so in slow mode a broadcast reaches whoever is connected then.
+// delivery is a RecordLatency (or a REST send) on its way out. Receivers are
+// resolved when it is sent, so in slow mode a broadcast reaches whoever is
+// connected then.
 type delivery struct {
-	to     deliveryTarget
-	caller *conn
-	key    string // connection id or group name
-	msg    probe.Message
+	to       deliveryTarget
+	space    *space
+	caller   *conn    // nil for REST sends
+	key      string   // connection id, group name or user id
+	excluded []string // connection ids a REST send skips
+	msg      probe.Message
 }
 
 // maxDelayed bounds slow-mode deliveries in flight across the hub.
@@ -48,33 +53,38 @@ func (h *Hub) deliver(d delivery) {
 // invocation's Completion; everyone else's goes to their send queue, which
 // never blocks the sender.
 func (h *Hub) send(d *delivery, fromCaller bool) {
-	fo := fanout{msg: &d.msg}
+	if d.to == toCaller && fromCaller {
+		d.caller.reply(&d.msg) // no shared frame needed
+		return
+	}
+	fo := fanout{msg: &d.msg, excluded: d.excluded}
 	defer fo.release()
-	switch d.to {
-	case toCaller:
-		if fromCaller {
-			d.caller.reply(&d.msg) // no shared frame needed
-			return
-		}
+	own := d.caller
+	if !fromCaller {
+		own = nil
+	}
+	if d.to == toCaller {
 		fo.sendTo(d.caller, false)
+		return
+	}
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	switch d.to {
 	case toConnection:
-		h.mu.RLock()
-		c := h.byID[d.key]
-		h.mu.RUnlock()
-		if c != nil {
-			fo.sendTo(c, fromCaller && c == d.caller)
+		if c := d.space.conns[d.key]; c != nil {
+			fo.sendTo(c, c == own)
 		}
 	case toAll:
-		h.mu.RLock()
-		defer h.mu.RUnlock()
-		for _, c := range h.byID {
-			fo.sendTo(c, fromCaller && c == d.caller)
+		for _, c := range d.space.conns {
+			fo.sendTo(c, c == own)
 		}
 	case toGroup:
-		h.mu.RLock()
-		defer h.mu.RUnlock()
-		for c := range h.groups[d.key] {
-			fo.sendTo(c, fromCaller && c == d.caller)
+		for c := range d.space.groups[d.key] {
+			fo.sendTo(c, c == own)
+		}
+	case toUser:
+		for c := range d.space.users[d.key] {
+			fo.sendTo(c, c == own)
 		}
 	}
 }
@@ -82,13 +92,17 @@ func (h *Hub) send(d *delivery, fromCaller bool) {
 // fanout holds one encoded frame per protocol for a message going to many
 // receivers; every receiver's queue gets the same bytes.
 type fanout struct {
-	msg    *probe.Message
-	frames [numCodecs]*frame
-	failed bool
+	msg      *probe.Message
+	excluded []string
+	frames   [numCodecs]*frame
+	failed   bool
 }
 
 func (fo *fanout) sendTo(c *conn, own bool) {
 	if fo.failed || c.cd == nil || c.closed.Load() {
+		return
+	}
+	if len(fo.excluded) > 0 && slices.Contains(fo.excluded, c.id) {
 		return
 	}
 	f := fo.frames[c.cd.index]

@@ -3,8 +3,11 @@
 // SignalR client) can run the standard benchmark scenarios against it without
 // an ASP.NET app server.
 //
-// The hub serves negotiate at Path+"/negotiate" and the WebSockets transport
-// at Path with the JSON hub protocol. Hub methods (matched case-insensitively):
+// The hub serves negotiate at Path+"/negotiate" and the transports at Path:
+// WebSockets, Server-Sent Events (text only) and Long Polling, each with the
+// JSON or MessagePack hub protocol (MessagePack not on Server-Sent Events),
+// with the status codes of ASP.NET Core's connection dispatcher. Hub methods
+// (matched case-insensitively):
 //
 //	Echo(p)           → caller receives RecordLatency(p)
 //	Broadcast(p)      → every connection receives RecordLatency(p)
@@ -17,21 +20,31 @@
 //	StreamingEcho(stream, delayMs) → echoes an upload stream as a server stream
 //
 // Every new connection first receives OnConnected(id). Payloads are passed
-// through as the bytes the client sent; the hub only peeks at the one field it
-// routes on, and encodes each fanned-out message once for all receivers.
+// through as the JSON text the client sent (MessagePack values are converted
+// to JSON text on the way in and back on the way out); the hub only peeks at
+// the one field it routes on, and encodes each fanned-out message once per
+// hub protocol for all receivers.
 //
 // Limits follow ASP.NET Core's defaults (Options): a 15 s handshake timeout,
 // a Ping after 15 s of silence, a Close after 30 s without hearing from the
-// client, 32 KiB per message. Each connection has a bounded send queue; a
-// client that lets it fill is sent a Close with an error and dropped, so a
-// slow consumer cannot grow the hub's memory. Replies to the caller itself are
-// written by its read loop, batched while more input is already buffered.
+// client (on Long Polling: without a poll), 32 KiB per message, a 90 s poll
+// timeout. Each connection has a bounded send queue; a client that lets it
+// fill is sent a Close with an error and dropped, so a slow consumer cannot
+// grow the hub's memory. Replies to the caller itself are written by its
+// read loop, batched while more input is already buffered (on Server-Sent
+// Events and Long Polling: while the POST's body is still to come).
+//
+// With Options.AccessKey the hub also emulates Azure SignalR Service: the
+// client endpoints /client/negotiate?hub= and /client/?hub=, and the REST
+// API (v1 and 2022-06-01), all checking HS256 tokens signed with the key.
+// Connections of one hub name share broadcasts, groups and users; the app
+// path's connections have the hub name of the path's last segment. Options
+// set a connection quota (429 "Connection count reaches limit.") and a
+// message rate limit (Close "Message count reaches limit.", REST 429), and
+// RedirectNegotiate makes the app path's negotiate redirect to the client
+// endpoint as an app server in the service's default mode does.
 //
 // Slow mode (Options.DeliveryDelay, SetDeliveryDelay) holds every
 // RecordLatency and streamed echo back for a while, to show what a slow hub
 // looks like on the dashboards.
-//
-// Transports and hub protocols sit behind small internal seams (transport and
-// codec) so Server-Sent Events, Long Polling and MessagePack can be added
-// without touching the hub methods.
 package hub

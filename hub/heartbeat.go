@@ -23,22 +23,36 @@ func (h *Hub) heartbeat() {
 
 func (h *Hub) beat(conns []*conn) []*conn {
 	h.mu.RLock()
-	for _, c := range h.byID {
-		conns = append(conns, c)
+	for _, s := range h.spaces {
+		for _, c := range s.conns {
+			conns = append(conns, c)
+		}
 	}
 	h.mu.RUnlock()
 	now := h.now()
 	for _, c := range conns {
 		switch {
-		case now-c.lastRead.Load() > int64(h.opts.ClientTimeout):
+		case c.silentFor(now) > int64(h.opts.ClientTimeout):
 			c.log.Info().Dur("timeout", h.opts.ClientTimeout).Msg("client timed out")
 			c.requestClose(closeWithError(errMsgClientTimeout))
-		case now-c.lastWrite.Load() >= int64(h.opts.KeepAliveInterval):
-			c.enqueuePing()
+			if c.lp != nil {
+				c.lp.terminate() // no poll would come to collect the Close
+			}
+		case c.lp == nil && now-c.lastWrite.Load() >= int64(h.opts.KeepAliveInterval):
+			c.enqueuePing() // a Long Polling client is kept alive by its polls
 		}
 	}
 	clear(conns) // keep no closed connection alive until the next beat
 	h.tokens.expire(now)
 	h.load.record(time.Now())
 	return conns
+}
+
+// silentFor is how long the client has not shown it is alive: by sending,
+// or on Long Polling by polling.
+func (c *conn) silentFor(now int64) int64 {
+	if c.lp != nil {
+		return c.lp.idleFor(now)
+	}
+	return now - c.lastRead.Load()
 }

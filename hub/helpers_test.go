@@ -222,3 +222,17 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// connByID finds a registered connection of any hub name.
+func (h *Hub) connByID(id string) *conn {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for _, s := range h.spaces {
+		if c := s.conns[id]; c != nil {
+			return c
+		}
+	}
+	return nil
+}
+
+func websocketDialer() *websocket.Dialer { return websocket.DefaultDialer }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,14 +29,15 @@ type Hub struct {
 	delayed  *delayQueue
 	load     *loadSampler
 	epoch    time.Time
-	delay    atomic.Int64 // DeliveryDelay in nanoseconds
-	ping     *frame
+	delay    atomic.Int64      // DeliveryDelay in nanoseconds
+	pings    [numCodecs]*frame // a Ping in each hub protocol
+	key      []byte            // AccessKey's bytes; nil when Azure emulation is off
+	home     *space            // the hub name the app path serves
 
 	mu     sync.RWMutex
 	closed bool
-	live   map[*conn]struct{}            // every open transport
-	byID   map[string]*conn              // connections past the handshake
-	groups map[string]map[*conn]struct{} // group name → members
+	live   map[*conn]struct{} // every open transport
+	spaces map[string]*space  // hub name → its connections
 
 	conns     sync.WaitGroup // connection and stream goroutines
 	stop      chan struct{}
@@ -54,7 +56,6 @@ func New(opts Options, reg prometheus.Registerer) (*Hub, error) {
 	if err != nil {
 		return nil, fmt.Errorf("registering hub metrics: %w", err)
 	}
-	ping, _ := jsonCodec.AppendMessage(nil, &probe.Message{Type: probe.PingType})
 	h := &Hub{
 		opts:     opts,
 		log:      opts.Logger,
@@ -63,12 +64,18 @@ func New(opts Options, reg prometheus.Registerer) (*Hub, error) {
 		tokens:   newTokenStore(),
 		load:     newLoadSampler(time.Now()),
 		epoch:    time.Now(),
-		ping:     staticFrame(ping),
 		live:     make(map[*conn]struct{}),
-		byID:     make(map[string]*conn),
-		groups:   make(map[string]map[*conn]struct{}),
+		spaces:   make(map[string]*space),
 		stop:     make(chan struct{}),
 	}
+	for _, cd := range codecs {
+		ping, _ := cd.AppendMessage(nil, &probe.Message{Type: probe.PingType})
+		h.pings[cd.index] = staticFrame(ping)
+	}
+	if opts.AccessKey != "" {
+		h.key = []byte(opts.AccessKey)
+	}
+	h.home, _ = h.spaceNamed(opts.hubName())
 	h.delay.Store(int64(opts.DeliveryDelay))
 	h.delayed = newDelayQueue(h.now, h.sendRecovering)
 	h.bg.Add(2)
@@ -80,52 +87,33 @@ func New(opts Options, reg prometheus.Registerer) (*Hub, error) {
 // now is the hub's monotonic clock in nanoseconds.
 func (h *Hub) now() int64 { return int64(time.Since(h.epoch)) }
 
-// ServeHTTP serves negotiate and the transport; any other path is 404.
+// ServeHTTP serves negotiate and the transports at Options.Path and, with
+// an AccessKey, Azure SignalR Service's client endpoints and REST API; any
+// other path is 404.
 func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch r.URL.Path {
-	case h.opts.Path, h.opts.Path + "/":
-		h.serveTransport(w, r)
-	case h.opts.Path + "/negotiate":
-		h.serveNegotiate(w, r)
+	p := r.URL.Path
+	switch {
+	case p == h.opts.Path || p == h.opts.Path+"/":
+		h.serveConnection(w, r, identity{space: h.home})
+	case p == h.opts.Path+"/negotiate":
+		h.serveAppNegotiate(w, r)
+	case h.key != nil && (p == "/client" || p == "/client/"):
+		h.serveClient(w, r, false)
+	case h.key != nil && p == "/client/negotiate":
+		h.serveClient(w, r, true)
+	case h.key != nil && strings.HasPrefix(p, "/api/"):
+		h.serveREST(w, r)
 	default:
 		http.NotFound(w, r)
 	}
 }
 
-func (h *Hub) serveTransport(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet {
-		w.Header().Set("Allow", http.MethodGet)
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+func (h *Hub) serveAppNegotiate(w http.ResponseWriter, r *http.Request) {
+	if h.opts.RedirectNegotiate {
+		h.serveRedirect(w, r)
 		return
 	}
-	if h.isClosed() {
-		http.Error(w, "hub is shutting down", http.StatusServiceUnavailable)
-		return
-	}
-	token := r.URL.Query().Get("id")
-	id, status := h.tokens.claim(token, h.now())
-	if status != http.StatusOK {
-		http.Error(w, http.StatusText(status), status)
-		return
-	}
-	defer h.tokens.release(token)
-	if !websocket.IsWebSocketUpgrade(r) {
-		http.Error(w, "this hub serves only the WebSockets transport", http.StatusBadRequest)
-		return
-	}
-	hj := &hijackRecorder{ResponseWriter: w}
-	ws, err := h.upgrader.Upgrade(hj, r, nil)
-	if err != nil {
-		h.log.Debug().Err(err).Msg("websocket upgrade failed")
-		return
-	}
-	c := newConn(h, wsTransport{ws: ws, br: hj.br}, id)
-	if !h.track(c) {
-		c.t.Abort()
-		return
-	}
-	defer h.conns.Done()
-	c.serve()
+	h.serveNegotiate(w, r, identity{space: h.home})
 }
 
 // track admits a new transport unless the hub is closing.
@@ -147,7 +135,10 @@ func (h *Hub) register(c *conn) bool {
 	if h.closed {
 		return false
 	}
-	h.byID[c.id] = c
+	c.space.conns[c.id] = c
+	if c.user != "" {
+		addMember(c.space.users, c.user, c)
+	}
 	h.metrics.connections.Inc()
 	return true
 }
@@ -156,27 +147,26 @@ func (h *Hub) untrack(c *conn) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	delete(h.live, c)
-	if h.byID[c.id] == c {
-		delete(h.byID, c.id)
-		h.metrics.connections.Dec()
+	if c.space.conns[c.id] != c {
+		return // never registered
+	}
+	delete(c.space.conns, c.id)
+	if c.user != "" {
+		removeMember(c.space.users, c.user, c)
 	}
 	for g := range c.groups {
 		h.removeFromGroupLocked(c, g)
 	}
+	h.metrics.connections.Dec()
 }
 
 func (h *Hub) addToGroup(c *conn, group string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.byID[c.id] != c {
+	if c.space.conns[c.id] != c {
 		return // already leaving
 	}
-	members := h.groups[group]
-	if members == nil {
-		members = make(map[*conn]struct{})
-		h.groups[group] = members
-	}
-	members[c] = struct{}{}
+	addMember(c.space.groups, group, c)
 	if c.groups == nil {
 		c.groups = make(map[string]struct{})
 	}
@@ -191,11 +181,7 @@ func (h *Hub) removeFromGroup(c *conn, group string) {
 
 func (h *Hub) removeFromGroupLocked(c *conn, group string) {
 	delete(c.groups, group)
-	members := h.groups[group]
-	delete(members, c)
-	if len(members) == 0 {
-		delete(h.groups, group)
-	}
+	removeMember(c.space.groups, group, c)
 }
 
 // SetDeliveryDelay changes the slow-mode delay for messages sent from now on.
@@ -203,9 +189,10 @@ func (h *Hub) SetDeliveryDelay(d time.Duration) { h.delay.Store(int64(max(d, 0))
 
 func (h *Hub) deliveryDelay() int64 { return h.delay.Load() }
 
-// Close sends Close to every client, closes the sockets and stops the hub's
-// goroutines. It returns once they are gone (at most about two seconds for
-// clients that stopped reading). Later requests get 503.
+// Close sends Close to every client, closes the transports and stops the
+// hub's goroutines. It returns once they are gone (at most about two
+// seconds for clients that stopped reading or polling). Later requests get
+// 503.
 func (h *Hub) Close() {
 	h.closeOnce.Do(func() {
 		h.mu.Lock()

@@ -13,73 +13,141 @@ import (
 
 const jsClientDir = "testdata/jsclient"
 
-// TestOfficialJSClient runs the @microsoft/signalr client (pinned in
-// testdata/jsclient/package-lock.json) against the hub over WebSockets.
+// jsRun is one pass of the official client over every hub method.
+type jsRun struct {
+	Name      string `json:"name"`
+	URL       string `json:"url"`
+	Transport string `json:"transport"`
+	Protocol  string `json:"protocol"`
+}
+
+// jsChecks are the checks every run makes, in order.
+var jsChecks = []string{
+	"connected with the requested transport",
+	"GetConnectionId equals OnConnected id",
+	"ConnectionId callback",
+	"Echo returns the payload unchanged",
+	"Broadcast reaches both connections",
+	"SendToClient reaches the addressed connection",
+	"SendToClient does not reach the sender",
+	"JoinGroup callback",
+	"SendToGroup reaches the member",
+	"SendToGroup skips the non-member",
+	"LeaveGroup callback",
+	"SendToGroup skips a connection that left",
+	"StreamingEcho echoes every item in order",
+	"unknown method is rejected",
+	"stopped cleanly",
+}
+
+// TestOfficialJSClient runs the @microsoft/signalr client (and its
+// MessagePack protocol, both pinned in testdata/jsclient/package-lock.json)
+// against the hub over every transport with JSON, and over WebSockets and
+// Long Polling with MessagePack; then through the Azure SignalR Service
+// emulation, following the app server's negotiate redirect. All runs share
+// one node process.
 func TestOfficialJSClient(t *testing.T) {
 	ensureNodeModules(t)
-	_, srv, _ := startHub(t, Options{})
-
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "client.mjs", srv.URL())
-	cmd.Dir = jsClientDir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	runErr := cmd.Run()
-
-	var out struct {
-		OK     bool              `json:"ok"`
-		IDs    map[string]string `json:"ids"`
-		Error  string            `json:"error"`
-		Checks []struct {
-			Name   string `json:"name"`
-			OK     bool   `json:"ok"`
-			Detail any    `json:"detail"`
-		} `json:"checks"`
-	}
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		t.Fatalf("client output is not JSON (%v; run: %v)\nstdout: %s\nstderr: %s", err, runErr, stdout.String(), stderr.String())
-	}
-	t.Logf("client output: %s", stdout.String())
-	for _, c := range out.Checks {
-		if !c.OK {
-			t.Errorf("check %q failed: %v", c.Name, c.Detail)
+	_, plain, _ := startHub(t, Options{})
+	_, azure, _ := startAzureHub(t, Options{RedirectNegotiate: true})
+	var runs []jsRun
+	for _, hub := range []struct {
+		name string
+		srv  *Server
+	}{{"app server", plain}, {"Azure default mode", azure}} {
+		for _, combo := range [][2]string{
+			{"WebSockets", "json"}, {"ServerSentEvents", "json"}, {"LongPolling", "json"},
+			{"WebSockets", "messagepack"}, {"LongPolling", "messagepack"},
+		} {
+			runs = append(runs, jsRun{Name: hub.name + " " + combo[0] + " " + combo[1], URL: hub.srv.URL(), Transport: combo[0], Protocol: combo[1]})
 		}
 	}
-	if runErr != nil || !out.OK || out.Error != "" {
-		t.Fatalf("client failed: %v %s\nstderr: %s", runErr, out.Error, stderr.String())
+	out := runJSClient(t, runs)
+	if b, _ := json.MarshalIndent(out, "", " "); !out.OK {
+		t.Logf("%s", b)
 	}
-	want := []string{
-		"connected with the negotiated transport",
-		"GetConnectionId equals OnConnected id",
-		"ConnectionId callback",
-		"Echo returns the payload unchanged",
-		"Broadcast reaches both connections",
-		"SendToClient reaches the addressed connection",
-		"SendToClient does not reach the sender",
-		"JoinGroup callback",
-		"SendToGroup reaches the member",
-		"SendToGroup skips the non-member",
-		"LeaveGroup callback",
-		"SendToGroup skips a connection that left",
-		"StreamingEcho echoes every item in order",
-		"unknown method is rejected",
-		"stopped cleanly",
+	if len(out.Runs) != len(runs) {
+		t.Fatalf("client reported %d runs, want %d (error: %s)", len(out.Runs), len(runs), out.Error)
 	}
-	if len(out.Checks) != len(want) {
-		t.Fatalf("client ran %d checks, want %d", len(out.Checks), len(want))
+	for i, r := range out.Runs {
+		checkJSRun(t, runs[i].Name, r)
 	}
-	for i, name := range want {
-		if out.Checks[i].Name != name {
-			t.Errorf("check %d = %q, want %q", i, out.Checks[i].Name, name)
-		}
-	}
-	if a := out.IDs["a"]; len(a) != 22 || out.IDs["getConnectionId"] != a || out.IDs["b"] == a {
-		t.Errorf("connection ids = %v", out.IDs)
+	if !out.OK {
+		t.Fatalf("client failed: %s", out.Error)
 	}
 }
 
-// ensureNodeModules installs the pinned client with npm ci when needed.
+type jsResult struct {
+	Name   string            `json:"name"`
+	OK     bool              `json:"ok"`
+	IDs    map[string]string `json:"ids"`
+	Error  string            `json:"error"`
+	Checks []struct {
+		Name   string `json:"name"`
+		OK     bool   `json:"ok"`
+		Detail any    `json:"detail"`
+	} `json:"checks"`
+}
+
+type jsOutput struct {
+	OK    bool       `json:"ok"`
+	Error string     `json:"error"`
+	Runs  []jsResult `json:"runs"`
+}
+
+func runJSClient(t *testing.T, runs []jsRun) jsOutput {
+	t.Helper()
+	arg, _ := json.Marshal(runs)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "client.mjs", string(arg))
+	cmd.Dir = jsClientDir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	runErr := cmd.Run()
+	t.Logf("%d client runs took %v", len(runs), time.Since(start).Round(time.Millisecond))
+	var out jsOutput
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("client output is not JSON (%v; run: %v)\nstdout: %s\nstderr: %s", err, runErr, stdout.String(), stderr.String())
+	}
+	if runErr != nil && out.OK {
+		t.Fatalf("client exited with %v but reported success\nstderr: %s", runErr, stderr.String())
+	}
+	if stderr.Len() > 0 {
+		t.Logf("client stderr: %s", stderr.String())
+	}
+	return out
+}
+
+func checkJSRun(t *testing.T, name string, r jsResult) {
+	t.Helper()
+	if r.Name != name {
+		t.Errorf("run %q reported as %q", name, r.Name)
+	}
+	if r.Error != "" {
+		t.Errorf("%s: %s", name, r.Error)
+	}
+	for _, c := range r.Checks {
+		if !c.OK {
+			t.Errorf("%s: check %q failed: %v", name, c.Name, c.Detail)
+		}
+	}
+	if len(r.Checks) != len(jsChecks) {
+		t.Errorf("%s: ran %d checks, want %d", name, len(r.Checks), len(jsChecks))
+		return
+	}
+	for i, want := range jsChecks {
+		if r.Checks[i].Name != want {
+			t.Errorf("%s: check %d = %q, want %q", name, i, r.Checks[i].Name, want)
+		}
+	}
+	if a := r.IDs["a"]; len(a) != 22 || r.IDs["getConnectionId"] != a || r.IDs["b"] == a {
+		t.Errorf("%s: connection ids = %v", name, r.IDs)
+	}
+}
+
+// ensureNodeModules installs the pinned clients with npm ci when needed.
 func ensureNodeModules(t *testing.T) {
 	t.Helper()
 	for _, tool := range []string{"node", "npm"} {
@@ -87,7 +155,13 @@ func ensureNodeModules(t *testing.T) {
 			t.Fatalf("%s is required for this test: %v", tool, err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(jsClientDir, "node_modules", "@microsoft", "signalr")); err == nil {
+	installed := true
+	for _, pkg := range []string{"signalr", "signalr-protocol-msgpack"} {
+		if _, err := os.Stat(filepath.Join(jsClientDir, "node_modules", "@microsoft", pkg)); err != nil {
+			installed = false
+		}
+	}
+	if installed {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -21,7 +21,7 @@ func TestHandshakeRefusals(t *testing.T) {
 	cases := []struct{ send, want string }{
 		{"hello\x1e", `{"error":"The handshake request is not valid."}`},
 		{`{"protocol":"json"}` + "\x1e", `{"error":"The handshake request is not valid."}`},
-		{`{"protocol":"messagepack","version":1}` + "\x1e", `{"error":"Requested protocol 'messagepack' is not available."}`},
+		{`{"protocol":"xml","version":1}` + "\x1e", `{"error":"Requested protocol 'xml' is not available."}`},
 		{`{"protocol":"json","version":2}` + "\x1e", `{"error":"The server does not support version 2 of the 'json' protocol."}`},
 	}
 	for _, tc := range cases {
@@ -227,9 +227,7 @@ func TestClientCloseMessageEndsConnection(t *testing.T) {
 func TestSlowConsumerIsDisconnected(t *testing.T) {
 	h, srv, _ := startHub(t, Options{SendQueueSize: 4})
 	slow, fast := connect(t, srv), connect(t, srv)
-	h.mu.RLock()
-	slowConn := h.byID[slow.id]
-	h.mu.RUnlock()
+	slowConn := h.connByID(slow.id)
 
 	payload := `{"blob":"` + strings.Repeat("b", 16*1024) + `"}`
 	sent := 0
@@ -308,9 +306,7 @@ func TestPanicInAMethodIsRecoveredAndCounted(t *testing.T) {
 func TestRepliesToOneReadShareOneWrite(t *testing.T) {
 	h, srv, _ := startHub(t, Options{})
 	c := connect(t, srv)
-	h.mu.RLock()
-	tr := h.byID[c.id].t.(wsTransport)
-	h.mu.RUnlock()
+	tr := h.connByID(c.id).t.(wsTransport)
 	if tr.br == nil {
 		t.Fatal("the upgrade did not expose the connection's read buffer")
 	}

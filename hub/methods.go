@@ -132,7 +132,7 @@ func recordLatency(payload []byte) probe.Message {
 func (c *conn) echo(m *probe.Message) ([]byte, string) {
 	p, errMsg := c.payloadArg(m)
 	if errMsg == "" {
-		c.hub.deliver(delivery{to: toCaller, caller: c, msg: recordLatency(p)})
+		c.hub.deliver(delivery{to: toCaller, space: c.space, caller: c, msg: recordLatency(p)})
 	}
 	return nil, errMsg
 }
@@ -140,7 +140,7 @@ func (c *conn) echo(m *probe.Message) ([]byte, string) {
 func (c *conn) broadcast(m *probe.Message) ([]byte, string) {
 	p, errMsg := c.payloadArg(m)
 	if errMsg == "" {
-		c.hub.deliver(delivery{to: toAll, caller: c, msg: recordLatency(p)})
+		c.hub.deliver(delivery{to: toAll, space: c.space, caller: c, msg: recordLatency(p)})
 	}
 	return nil, errMsg
 }
@@ -148,7 +148,7 @@ func (c *conn) broadcast(m *probe.Message) ([]byte, string) {
 func (c *conn) sendToClient(m *probe.Message) ([]byte, string) {
 	p, id, errMsg := c.routedPayload(m, connectionIDField)
 	if errMsg == "" {
-		c.hub.deliver(delivery{to: toConnection, caller: c, key: id, msg: recordLatency(p)})
+		c.hub.deliver(delivery{to: toConnection, space: c.space, caller: c, key: id, msg: recordLatency(p)})
 	}
 	return nil, errMsg
 }
@@ -156,7 +156,7 @@ func (c *conn) sendToClient(m *probe.Message) ([]byte, string) {
 func (c *conn) sendToGroup(m *probe.Message) ([]byte, string) {
 	p, group, errMsg := c.routedPayload(m, groupNameField)
 	if errMsg == "" {
-		c.hub.deliver(delivery{to: toGroup, caller: c, key: group, msg: recordLatency(p)})
+		c.hub.deliver(delivery{to: toGroup, space: c.space, caller: c, key: group, msg: recordLatency(p)})
 	}
 	return nil, errMsg
 }

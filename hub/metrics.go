@@ -1,6 +1,10 @@
 package hub
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hubprobe/hubprobe/probe"
+)
 
 // metrics are the hub's own counters. The server load gauge is not here: the
 // exporter publishes Load() per target, and NewLoadCollector serves the
@@ -10,6 +14,7 @@ type metrics struct {
 	received    prometheus.Counter
 	sent        prometheus.Counter
 	panics      prometheus.Counter
+	throttled   *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -30,11 +35,19 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "hubprobe_hub_panics_total",
 			Help: "Panics recovered in the embedded hub; each closed the connection it happened on.",
 		}),
+		throttled: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hubprobe_hub_throttled_total",
+			Help: "Requests and connections the embedded hub refused or closed for its connection quota or message rate limit.",
+		}, []string{"reason"}),
+	}
+	// Both reasons are exported from the start, so rate() sees the first one.
+	for _, reason := range []string{probe.ThrottleConnectionLimit, probe.ThrottleMessageLimit} {
+		m.throttled.WithLabelValues(reason)
 	}
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.connections, m.received, m.sent, m.panics} {
+	for _, c := range []prometheus.Collector{m.connections, m.received, m.sent, m.panics, m.throttled} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -32,6 +32,10 @@ hubprobe_hub_messages_sent_total 4
 # HELP hubprobe_hub_panics_total Panics recovered in the embedded hub; each closed the connection it happened on.
 # TYPE hubprobe_hub_panics_total counter
 hubprobe_hub_panics_total 0
+# HELP hubprobe_hub_throttled_total Requests and connections the embedded hub refused or closed for its connection quota or message rate limit.
+# TYPE hubprobe_hub_throttled_total counter
+hubprobe_hub_throttled_total{reason="connection_limit"} 0
+hubprobe_hub_throttled_total{reason="message_limit"} 0
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want)); err != nil {
 		t.Fatal(err)

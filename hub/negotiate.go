@@ -16,14 +16,21 @@ const maxNegotiateVersion = 1
 // negotiate flood cannot grow memory without limit.
 const maxPendingNegotiations = 1 << 16
 
+// errMsgConnectionLimit is Azure SignalR Service's 429 text, which clients
+// classify as the connection quota.
+const errMsgConnectionLimit = "Connection count reaches limit."
+
 type availableTransport struct {
 	Transport       string                 `json:"transport"`
 	TransferFormats []probe.TransferFormat `json:"transferFormats"`
 }
 
-// servedTransports lists only what the hub serves.
+// servedTransports lists exactly what the hub serves; Server-Sent Events
+// carry text only.
 var servedTransports = []availableTransport{
 	{Transport: "WebSockets", TransferFormats: []probe.TransferFormat{probe.TextFormat, probe.BinaryFormat}},
+	{Transport: "ServerSentEvents", TransferFormats: []probe.TransferFormat{probe.TextFormat}},
+	{Transport: "LongPolling", TransferFormats: []probe.TransferFormat{probe.TextFormat, probe.BinaryFormat}},
 }
 
 type negotiateResponse struct {
@@ -37,10 +44,12 @@ type negotiateError struct {
 	Error string `json:"error"`
 }
 
-func (h *Hub) serveNegotiate(w http.ResponseWriter, r *http.Request) {
+// serveNegotiate answers a negotiate for a connection of who.space (and
+// who.user); the id is chosen here.
+func (h *Hub) serveNegotiate(w http.ResponseWriter, r *http.Request, who identity) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		writeText(w, http.StatusMethodNotAllowed, "Method not allowed.")
 		return
 	}
 	version, ok := negotiateVersion(r.URL.Query().Get("negotiateVersion"))
@@ -49,20 +58,31 @@ func (h *Hub) serveNegotiate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if h.isClosed() {
-		http.Error(w, "hub is shutting down", http.StatusServiceUnavailable)
+		writeText(w, http.StatusServiceUnavailable, "The hub is shutting down.")
 		return
 	}
-	resp := negotiateResponse{NegotiateVersion: version, ConnectionID: newID(), AvailableTransports: servedTransports}
+	who.id = newID()
+	resp := negotiateResponse{NegotiateVersion: version, ConnectionID: who.id, AvailableTransports: servedTransports}
 	token := resp.ConnectionID // version 0 clients use the id as the token
 	if version > 0 {
 		resp.ConnectionToken = newID()
 		token = resp.ConnectionToken
 	}
-	if !h.tokens.add(token, resp.ConnectionID, h.now()+int64(negotiateTTL)) {
-		http.Error(w, "too many pending connections", http.StatusServiceUnavailable)
-		return
+	switch h.tokens.add(token, who, h.now()+int64(negotiateTTL), h.opts.connectionQuota()) {
+	case http.StatusTooManyRequests:
+		h.refuseOverQuota(w)
+	case http.StatusServiceUnavailable:
+		writeText(w, http.StatusServiceUnavailable, "Too many pending connections.")
+	default:
+		writeJSON(w, http.StatusOK, resp)
 	}
-	writeJSON(w, http.StatusOK, resp)
+}
+
+// refuseOverQuota answers 429 as Azure SignalR Service does when its
+// connection quota is used up.
+func (h *Hub) refuseOverQuota(w http.ResponseWriter) {
+	h.metrics.throttled.WithLabelValues(probe.ThrottleConnectionLimit).Inc()
+	writeText(w, http.StatusTooManyRequests, errMsgConnectionLimit)
 }
 
 // negotiateVersion picks the lower of the client's version and the hub's;
@@ -86,56 +106,127 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(body)
 }
 
-// tokenStore maps connection tokens to connection ids from negotiate until
-// the connection ends. Tokens never used expire so memory stays bounded.
+// writeText answers with exactly msg as a text/plain body, as ASP.NET's
+// connection dispatcher does.
+func writeText(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "text/plain")
+	w.Header().Set("Content-Length", strconv.Itoa(len(msg)))
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(msg))
+}
+
+// transportKind is the transport a connection token is bound to.
+type transportKind uint8
+
+const (
+	kindNone transportKind = iota
+	kindWebSockets
+	kindServerSentEvents
+	kindLongPolling
+)
+
+// tokenStore maps connection tokens to connections from negotiate until the
+// connection ends. Tokens never used expire so memory stays bounded. It
+// also counts connections against the quota: every token, plus the
+// WebSockets that connected without negotiating.
 type tokenStore struct {
 	mu      sync.Mutex
 	entries map[string]*tokenEntry
+	direct  int
 }
 
 type tokenEntry struct {
-	id        string
-	expires   int64 // hub clock; only while not connected
-	connected bool
+	identity
+	expires int64 // hub clock; only while no transport holds the token
+	kind    transportKind
+	conn    *conn // Server-Sent Events and Long Polling: for POST, DELETE and polls
 }
 
 func newTokenStore() *tokenStore { return &tokenStore{entries: make(map[string]*tokenEntry)} }
 
-func (s *tokenStore) add(token, id string, expires int64) bool {
+// add stores a negotiated token: 429 past quota (0 = none), 503 when too
+// many tokens wait for their transport.
+func (s *tokenStore) add(token string, who identity, expires int64, quota int) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.entries) >= maxPendingNegotiations {
+	switch {
+	case quota > 0 && len(s.entries)+s.direct >= quota:
+		return http.StatusTooManyRequests
+	case len(s.entries) >= maxPendingNegotiations:
+		return http.StatusServiceUnavailable
+	}
+	s.entries[token] = &tokenEntry{identity: who, expires: expires}
+	return http.StatusOK
+}
+
+// reserveDirect counts a connection that skipped negotiate, unless the
+// quota is full.
+func (s *tokenStore) reserveDirect(quota int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if quota > 0 && len(s.entries)+s.direct >= quota {
 		return false
 	}
-	s.entries[token] = &tokenEntry{id: id, expires: expires}
+	s.direct++
 	return true
 }
 
-// claim binds a transport to token and returns the connection id: 404 for an
-// unknown or expired token, 409 when a transport already holds it. An empty
-// token (negotiation skipped) gets a fresh id.
-func (s *tokenStore) claim(token string, now int64) (string, int) {
-	if token == "" {
-		return newID(), http.StatusOK
-	}
+func (s *tokenStore) releaseDirect() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e := s.entries[token]
+	s.direct--
+}
+
+// claim binds token to a transport of kind, or finds the Long Polling
+// connection it is bound to (claimed is then false). The status is 404 for
+// an unknown or expired token, 409 when a transport of the same kind
+// already holds it, 400 for a different kind.
+func (s *tokenStore) claim(token string, kind transportKind, now int64) (e tokenEntry, claimed bool, status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.entries[token]
 	switch {
-	case e == nil || (!e.connected && e.expires < now):
-		return "", http.StatusNotFound
-	case e.connected:
-		return "", http.StatusConflict
+	case p == nil || (p.kind == kindNone && p.expires < now):
+		return tokenEntry{}, false, http.StatusNotFound
+	case p.kind == kindNone:
+		p.kind = kind
+		return *p, true, http.StatusOK
+	case p.kind != kind:
+		return tokenEntry{}, false, http.StatusBadRequest
+	case kind == kindLongPolling && p.conn != nil:
+		return *p, false, http.StatusOK
 	}
-	e.connected = true
-	return e.id, http.StatusOK
+	return tokenEntry{}, false, http.StatusConflict
+}
+
+// attach records the running connection of an HTTP transport.
+func (s *tokenStore) attach(token string, c *conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.entries[token]; p != nil {
+		p.conn = c
+	}
+}
+
+// lookup returns the running connection bound to token and its kind, for a
+// POST or DELETE: 404 when there is none (yet, or any more).
+func (s *tokenStore) lookup(token string) (*conn, transportKind, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.entries[token]
+	switch {
+	case p == nil:
+		return nil, kindNone, http.StatusNotFound
+	case p.kind == kindWebSockets:
+		return nil, kindWebSockets, http.StatusOK
+	case p.conn == nil:
+		return nil, p.kind, http.StatusNotFound
+	}
+	return p.conn, p.kind, http.StatusOK
 }
 
 // release forgets token once its connection ended.
 func (s *tokenStore) release(token string) {
-	if token == "" {
-		return
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.entries, token)
@@ -145,7 +236,7 @@ func (s *tokenStore) expire(now int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for token, e := range s.entries {
-		if !e.connected && e.expires < now {
+		if e.kind == kindNone && e.expires < now {
 			delete(s.entries, token)
 		}
 	}

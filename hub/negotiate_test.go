@@ -26,7 +26,11 @@ func postNegotiate(t *testing.T, url string) (int, map[string]any) {
 
 func TestNegotiateVersions(t *testing.T) {
 	_, srv, _ := startHub(t, Options{})
-	transports := []any{map[string]any{"transport": "WebSockets", "transferFormats": []any{"Text", "Binary"}}}
+	transports := []any{
+		map[string]any{"transport": "WebSockets", "transferFormats": []any{"Text", "Binary"}},
+		map[string]any{"transport": "ServerSentEvents", "transferFormats": []any{"Text"}},
+		map[string]any{"transport": "LongPolling", "transferFormats": []any{"Text", "Binary"}},
+	}
 
 	status, v1 := postNegotiate(t, srv.URL()+"/negotiate?negotiateVersion=1")
 	if status != 200 || v1["negotiateVersion"] != 1.0 || len(v1) != 4 {
@@ -130,13 +134,13 @@ func TestTransportIDChecks(t *testing.T) {
 
 func TestUnusedTokensExpire(t *testing.T) {
 	s := newTokenStore()
-	s.add("old", "id1", 100)
-	s.add("young", "id2", 300)
-	s.add("held", "id3", 100)
-	if id, status := s.claim("held", 50); status != 200 || id != "id3" {
-		t.Fatalf("claim = %q %d", id, status)
+	s.add("old", identity{id: "id1"}, 100, 0)
+	s.add("young", identity{id: "id2"}, 300, 0)
+	s.add("held", identity{id: "id3"}, 100, 0)
+	if e, claimed, status := s.claim("held", kindWebSockets, 50); status != 200 || !claimed || e.id != "id3" {
+		t.Fatalf("claim = %q %v %d", e.id, claimed, status)
 	}
-	if _, status := s.claim("old", 150); status != http.StatusNotFound {
+	if _, _, status := s.claim("old", kindWebSockets, 150); status != http.StatusNotFound {
 		t.Fatalf("claim of an expired token = %d, want 404", status)
 	}
 	s.expire(200)

@@ -8,7 +8,8 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// Defaults match ASP.NET Core SignalR's HubOptions where ASP.NET has one.
+// Defaults match ASP.NET Core SignalR's HubOptions and LongPollingOptions
+// where ASP.NET has one.
 const (
 	DefaultPath              = "/signalrbench"
 	DefaultMaxMessageSize    = 32 * 1024
@@ -16,7 +17,12 @@ const (
 	DefaultKeepAliveInterval = 15 * time.Second
 	DefaultClientTimeout     = 30 * time.Second
 	DefaultSendQueueSize     = 256
+	DefaultPollTimeout       = 90 * time.Second
 )
+
+// ConnectionsPerUnit is Azure SignalR Service's concurrent connection quota
+// per Standard unit.
+const ConnectionsPerUnit = 1000
 
 // negotiateTTL bounds how long a negotiated connection may wait for its
 // transport before its token is forgotten.
@@ -25,6 +31,8 @@ const negotiateTTL = 15 * time.Second
 // Options configure a Hub. Zero fields take the defaults above.
 type Options struct {
 	// Path is where the hub is served; negotiate is at Path+"/negotiate".
+	// Its last segment, lower-cased, is the hub's name on the Azure
+	// endpoints (signalrbench by default).
 	Path string
 	// MaxMessageSize is the largest hub message (one record) accepted from a
 	// client, in bytes. A larger one closes the connection with an error.
@@ -33,19 +41,45 @@ type Options struct {
 	// handshake request.
 	HandshakeTimeout time.Duration
 	// KeepAliveInterval is how long the hub stays silent towards a client
-	// before it sends a Ping.
+	// before it sends a Ping (not on Long Polling, whose polls keep it alive).
 	KeepAliveInterval time.Duration
 	// ClientTimeout closes a connection from which nothing (not even a Ping)
-	// arrived for this long.
+	// arrived for this long; a Long Polling client must instead not leave
+	// the hub without a poll for this long.
 	ClientTimeout time.Duration
 	// SendQueueSize bounds the messages waiting to be written to one client;
 	// a client that lets it fill up is disconnected as a slow consumer.
 	SendQueueSize int
+	// PollTimeout is how long a Long Polling request waits for data before
+	// it is answered empty (200) and the client polls again.
+	PollTimeout time.Duration
 	// DeliveryDelay holds every RecordLatency and streamed echo back for this
 	// long before delivery ("slow mode", for tests and demonstrations).
 	DeliveryDelay time.Duration
 	// Logger receives connection-level events; the zero value logs nothing.
 	Logger zerolog.Logger
+
+	// AccessKey, when set, makes the hub also emulate Azure SignalR Service:
+	// client endpoints at /client/negotiate?hub= and /client/?hub= that
+	// want a client token signed with this key, and the REST API under
+	// /api/v1/hubs/ and /api/hubs/ that wants a token per request.
+	AccessKey string
+	// RedirectNegotiate makes Path+"/negotiate" answer like an app server
+	// in Azure SignalR Service's default mode: {"url": <this hub's
+	// /client/?hub=...>, "accessToken": <client token>}. Needs AccessKey.
+	RedirectNegotiate bool
+	// Units sets the concurrent connection quota to ConnectionsPerUnit per
+	// unit, as the service's Standard tier does; 0 means no quota.
+	Units int
+	// ConnectionQuota overrides the quota Units gives (0 keeps it). Past
+	// the quota, negotiate and connect answer 429 "Connection count
+	// reaches limit.".
+	ConnectionQuota int
+	// MessageRateLimit caps the messages each hub name accepts per second,
+	// from clients and REST sends together (0 = no cap; it may be below
+	// 1). A client over it is closed with "Message count reaches limit.",
+	// a REST send is answered 429.
+	MessageRateLimit float64
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -71,6 +105,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.SendQueueSize == 0 {
 		o.SendQueueSize = DefaultSendQueueSize
 	}
+	if o.PollTimeout == 0 {
+		o.PollTimeout = DefaultPollTimeout
+	}
 	return o, o.validate()
 }
 
@@ -78,12 +115,36 @@ func (o Options) validate() error {
 	switch {
 	case o.MaxMessageSize < 0:
 		return fmt.Errorf("max message size %d must not be negative", o.MaxMessageSize)
-	case o.HandshakeTimeout < 0, o.KeepAliveInterval < 0, o.ClientTimeout < 0, o.DeliveryDelay < 0:
+	case o.HandshakeTimeout < 0, o.KeepAliveInterval < 0, o.ClientTimeout < 0, o.DeliveryDelay < 0, o.PollTimeout < 0:
 		return fmt.Errorf("hub timeouts and delays must not be negative")
 	case o.SendQueueSize < 0:
 		return fmt.Errorf("send queue size %d must not be negative", o.SendQueueSize)
+	case o.Units < 0 || o.ConnectionQuota < 0:
+		return fmt.Errorf("units %d and connection quota %d must not be negative", o.Units, o.ConnectionQuota)
+	case o.MessageRateLimit < 0 || o.MessageRateLimit != o.MessageRateLimit:
+		return fmt.Errorf("message rate limit %v must be a number not below 0", o.MessageRateLimit)
+	case o.RedirectNegotiate && o.AccessKey == "":
+		return fmt.Errorf("redirecting negotiate to the Azure endpoints needs an access key")
+	case o.AccessKey != "" && (o.Path == "/client" || strings.HasPrefix(o.Path, "/client/") || strings.HasPrefix(o.Path, "/api/")):
+		return fmt.Errorf("hub path %q collides with the Azure endpoints /client/ and /api/", o.Path)
+	case o.AccessKey != "" && !validHubName(o.hubName()):
+		return fmt.Errorf("hub path %q must end in a valid Azure hub name (a letter, then letters, digits or '_')", o.Path)
 	}
 	return nil
+}
+
+// hubName is the name the app path's connections have on the Azure
+// endpoints: the path's last segment, lower-cased.
+func (o Options) hubName() string {
+	return strings.ToLower(o.Path[strings.LastIndexByte(o.Path, '/')+1:])
+}
+
+// connectionQuota is the concurrent connection limit; 0 means none.
+func (o Options) connectionQuota() int {
+	if o.ConnectionQuota > 0 {
+		return o.ConnectionQuota
+	}
+	return o.Units * ConnectionsPerUnit
 }
 
 // heartbeatPeriod is how often timeouts and keep-alives are checked: once a

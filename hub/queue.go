@@ -75,7 +75,7 @@ func (c *conn) enqueuePing() {
 		return
 	}
 	select {
-	case c.queue <- c.hub.ping:
+	case c.queue <- c.hub.pings[c.cd.index]:
 	default:
 		c.pingQueued.Store(false)
 	}

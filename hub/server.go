@@ -14,7 +14,7 @@ import (
 type Server struct {
 	hub       *Hub
 	srv       *http.Server
-	url       string
+	origin    string
 	served    chan struct{}
 	closeOnce sync.Once
 }
@@ -30,7 +30,7 @@ func Start(ctx context.Context, addr string, h *Hub) (*Server, error) {
 	s := &Server{
 		hub:    h,
 		srv:    &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second},
-		url:    "http://" + dialableAddr(ln.Addr()) + h.opts.Path,
+		origin: "http://" + dialableAddr(ln.Addr()),
 		served: make(chan struct{}),
 	}
 	go func() {
@@ -59,14 +59,29 @@ func dialableAddr(a net.Addr) string {
 }
 
 // URL is the hub's base URL, e.g. "http://127.0.0.1:PORT/signalrbench".
-func (s *Server) URL() string { return s.url }
+func (s *Server) URL() string { return s.origin + s.hub.opts.Path }
 
-// Close stops listening and closes the hub, so its clients get a Close
-// message; it returns when both have stopped.
+// Origin is the server's scheme and address, e.g. "http://127.0.0.1:PORT":
+// the Endpoint of the Azure SignalR Service the hub emulates.
+func (s *Server) Origin() string { return s.origin }
+
+// ConnectionString is an Azure SignalR Service connection string for the
+// emulated service, or "" when Options.AccessKey is not set. It holds the
+// access key: keep it out of logs.
+func (s *Server) ConnectionString() string {
+	if s.hub.key == nil {
+		return ""
+	}
+	return "Endpoint=" + s.origin + ";AccessKey=" + s.hub.opts.AccessKey + ";Version=1.0;"
+}
+
+// Close closes the hub, so its clients get a Close message (Long Polling
+// clients can still collect theirs), then stops listening; it returns when
+// both have stopped.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
+		s.hub.Close()
 		_ = s.srv.Close()
 		<-s.served
-		s.hub.Close()
 	})
 }

@@ -12,13 +12,17 @@ import (
 	"github.com/gorilla/websocket"
 )
 
-// transport carries bytes between the hub and one client. The connection
-// logic sees only this, so other transports (Server-Sent Events, Long
-// Polling) can sit behind it later. One goroutine reads; the connection
-// serializes writes (conn.wmu), so at most one write runs at a time.
+// transport carries bytes between the hub and one client: WebSockets,
+// Server-Sent Events or Long Polling. The connection logic sees only this.
+// One goroutine reads; the connection serializes writes (conn.wmu), so at
+// most one write runs at a time.
 type transport interface {
-	// NextReader blocks until the client sends its next message.
+	// NextReader blocks until the client sends its next message (a frame,
+	// or the body of a POST).
 	NextReader() (io.Reader, error)
+	// StopReading tells the transport the reader is done for good, so it
+	// can let go of what the client sent.
+	StopReading()
 	// Buffered is how many input bytes can be read without waiting; 0 when
 	// unknown.
 	Buffered() int
@@ -61,6 +65,8 @@ func (t wsTransport) NextReader() (io.Reader, error) {
 	_, r, err := t.ws.NextReader()
 	return r, err
 }
+
+func (wsTransport) StopReading() {}
 
 func (t wsTransport) Buffered() int {
 	if t.br == nil {

@@ -101,7 +101,7 @@ func (c *conn) writeQueued(first *frame) error {
 }
 
 func (c *conn) notePing(f *frame) {
-	if f == c.hub.ping {
+	if f.static && c.cd != nil && f == c.hub.pings[c.cd.index] {
 		c.pingQueued.Store(false)
 	}
 }

@@ -1,16 +1,14 @@
-// Drives every benchmark hub method through the official SignalR client.
-// Usage: node client.mjs <hub url>. Prints one JSON object; exits 1 on any
-// mismatch, 2 on a crash or timeout.
+// Drives every benchmark hub method through the official SignalR client,
+// once per transport and hub protocol combination.
+// Usage: node client.mjs '<JSON array of {name, url, transport, protocol}>'
+// where transport is WebSockets, ServerSentEvents or LongPolling and
+// protocol json or messagepack. Prints one JSON object with a result per
+// run; exits 1 on any mismatch, 2 on a crash or timeout.
 import * as signalR from "@microsoft/signalr";
+import { MessagePackHubProtocol } from "@microsoft/signalr-protocol-msgpack";
 
-const url = process.argv[2];
+const runs = JSON.parse(process.argv[2]);
 const stepTimeoutMs = 5000;
-const checks = [];
-const ids = {};
-
-function check(name, ok, detail) {
-  checks.push(ok ? { name, ok } : { name, ok, detail });
-}
 
 function same(a, b) {
   return JSON.stringify(a) === JSON.stringify(b);
@@ -46,15 +44,16 @@ function inbox(connection, methods) {
     );
 }
 
-async function open(name) {
-  const connection = new signalR.HubConnectionBuilder()
-    .withUrl(url, { transport: signalR.HttpTransportType.WebSockets })
-    .configureLogging(signalR.LogLevel.Warning)
-    .build();
+async function open(run, result, name) {
+  let builder = new signalR.HubConnectionBuilder()
+    .withUrl(run.url, { transport: signalR.HttpTransportType[run.transport] })
+    .configureLogging(signalR.LogLevel.Warning);
+  if (run.protocol === "messagepack") builder = builder.withHubProtocol(new MessagePackHubProtocol());
+  const connection = builder.build();
   const next = inbox(connection, ["OnConnected", "RecordLatency", "JoinGroup", "LeaveGroup", "ConnectionId"]);
   await withTimeout(connection.start(), `${name} to start`);
   const [id] = await next("OnConnected");
-  ids[name] = id;
+  result.ids[name] = id;
   return { connection, next, id };
 }
 
@@ -67,20 +66,24 @@ async function nextIsOwnEcho(c, marker) {
   return same(got, payload);
 }
 
-async function run() {
-  const a = await open("a");
-  const b = await open("b");
-  check("connected with the negotiated transport", a.connection.state === signalR.HubConnectionState.Connected);
+async function exercise(run, result) {
+  const check = (name, ok, detail) => result.checks.push(ok ? { name, ok } : { name, ok, detail });
+  const a = await open(run, result, "a");
+  const b = await open(run, result, "b");
+  const transportClass = { WebSockets: "WebSocketTransport", ServerSentEvents: "ServerSentEventsTransport", LongPolling: "LongPollingTransport" };
+  const transportName = a.connection.connection.transport.constructor.name;
+  check("connected with the requested transport",
+    a.connection.state === signalR.HubConnectionState.Connected && transportName === transportClass[run.transport], transportName);
 
   const fromInvoke = await a.connection.invoke("GetConnectionId");
   check("GetConnectionId equals OnConnected id", fromInvoke === a.id, { fromInvoke, onConnected: a.id });
-  ids.getConnectionId = fromInvoke;
+  result.ids.getConnectionId = fromInvoke;
 
   await a.connection.send("ConnectionId");
   const [callbackId] = await a.next("ConnectionId");
   check("ConnectionId callback", callbackId === a.id, { callbackId });
 
-  const echoPayload = { "payload.Timestamp": Date.now(), "payload.MessageBlob": "héllo \"quoted\"", n: [1, { x: null }] };
+  const echoPayload = { "payload.Timestamp": Date.now(), "payload.MessageBlob": "héllo \"quoted\"\nline", n: [1, { x: null }], f: 0.5 };
   await a.connection.invoke("Echo", echoPayload);
   const [echoed] = await a.next("RecordLatency");
   check("Echo returns the payload unchanged", same(echoed, echoPayload), { echoed });
@@ -133,24 +136,31 @@ async function run() {
     check("unknown method is rejected", String(err.message).includes("Unknown hub method 'NoSuchMethod'"), String(err.message));
   }
 
-  await a.connection.stop();
-  await b.connection.stop();
+  await withTimeout(a.connection.stop(), "a to stop");
+  await withTimeout(b.connection.stop(), "b to stop");
   check("stopped cleanly", a.connection.state === signalR.HubConnectionState.Disconnected);
 }
 
+const results = [];
 const deadline = setTimeout(() => {
-  console.log(JSON.stringify({ ok: false, ids, checks, error: "overall timeout" }));
+  console.log(JSON.stringify({ ok: false, runs: results, error: "overall timeout" }));
   process.exit(2);
-}, 30000);
+}, 60000);
 
-try {
-  await run();
-  clearTimeout(deadline);
-  const ok = checks.every((c) => c.ok);
-  console.log(JSON.stringify({ ok, ids, checks }));
-  process.exit(ok ? 0 : 1);
-} catch (err) {
-  clearTimeout(deadline);
-  console.log(JSON.stringify({ ok: false, ids, checks, error: String(err && err.stack ? err.stack : err) }));
-  process.exit(2);
+let crashed = false;
+for (const run of runs) {
+  const result = { name: run.name, ids: {}, checks: [] };
+  results.push(result);
+  try {
+    await exercise(run, result);
+    result.ok = result.checks.every((c) => c.ok);
+  } catch (err) {
+    result.ok = false;
+    result.error = String(err && err.stack ? err.stack : err);
+    crashed = true;
+  }
 }
+clearTimeout(deadline);
+const ok = results.every((r) => r.ok);
+console.log(JSON.stringify({ ok, runs: results }));
+process.exit(ok ? 0 : crashed ? 2 : 1);

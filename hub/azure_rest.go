@@ -1,0 +1,202 @@
+package hub
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/hubprobe/hubprobe/probe"
+)
+
+// restMaxBody is the service's limit on a REST request body.
+const restMaxBody = 1 << 20
+
+// restRoute is one parsed REST request: a send (to all, a user, a group or
+// a connection) or a group membership change.
+type restRoute struct {
+	hub     string
+	method  string // the method the route wants
+	to      deliveryTarget
+	key     string // user id, group or connection id of a send
+	member  bool   // a group membership change (PUT adds, DELETE removes)
+	group   string
+	connID  string
+	invalid string // why the request cannot be served (400), if it cannot
+}
+
+// serveREST serves Azure SignalR Service's data-plane REST API, v1
+// (/api/v1/hubs/{hub}...) and 2022-06-01 (/api/hubs/{hub}/...:send). Each
+// request carries a token whose aud is its URL without the query.
+func (h *Hub) serveREST(w http.ResponseWriter, r *http.Request) {
+	path := strings.TrimRight(r.URL.EscapedPath(), "/")
+	route, ok := parseRESTPath(path, r.URL.Query())
+	switch {
+	case !ok:
+		writeText(w, http.StatusNotFound, "Not found.")
+		return
+	case route.method != r.Method && !(route.member && r.Method == http.MethodDelete):
+		allow := route.method
+		if route.member {
+			allow = "PUT, DELETE"
+		}
+		w.Header().Set("Allow", allow)
+		writeText(w, http.StatusMethodNotAllowed, "Method not allowed.")
+		return
+	}
+	if _, ok := h.authorize(r, path); !ok {
+		writeText(w, http.StatusUnauthorized, "Unauthorized.")
+		return
+	}
+	if route.invalid != "" {
+		writeText(w, http.StatusBadRequest, route.invalid)
+		return
+	}
+	s, ok := h.spaceNamed(route.hub)
+	switch {
+	case !ok:
+		writeText(w, http.StatusServiceUnavailable, "Too many hub names.")
+	case route.member:
+		h.changeMembership(w, r, s, route)
+	default:
+		h.restSend(w, r, s, route)
+	}
+}
+
+// parseRESTPath maps an escaped path to its route; ok is false for paths
+// the API does not have.
+func parseRESTPath(path string, q url.Values) (restRoute, bool) {
+	var route restRoute
+	var rest []string
+	switch segs := strings.Split(path, "/"); {
+	case len(segs) >= 5 && segs[1] == "api" && segs[2] == "v1" && segs[3] == "hubs":
+		route.hub, rest = segs[4], segs[5:]
+	case len(segs) >= 4 && segs[1] == "api" && segs[2] == "hubs":
+		route.hub, rest = segs[3], segs[4:]
+		if len(rest) > 0 && rest[len(rest)-1] == ":send" {
+			rest = rest[:len(rest)-1]
+		} else if !isMembershipPath(rest) {
+			return route, false
+		}
+		if q.Get("api-version") == "" {
+			route.invalid = "The api-version query parameter is required."
+		}
+	default:
+		return route, false
+	}
+	for i, s := range rest {
+		u, err := url.PathUnescape(s)
+		if err != nil {
+			return route, false
+		}
+		rest[i] = u
+	}
+	if !routeTail(&route, rest) {
+		return route, false
+	}
+	if !validHubName(route.hub) {
+		route.invalid = "The hub name must start with a letter and hold only letters, digits or '_'."
+	}
+	route.hub = strings.ToLower(route.hub)
+	return route, true
+}
+
+func isMembershipPath(rest []string) bool {
+	return len(rest) == 4 && (rest[0] == "groups" && rest[2] == "connections" || rest[0] == "connections" && rest[2] == "groups")
+}
+
+// routeTail reads what follows the hub name.
+func routeTail(route *restRoute, rest []string) bool {
+	route.method = http.MethodPost
+	switch {
+	case len(rest) == 0:
+		route.to = toAll
+	case len(rest) == 2 && rest[0] == "users":
+		route.to, route.key = toUser, rest[1]
+	case len(rest) == 2 && rest[0] == "groups":
+		route.to, route.key = toGroup, rest[1]
+	case len(rest) == 2 && rest[0] == "connections":
+		route.to, route.key = toConnection, rest[1]
+	case isMembershipPath(rest) && rest[0] == "groups":
+		route.member, route.method, route.group, route.connID = true, http.MethodPut, rest[1], rest[3]
+	case isMembershipPath(rest):
+		route.member, route.method, route.group, route.connID = true, http.MethodPut, rest[3], rest[1]
+	default:
+		return false
+	}
+	if route.key == "" && !route.member && route.to != toAll || route.member && (route.group == "" || route.connID == "") {
+		route.invalid = "The user, group or connection id is empty."
+	}
+	return true
+}
+
+type restMessage struct {
+	Target    string            `json:"target"`
+	Arguments []json.RawMessage `json:"arguments"`
+}
+
+// restSend delivers {"target","arguments"} as an Invocation to the
+// addressed connections of the hub name and answers 202, or 429 past the
+// message rate limit.
+func (h *Hub) restSend(w http.ResponseWriter, r *http.Request, s *space, route restRoute) {
+	msg, err := readRESTMessage(w, r)
+	if err != nil {
+		status := http.StatusBadRequest
+		if errors.As(err, new(*http.MaxBytesError)) {
+			status = http.StatusRequestEntityTooLarge
+		}
+		writeText(w, status, "The body is not a message: "+err.Error())
+		return
+	}
+	if s.limiter != nil && !s.limiter.allow(h.now()) {
+		h.metrics.throttled.WithLabelValues(probe.ThrottleMessageLimit).Inc()
+		writeText(w, http.StatusTooManyRequests, errMsgMessageLimit)
+		return
+	}
+	h.deliver(delivery{
+		to:       route.to,
+		space:    s,
+		key:      route.key,
+		excluded: r.URL.Query()["excluded"],
+		msg:      probe.Message{Type: probe.InvocationType, Target: msg.Target, Arguments: msg.Arguments},
+	})
+	w.WriteHeader(http.StatusAccepted)
+}
+
+func readRESTMessage(w http.ResponseWriter, r *http.Request) (restMessage, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, restMaxBody))
+	if err != nil {
+		return restMessage{}, err
+	}
+	var m restMessage // field names match case-insensitively: {"Target",...} too
+	if err := json.Unmarshal(body, &m); err != nil {
+		return restMessage{}, errors.New("invalid JSON")
+	}
+	if m.Target == "" {
+		return restMessage{}, errors.New("no target")
+	}
+	if m.Arguments == nil {
+		m.Arguments = []json.RawMessage{}
+	}
+	return m, nil
+}
+
+// changeMembership adds (PUT) or removes (DELETE) a connection of the hub
+// name to or from a group: 200, or 404 for a connection it does not have.
+func (h *Hub) changeMembership(w http.ResponseWriter, r *http.Request, s *space, route restRoute) {
+	h.mu.RLock()
+	c := s.conns[route.connID]
+	h.mu.RUnlock()
+	if c == nil {
+		writeText(w, http.StatusNotFound, "The connection does not exist.")
+		return
+	}
+	if r.Method == http.MethodPut {
+		h.addToGroup(c, route.group)
+	} else {
+		h.removeFromGroup(c, route.group)
+	}
+	w.WriteHeader(http.StatusOK)
+}

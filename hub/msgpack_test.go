@@ -1,0 +1,242 @@
+package hub
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/hubprobe/hubprobe/probe"
+)
+
+var mp = probe.MessagePackProtocol{}
+
+func mpEncode(t *testing.T, m probe.Message) []byte {
+	t.Helper()
+	b, err := mp.AppendMessage(nil, &m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func mpDecode(t *testing.T, data []byte) []probe.Message {
+	t.Helper()
+	var out []probe.Message
+	rest, err := mp.ParseMessages(data, func(m *probe.Message) error { out = append(out, *m); return nil })
+	if err != nil || len(rest) != 0 {
+		t.Fatalf("decoding %x: %v (%d bytes left)", data, err, len(rest))
+	}
+	return out
+}
+
+func args(values ...string) []json.RawMessage {
+	out := make([]json.RawMessage, len(values))
+	for i, v := range values {
+		out[i] = json.RawMessage(v)
+	}
+	return out
+}
+
+// mpClient is a raw WebSocket client speaking MessagePack.
+type mpClient struct {
+	t       *testing.T
+	ws      *websocket.Conn
+	id      string
+	pending []probe.Message
+}
+
+func connectMessagePack(t *testing.T, srv *Server) *mpClient {
+	t.Helper()
+	n := negotiate(t, srv.URL())
+	raw := dialRaw(t, wsURL(srv.URL(), n.ConnectionToken))
+	raw.sendRaw(`{"protocol":"messagepack","version":1}` + "\x1e")
+	c := &mpClient{t: t, ws: raw.ws}
+	kind, data := c.read()
+	if kind != websocket.BinaryMessage || !bytes.HasPrefix(data, []byte("{}\x1e")) {
+		t.Fatalf("handshake answer %d %q, want a binary frame starting with {}", kind, data)
+	}
+	msgs := mpDecode(t, data[3:])
+	if len(msgs) != 1 || msgs[0].Target != "OnConnected" || string(msgs[0].Arguments[0]) != `"`+n.ConnectionID+`"` {
+		t.Fatalf("got %+v, want OnConnected(%s)", msgs, n.ConnectionID)
+	}
+	c.id = n.ConnectionID
+	return c
+}
+
+func (c *mpClient) read() (int, []byte) {
+	c.t.Helper()
+	_ = c.ws.SetReadDeadline(time.Now().Add(testTimeout))
+	kind, data, err := c.ws.ReadMessage()
+	if err != nil {
+		c.t.Fatalf("read: %v", err)
+	}
+	return kind, data
+}
+
+func (c *mpClient) send(m probe.Message) {
+	c.t.Helper()
+	if err := c.ws.WriteMessage(websocket.BinaryMessage, mpEncode(c.t, m)); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// next returns the next non-Ping message; every frame must be binary.
+func (c *mpClient) next() probe.Message {
+	c.t.Helper()
+	for {
+		for len(c.pending) > 0 {
+			m := c.pending[0]
+			c.pending = c.pending[1:]
+			if m.Type != probe.PingType {
+				return m
+			}
+		}
+		kind, data := c.read()
+		if kind != websocket.BinaryMessage {
+			c.t.Fatalf("frame type %d, want binary", kind)
+		}
+		c.pending = mpDecode(c.t, data)
+	}
+}
+
+func TestMessagePackOverWebSockets(t *testing.T) {
+	_, srv, _ := startHub(t, Options{})
+	a := connectMessagePack(t, srv)
+	j := connect(t, srv) // a JSON client on the same hub
+
+	a.send(probe.Message{Type: probe.InvocationType, InvocationID: "1", Target: "Echo", Arguments: args(`{"payload.Timestamp":1712345678901,"s":"é","f":1.5,"n":[null,true]}`)})
+	if m := a.next(); m.Target != "RecordLatency" || string(m.Arguments[0]) != `{"payload.Timestamp":1712345678901,"s":"é","f":1.5,"n":[null,true]}` {
+		t.Fatalf("echo: %+v (%s)", m, m.Arguments)
+	}
+	if m := a.next(); m.Type != probe.CompletionType || m.InvocationID != "1" || m.Result != nil || m.HasError {
+		t.Fatalf("completion: %+v", m)
+	}
+	// Fan-out across protocols: each receiver gets its own encoding.
+	a.send(probe.Message{Type: probe.InvocationType, Target: "Broadcast", Arguments: args(`{"from":"mp"}`)})
+	if m := a.next(); string(m.Arguments[0]) != `{"from":"mp"}` {
+		t.Fatalf("broadcast to sender: %s", m.Arguments)
+	}
+	if got := j.nextNonPingRecord(); got != recordLatencyRecord(`{"from":"mp"}`) {
+		t.Fatalf("broadcast to JSON client: %s", got)
+	}
+	j.send(`{"type":1,"target":"SendToClient","arguments":[{"information.ConnectionId":"` + a.id + `","x":2}]}`)
+	if m := a.next(); string(m.Arguments[0]) != `{"information.ConnectionId":"`+a.id+`","x":2}` {
+		t.Fatalf("JSON to MessagePack: %s", m.Arguments)
+	}
+	a.send(probe.Message{Type: probe.InvocationType, InvocationID: "2", Target: "GetConnectionId", Arguments: args()})
+	if m := a.next(); m.InvocationID != "2" || string(m.Result) != `"`+a.id+`"` {
+		t.Fatalf("GetConnectionId: %+v", m)
+	}
+}
+
+func TestMessagePackStreamingEcho(t *testing.T) {
+	_, srv, _ := startHub(t, Options{})
+	a := connectMessagePack(t, srv)
+	a.send(probe.Message{Type: probe.StreamInvocationType, InvocationID: "s", Target: "StreamingEcho", Arguments: args(`0`), StreamIDs: []string{"u"}})
+	for i, item := range []string{`{"i":1}`, `{"i":2}`} {
+		a.send(probe.Message{Type: probe.StreamItemType, InvocationID: "u", Item: json.RawMessage(item)})
+		if m := a.next(); m.Type != probe.StreamItemType || m.InvocationID != "s" || string(m.Item) != item {
+			t.Fatalf("item %d: %+v", i, m)
+		}
+	}
+	a.send(probe.Message{Type: probe.CompletionType, InvocationID: "u"})
+	if m := a.next(); m.Type != probe.CompletionType || m.InvocationID != "s" || m.HasError {
+		t.Fatalf("completion: %+v", m)
+	}
+}
+
+func TestMessagePackLimitsAndGarbage(t *testing.T) {
+	_, srv, _ := startHub(t, Options{MaxMessageSize: 1024})
+	a := connectMessagePack(t, srv)
+	// The declared length alone is enough to refuse a message.
+	if err := a.ws.WriteMessage(websocket.BinaryMessage, []byte{0x81, 0x08, 0x96}); err != nil {
+		t.Fatal(err)
+	}
+	if m := a.next(); m.Type != probe.CloseType || m.Error != "Connection closed with an error. The maximum message size of 1024B was exceeded." {
+		t.Fatalf("got %+v", m)
+	}
+
+	b := connectMessagePack(t, srv)
+	if err := b.ws.WriteMessage(websocket.BinaryMessage, []byte{0x02, 0x91, 0x63}); err != nil {
+		t.Fatal(err)
+	}
+	if m := b.next(); m.Type != probe.CloseType || m.Error != "Connection closed with an error." {
+		t.Fatalf("got %+v", m)
+	}
+}
+
+func TestMessagePackOverLongPolling(t *testing.T) {
+	_, srv, _ := startHub(t, Options{})
+	n := negotiate(t, srv.URL())
+	hc := newHTTPConn(t, srv.URL(), n.ConnectionToken)
+	hc.poll().expect(t, "first poll", http.StatusOK, "")
+	hc.post(`{"protocol":"messagepack","version":1}`+"\x1e").expect(t, "handshake", http.StatusOK, "")
+	r := hc.pollFor()
+	if r.header.Get("Content-Type") != "application/octet-stream" || !strings.HasPrefix(r.body, "{}\x1e") {
+		t.Fatalf("handshake poll: %q %q", r.header.Get("Content-Type"), r.body)
+	}
+	if msgs := mpDecode(t, []byte(r.body[3:])); len(msgs) != 1 || string(msgs[0].Arguments[0]) != `"`+n.ConnectionID+`"` {
+		t.Fatalf("got %+v", msgs)
+	}
+	body := append(mpEncode(t, probe.Message{Type: probe.InvocationType, Target: "Echo", Arguments: args(`{"lp":1}`)}),
+		mpEncode(t, probe.Message{Type: probe.InvocationType, InvocationID: "9", Target: "Echo", Arguments: args(`{"lp":2}`)})...)
+	hc.post(string(body)).expect(t, "two messages in one POST", http.StatusOK, "")
+	msgs := mpDecode(t, []byte(hc.pollFor().body))
+	if len(msgs) != 3 || string(msgs[0].Arguments[0]) != `{"lp":1}` || string(msgs[1].Arguments[0]) != `{"lp":2}` || msgs[2].InvocationID != "9" {
+		t.Fatalf("got %+v", msgs)
+	}
+	hc.delete().expect(t, "DELETE", http.StatusAccepted, "")
+}
+
+// A fan-out encodes a message once per protocol in use, and every receiver
+// of one protocol gets the same frame.
+func TestFanoutEncodesOncePerProtocol(t *testing.T) {
+	h, err := New(Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	var conns []*conn
+	for i, cd := range []*codec{jsonCodec, jsonCodec, msgpackCodec, msgpackCodec} {
+		c := newConn(h, nil, identity{id: string(rune('a' + i)), space: h.home})
+		c.cd = cd
+		conns = append(conns, c)
+	}
+	msg := recordLatency([]byte(`{"k":1}`))
+	fo := fanout{msg: &msg}
+	for _, c := range conns {
+		fo.sendTo(c, false)
+	}
+	frames := make([]*frame, len(conns))
+	for i, c := range conns {
+		frames[i] = <-c.queue
+	}
+	if frames[0] != frames[1] || frames[2] != frames[3] || frames[0] == frames[2] {
+		t.Fatalf("frames %p %p %p %p: want one per protocol", frames[0], frames[1], frames[2], frames[3])
+	}
+	if got := string(frames[0].b); got != recordLatencyRecord(`{"k":1}`)+"\x1e" {
+		t.Fatalf("JSON frame %q", got)
+	}
+	if m := mpDecode(t, frames[2].b); len(m) != 1 || string(m[0].Arguments[0]) != `{"k":1}` {
+		t.Fatalf("MessagePack frame %+v", m)
+	}
+	fo.release()
+	for _, f := range frames {
+		f.release()
+	}
+}
+
+func TestMessagePackKeepAlivePings(t *testing.T) {
+	_, srv, _ := startHub(t, Options{KeepAliveInterval: 30 * time.Millisecond, ClientTimeout: time.Minute})
+	a := connectMessagePack(t, srv)
+	for i := 0; i < 2; i++ {
+		if kind, data := a.read(); kind != websocket.BinaryMessage || string(data) != "\x02\x91\x06" {
+			t.Fatalf("idle client got %d %x, want the MessagePack Ping 02 91 06", kind, data)
+		}
+	}
+}
