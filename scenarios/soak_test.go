@@ -55,7 +55,7 @@ func TestAcceleratedSoak(t *testing.T) {
 	}
 	runOnce := func(i int) scenarios.Result {
 		s := scenario([]string{"echo", "broadcast", "send_to_group", "send_to_client", "streaming_echo"}[i%5], 4, 40*time.Millisecond, 10*time.Millisecond)
-		s.GroupSize, s.LossTimeout = 2, 500*time.Millisecond
+		s.GroupSize, s.LossTimeout = 2, 3*time.Second
 		url := srv.URL()
 		if i%6 == 5 {
 			url = deadURL
