@@ -32,3 +32,14 @@ if [ -n "$unformatted" ]; then
 fi
 go vet ./...
 go test -count=1 -timeout 20m ./...
+
+# Every fuzz target runs briefly on top of its committed seed corpus: no
+# panic, no unbounded allocation on bytes from the network or the user.
+fuzztime=${HUBPROBE_FUZZTIME:-8s}
+for file in $(git grep -l '^func Fuzz' -- '*_test.go'); do
+  pkg="./$(dirname "$file")"
+  for target in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$file" | cut -d' ' -f2); do
+    echo "fuzz $pkg $target for $fuzztime"
+    go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$pkg" >/tmp/hubprobe-fuzz.log 2>&1 || { cat /tmp/hubprobe-fuzz.log; exit 1; }
+  done
+done

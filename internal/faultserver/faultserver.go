@@ -84,6 +84,7 @@ type Counts struct {
 	Upgrades     int64 // WebSocket upgrades accepted
 	Handshakes   int64 // handshake requests read
 	Echoes       int64 // Echo invocations read
+	Closes       int64 // Close messages read from clients
 	Struck       int64 // times a mid-run fault struck
 }
 
@@ -102,8 +103,8 @@ type Server struct {
 	mu    sync.Mutex
 	conns map[net.Conn]struct{} // raw and hijacked connections, closed on Close
 
-	negotiations, upgrades, handshakes, echoes, struck atomic.Int64
-	connIDs                                            atomic.Int64
+	negotiations, upgrades, handshakes, echoes, struck, closes atomic.Int64
+	connIDs                                                    atomic.Int64
 }
 
 // Start serves script on a fresh loopback port.
@@ -137,6 +138,7 @@ func (s *Server) Counts() Counts {
 	return Counts{
 		Negotiations: s.negotiations.Load(), Upgrades: s.upgrades.Load(),
 		Handshakes: s.handshakes.Load(), Echoes: s.echoes.Load(), Struck: s.struck.Load(),
+		Closes: s.closes.Load(),
 	}
 }
 

@@ -47,7 +47,7 @@ func TestHealthyServerEchoes(t *testing.T) {
 	if err := c.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := srv.Counts(); n != (Counts{Negotiations: 1, Upgrades: 1, Handshakes: 1, Echoes: 1}) {
+	if n := srv.Counts(); n != (Counts{Negotiations: 1, Upgrades: 1, Handshakes: 1, Echoes: 1, Closes: 1}) {
 		t.Fatalf("counts = %+v", n)
 	}
 	srv.Close()

@@ -116,7 +116,13 @@ func (c *hubConn) onRecord(record []byte) bool {
 		Target    string            `json:"target"`
 		Arguments []json.RawMessage `json:"arguments"`
 	}
-	if len(record) == 0 || json.Unmarshal(record, &m) != nil || m.Type != 1 || m.Target != "Echo" {
+	if len(record) == 0 || json.Unmarshal(record, &m) != nil {
+		return true
+	}
+	if m.Type == 7 {
+		c.s.closes.Add(1)
+	}
+	if m.Type != 1 || m.Target != "Echo" {
 		return true
 	}
 	c.s.echoes.Add(1)
