@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/hubprobe/hubprobe/internal/catalogue"
 )
 
 // repoRoot is the repository root as seen from this package's directory,
@@ -209,52 +211,17 @@ func TestRulesReadOnlyCatalogueMetrics(t *testing.T) {
 // before "hubprobe_" and are left out.
 var metricRef = regexp.MustCompile(`(?:^|[^:\w])(hubprobe_\w+)`)
 
-// catalogue is the exporter's metric contract (see the design's metric
-// catalogue). Histograms are listed by their base name.
-var catalogue = []string{
-	"hubprobe_scenario_info",
-	"hubprobe_message_latency_seconds",
-	"hubprobe_messages_sent_total",
-	"hubprobe_messages_received_total",
-	"hubprobe_messages_lost_total",
-	"hubprobe_sent_bytes_total",
-	"hubprobe_received_bytes_total",
-	"hubprobe_throttled_total",
-	"hubprobe_http_requests_total",
-	"hubprobe_connect_duration_seconds",
-	"hubprobe_connection_failures_total",
-	"hubprobe_connections_active",
-	"hubprobe_reconnects_total",
-	"hubprobe_runs_total",
-	"hubprobe_run_success",
-	"hubprobe_run_duration_seconds",
-	"hubprobe_last_run_timestamp_seconds",
-	"hubprobe_run_latency_seconds",
-	"hubprobe_send_lag_seconds",
-	"hubprobe_server_load_ratio",
-	"hubprobe_build_info",
-	"hubprobe_config_last_reload_successful",
-	"hubprobe_tier_limit",
-	"hubprobe_capacity_steps",
-	// Registered by the embedded hub, on /metrics with a target label.
-	"hubprobe_hub_connections",
+// documented is every metric docs/metrics.md lists: the exporter's, the
+// configuration loader's and the embedded hub's.
+func documented() map[string]catalogue.Row {
+	rows, err := catalogue.Read("../docs/metrics.md")
+	if err != nil {
+		panic(err)
+	}
+	return rows
 }
 
-var histograms = []string{
-	"hubprobe_message_latency_seconds", "hubprobe_connect_duration_seconds", "hubprobe_send_lag_seconds",
-}
-
-func inCatalogue(name string) bool {
-	if slices.Contains(catalogue, name) {
-		return true
-	}
-	for _, suffix := range []string{"_bucket", "_count", "_sum"} {
-		if base, ok := strings.CutSuffix(name, suffix); ok && slices.Contains(histograms, base) {
-			return true
-		}
-	}
-	return false
-}
+func inCatalogue(name string) bool { return catalogue.Series(documented(), name) }
 
 func allRules(cfg Config) []Rule {
 	var rules []Rule
