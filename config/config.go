@@ -41,6 +41,22 @@ type Target struct {
 	Headers         map[string]string `yaml:"headers,omitempty"`
 	// SkipNegotiation connects the transport directly (WebSockets only).
 	SkipNegotiation bool `yaml:"skip_negotiation,omitempty"`
+	// ConnectionString reaches Azure SignalR Service directly (serverless
+	// mode). After Load it holds the resolved value, whether written inline
+	// (with ${ENV} expanded) or read from ConnectionStringFile.
+	ConnectionString Secret `yaml:"connection_string,omitempty"`
+	// ConnectionStringFile is resolved against the config file's directory.
+	ConnectionStringFile string `yaml:"connection_string_file,omitempty"`
+	// Hub is the hub name on the service; required with ConnectionString.
+	// For an embedded target in serverless mode it defaults to the
+	// embedded hub's own name.
+	Hub string `yaml:"hub,omitempty"`
+	// Mode is TargetModeDefault or TargetModeServerless; after Load it is
+	// always set.
+	Mode string `yaml:"mode,omitempty"`
+	// RESTAPIVersion selects the service's REST API in serverless mode:
+	// "v1" (the default) or "2022-06-01". Empty for other targets after Load.
+	RESTAPIVersion string `yaml:"rest_api_version,omitempty"`
 	// Tier declares the hub's service tier, whose published limits hubprobe
 	// exports so that usage can be compared with them.
 	Tier *Tier `yaml:"tier,omitempty"`
@@ -52,7 +68,59 @@ type EmbeddedHub struct {
 	DeliveryDelay time.Duration `yaml:"delivery_delay"`
 	// MaxMessageSize is the largest incoming message the hub accepts, in bytes.
 	MaxMessageSize int64 `yaml:"max_message_size"`
+	// AccessKey makes the hub emulate Azure SignalR Service too: client
+	// endpoints and REST API checking tokens signed with it. After Load it
+	// holds the value with ${ENV} expanded.
+	AccessKey Secret `yaml:"access_key,omitempty"`
+	// Units sets the connection quota to 1,000 per unit, as the service's
+	// Standard tier does; 0 means no quota.
+	Units int `yaml:"units,omitempty"`
+	// ConnectionQuota overrides the quota Units gives; 0 keeps it.
+	ConnectionQuota int `yaml:"connection_quota,omitempty"`
+	// MessageRateLimit caps the messages the hub accepts per second; 0 means
+	// no cap.
+	MessageRateLimit float64 `yaml:"message_rate_limit,omitempty"`
+	// RedirectNegotiate makes the hub's negotiate redirect to its emulated
+	// service, as an app server in the service's default mode does; needs
+	// AccessKey.
+	RedirectNegotiate bool `yaml:"redirect_negotiate,omitempty"`
 }
+
+// Target modes: how clients reach the hub.
+const (
+	// TargetModeDefault: clients negotiate with the hub at url (or the
+	// embedded hub's path); an app server of Azure SignalR Service in
+	// default mode redirects them to the service.
+	TargetModeDefault = "default"
+	// TargetModeServerless: hubprobe mints client tokens from the
+	// connection string (or the embedded hub's access key) and connects
+	// straight to the service's client endpoint, each client as its own
+	// user; rest_* kinds send through the service's REST API.
+	TargetModeServerless = "serverless"
+)
+
+// TargetModes lists the values a target's mode accepts; RESTAPIVersions the
+// values of rest_api_version.
+var (
+	TargetModes     = []string{TargetModeDefault, TargetModeServerless}
+	RESTAPIVersions = []string{"v1", "2022-06-01"}
+)
+
+// DefaultRESTAPIVersion is the REST API a serverless target uses unless
+// rest_api_version says otherwise.
+const DefaultRESTAPIVersion = "v1"
+
+// EmbeddedHubName is the embedded hub's name on its emulated service: the
+// last segment of its path, /signalrbench.
+const EmbeddedHubName = "signalrbench"
+
+// Serverless reports whether hubprobe reaches the target in serverless mode.
+func (t Target) Serverless() bool { return t.Mode == TargetModeServerless }
+
+// RESTKindPrefix starts the name of every scenario kind that sends through
+// the service's REST API; those kinds need a serverless target, and the
+// others (which invoke hub methods, refused in serverless mode) a default one.
+const RESTKindPrefix = "rest_"
 
 // Scenario is one scheduled benchmark run against a target.
 type Scenario struct {
@@ -75,6 +143,9 @@ type Scenario struct {
 	// Senders is how many connections send; 0 means all of them.
 	Senders   int `yaml:"senders"`
 	GroupSize int `yaml:"group_size"`
+	// BatchSize is how many messages the hub pushes for each request of a
+	// server_push scenario.
+	BatchSize int `yaml:"batch_size"`
 	// LossTimeout is how long after the last send a delivery may still
 	// arrive before it counts as lost.
 	LossTimeout time.Duration `yaml:"loss_timeout"`
@@ -139,6 +210,10 @@ const (
 	DefaultGroupSize   = 10
 	DefaultTimeoutPad  = 10 * time.Second // added to the phases to get the default timeout
 	DefaultHubMaxBytes = 32768
+	DefaultBatchSize   = 100
+	MaxBatchSize       = 100000
+	MaxUnits           = 1000 // the service's largest tier
+	MaxConnectionQuota = 1000000
 )
 
 // Transports and Protocols list the values that transport and protocol accept.
@@ -171,6 +246,7 @@ var (
 		MessageSize:        2048,
 		SendInterval:       time.Second,
 		LossTimeout:        5 * time.Second,
+		BatchSize:          DefaultBatchSize,
 		Transport:          "websockets",
 		Protocol:           "json",
 		Mode:               ModeRun,

@@ -38,14 +38,16 @@ type Tier struct {
 }
 
 // profileKinds maps a tier table to the scenario kind that runs its
-// workload. Tables left out have no hubprobe kind yet (REST sends, the Web
-// PubSub upstream).
+// workload. Tables left out have no hubprobe kind yet (the Web PubSub
+// upstream).
 var profileKinds = map[string]string{
 	"echo":                "echo",
 	"broadcast":           "broadcast",
 	"send_to_small_group": "send_to_group",
 	"send_to_big_group":   "send_to_group",
 	"send_to_connection":  "send_to_client",
+	"rest_broadcast":      "rest_broadcast",
+	"rest_send_to_user":   "rest_send_to_user",
 }
 
 // bigGroupTable follows the big-group rule: a fixed number of groups

@@ -87,8 +87,8 @@ func (s *SafeConfig) Reload(path string) (err error) {
 	return nil
 }
 
-// checksum covers the file and the resolved tokens, so a rotated
-// access_token_file or a changed environment variable is picked up even
+// checksum covers the file and the resolved secrets, so a rotated
+// access_token_file or connection_string_file, or a changed environment variable is picked up even
 // when the config file itself is unchanged.
 func checksum(data []byte, cfg *Config) [sha256.Size]byte {
 	h := sha256.New()
@@ -96,6 +96,10 @@ func checksum(data []byte, cfg *Config) [sha256.Size]byte {
 	for _, t := range cfg.Targets {
 		h.Write([]byte{0})
 		h.Write([]byte(t.AccessToken))
+		h.Write([]byte{0})
+		h.Write([]byte(t.ConnectionString))
+		h.Write([]byte{0})
+		h.Write([]byte(t.EmbeddedHub.AccessKey))
 	}
 	var sum [sha256.Size]byte
 	h.Sum(sum[:0])

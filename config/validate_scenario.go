@@ -20,6 +20,7 @@ func (v *validator) scenarios(c *Config) error {
 			v.scenarioTarget(item, s, c),
 			v.profile(item, s),
 			v.oneOf(keyPath(item, "kind"), "kind", s.Kind, v.kinds),
+			v.kindFitsTarget(item, s, c),
 			v.oneOf(keyPath(item, "transport"), "transport", s.Transport, Transports),
 			v.oneOf(keyPath(item, "protocol"), "protocol", s.Protocol, Protocols),
 			v.transports(item, s),
@@ -72,7 +73,26 @@ func (v *validator) load(item string, s *Scenario) error {
 		v.intRange(key("group_size"), s.GroupSize, 1, s.Connections, conns),
 		v.positive(key("loss_timeout"), s.LossTimeout),
 		v.notNegative(key("stream_item_delay"), s.StreamItemDelay),
+		v.intRange(key("batch_size"), s.BatchSize, 1, MaxBatchSize, fmt.Sprint(MaxBatchSize)),
 	)
+}
+
+// kindFitsTarget pairs REST kinds with serverless targets and hub-method
+// kinds with default ones: in serverless mode the service takes no hub
+// invocations from clients, and REST sends need the connection string.
+func (v *validator) kindFitsTarget(item string, s *Scenario, c *Config) error {
+	t, ok := c.Target(s.Target)
+	switch {
+	case !ok:
+		return nil // scenarioTarget reports it
+	case restKind(s.Kind) && !t.Serverless():
+		return v.errorf(keyPath(item, "kind"), "%q sends through the REST API and needs a target with mode: %s, not %q",
+			s.Kind, TargetModeServerless, t.Name)
+	case !restKind(s.Kind) && t.Serverless():
+		return v.errorf(keyPath(item, "kind"), "%q invokes hub methods, which serverless mode does not take from clients; target %q needs mode: %s",
+			s.Kind, t.Name, TargetModeDefault)
+	}
+	return nil
 }
 
 // capacitySearch checks mode and, for a capacity search, its ramp: it must

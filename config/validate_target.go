@@ -1,9 +1,13 @@
 package config
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/hubprobe/hubprobe/probe"
 )
 
 func (v *validator) targets(c *Config) error {
@@ -19,25 +23,32 @@ func (v *validator) targets(c *Config) error {
 			v.embeddedHub(item, t),
 			v.headers(item, t),
 			v.tier(item, t),
+			v.targetMode(item, t),
 		)
 		if err != nil {
 			return err
 		}
-		if err := v.accessToken(item, t); err != nil {
+		if err := v.targetSecrets(item, t); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// endpoint checks that exactly one of url and embedded says where the hub is.
+// endpoint checks that exactly one of url, embedded and connection_string
+// says where the hub is.
 func (v *validator) endpoint(item string, t *Target) error {
+	cs := t.ConnectionString != "" || t.ConnectionStringFile != ""
 	switch {
 	case t.URL != "" && t.Embedded:
 		return v.errorf(item, "url and embedded are mutually exclusive")
-	case t.URL == "" && !t.Embedded:
-		return v.errorf(item, "one of url or embedded: true is required")
-	case t.Embedded:
+	case cs && t.URL != "":
+		return v.errorf(item, "connection_string and url are mutually exclusive")
+	case cs && t.Embedded:
+		return v.errorf(item, "connection_string and embedded are mutually exclusive")
+	case t.URL == "" && !t.Embedded && !cs:
+		return v.errorf(item, "one of url, embedded: true or connection_string is required")
+	case t.Embedded, cs:
 		return nil
 	}
 	key := keyPath(item, "url")
@@ -64,11 +75,22 @@ func (v *validator) embeddedHub(item string, t *Target) error {
 		}
 		return nil
 	}
-	h := t.EmbeddedHub
+	h := &t.EmbeddedHub
 	if h.MaxMessageSize < 1 {
 		return v.errorf(keyPath(key, "max_message_size"), "must be at least 1, got %d", h.MaxMessageSize)
 	}
-	return v.notNegative(keyPath(key, "delivery_delay"), h.DeliveryDelay)
+	if h.MessageRateLimit < 0 {
+		return v.errorf(keyPath(key, "message_rate_limit"), "must not be negative, got %g", h.MessageRateLimit)
+	}
+	if h.RedirectNegotiate && h.AccessKey == "" {
+		return v.errorf(keyPath(key, "redirect_negotiate"), "needs access_key")
+	}
+	return firstError(
+		v.notNegative(keyPath(key, "delivery_delay"), h.DeliveryDelay),
+		v.intRange(keyPath(key, "units"), h.Units, 0, MaxUnits, fmt.Sprint(MaxUnits)),
+		v.intRange(keyPath(key, "connection_quota"), h.ConnectionQuota, 0, MaxConnectionQuota, fmt.Sprint(MaxConnectionQuota)),
+		v.secret(keyPath(key, "access_key"), "", &h.AccessKey, nil),
+	)
 }
 
 // headers rejects names that are not HTTP tokens, values that could split a
@@ -96,28 +118,66 @@ func (v *validator) headers(item string, t *Target) error {
 	return nil
 }
 
-// accessToken resolves the token into t.AccessToken: inline with ${ENV}
-// expanded, or read from access_token_file.
-func (v *validator) accessToken(item string, t *Target) error {
-	inline, file := keyPath(item, "access_token"), keyPath(item, "access_token_file")
-	switch {
-	case t.AccessToken != "" && t.AccessTokenFile != "":
-		return v.errorf(item, "access_token and access_token_file are mutually exclusive")
-	case t.AccessToken != "":
-		token, err := expandEnv(string(t.AccessToken))
-		if err != nil {
-			return v.errorf(inline, "%s", err)
+// targetSecrets resolves the target's access token and connection string,
+// and checks that the connection string parses. Errors never quote them.
+func (v *validator) targetSecrets(item string, t *Target) error {
+	if err := v.secret(keyPath(item, "access_token"), keyPath(item, "access_token_file"), &t.AccessToken, &t.AccessTokenFile); err != nil {
+		return err
+	}
+	inline, file := keyPath(item, "connection_string"), keyPath(item, "connection_string_file")
+	if err := v.secret(inline, file, &t.ConnectionString, &t.ConnectionStringFile); err != nil {
+		return err
+	}
+	if t.ConnectionString == "" {
+		return nil
+	}
+	if _, err := probe.ParseConnectionString(string(t.ConnectionString)); err != nil {
+		key := inline
+		if t.ConnectionStringFile != "" {
+			key = file
 		}
-		if token == "" {
-			return v.errorf(inline, "is empty after expanding environment variables")
-		}
-		t.AccessToken = Secret(token)
-	case t.AccessTokenFile != "":
-		token, path, err := readSecretFile(v.dir, t.AccessTokenFile)
-		if err != nil {
-			return v.errorf(file, "%s", err)
-		}
-		t.AccessToken, t.AccessTokenFile = Secret(token), path
+		return v.errorf(key, "%s", connectionStringProblem(err))
 	}
 	return nil
 }
+
+// connectionStringProblem names the key at fault; the parser's errors
+// never carry a value from the string, but say so only for its own type.
+func connectionStringProblem(err error) string {
+	var ce *probe.ConnectionStringError
+	if errors.As(err, &ce) {
+		return ce.Key + " " + ce.Problem
+	}
+	return "invalid connection string"
+}
+
+// secret resolves a secret written inline (with ${ENV} expanded) or, when
+// fileKey is not empty, read from the file it names; both at once is an
+// error. After it, *value holds the secret and *file the file's full path.
+func (v *validator) secret(inlineKey, fileKey string, value *Secret, file *string) error {
+	inlineName, fileName := lastKey(inlineKey), lastKey(fileKey)
+	switch {
+	case *value != "" && file != nil && *file != "":
+		return v.errorf(parentKey(inlineKey), "%s and %s are mutually exclusive", inlineName, fileName)
+	case *value != "":
+		s, err := expandEnv(string(*value))
+		if err != nil {
+			return v.errorf(inlineKey, "%s", err)
+		}
+		if s == "" {
+			return v.errorf(inlineKey, "is empty after expanding environment variables")
+		}
+		*value = Secret(s)
+	case file != nil && *file != "":
+		s, path, err := readSecretFile(v.dir, *file)
+		if err != nil {
+			return v.errorf(fileKey, "%s", err)
+		}
+		*value, *file = Secret(s), path
+	}
+	return nil
+}
+
+// lastKey and parentKey split "targets[0].access_token".
+func lastKey(path string) string   { return path[strings.LastIndexByte(path, '.')+1:] }
+func parentKey(path string) string { return path[:max(strings.LastIndexByte(path, '.'), 0)] }

@@ -95,6 +95,7 @@ type conn struct {
 
 	mu      sync.Mutex
 	streams map[string]*echoStream // running StreamingEcho calls by invocation id
+	pushes  atomic.Int32           // running ServerPush calls
 
 	groups map[string]struct{} // guarded by hub.mu
 }

@@ -18,6 +18,16 @@
 //	ConnectionId()    → caller receives ConnectionId(id)
 //	GetConnectionId() → returns id as the invocation result
 //	StreamingEcho(stream, delayMs) → echoes an upload stream as a server stream
+//	ServerPush(p, n)  → caller receives RecordLatency(p, i) for i = 0 … n-1, in order
+//
+// ServerPush is a server-to-client throughput test: one small request, then
+// a batch of n pushes, as server code that loops over a data set calling the
+// client would send them. Each push carries the request's payload unchanged
+// (so the client's send timestamp measures every message's latency) and its
+// index (so the client knows the last one, n-1, and the time to the whole
+// batch). The pushes are written from a goroutine of the connection's own,
+// waiting for room in its send queue rather than dropping the client; n is
+// at most 100000, and a connection runs at most 32 pushes at once.
 //
 // Every new connection first receives OnConnected(id). Payloads are passed
 // through as the JSON text the client sent (MessagePack values are converted
@@ -45,6 +55,6 @@
 // endpoint as an app server in the service's default mode does.
 //
 // Slow mode (Options.DeliveryDelay, SetDeliveryDelay) holds every
-// RecordLatency and streamed echo back for a while, to show what a slow hub
+// RecordLatency, streamed echo and pushed batch back for a while, to show what a slow hub
 // looks like on the dashboards.
 package hub

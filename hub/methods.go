@@ -35,6 +35,7 @@ func init() {
 		{name: "LeaveGroup", call: (*conn).leaveGroup},
 		{name: "ConnectionId", call: (*conn).connectionID},
 		{name: "GetConnectionId", call: (*conn).getConnectionID},
+		{name: "ServerPush", call: (*conn).serverPush},
 		{name: "StreamingEcho", streaming: true},
 	} {
 		methods[lowerASCII(m.name)] = m

@@ -137,9 +137,9 @@ func (rn *Runner) SearchCapacity(ctx context.Context) Capacity {
 	// Any connection may send in a later step, so every one gets a route.
 	cfg.Senders = 0
 	steps := newStepRecorder(rn.Recorder)
-	run := &Run{Config: cfg, ID: newRunID(), tracker: newTracker(steps)}
-	run.payloads = newPayloadBuilder(run.ID, cfg.MessageSize)
-	err := rn.ramp(ctx, run, factory(cfg), steps, &c)
+	kind := factory(cfg)
+	run := rn.newRun(cfg, steps, kind)
+	err := rn.ramp(ctx, run, kind, steps, &c)
 	if err != nil {
 		c.StopReason = ""
 	}
@@ -227,6 +227,9 @@ func (rn *Runner) paceStep(ctx context.Context, run *Run, kind Kind, p pacer, he
 		rt := run.routes[sender]
 		buf = run.payloads.Append(buf[:0], rt.key, rt.value)
 		expected, err := kind.Send(ctx, run, sender, buf)
+		if err != nil && new(refusedSends).add(run, err) {
+			return // a throttle stops the search; the sender is not broken
+		}
 		if err != nil {
 			if ctx.Err() == nil {
 				health.sendFailed(sender)

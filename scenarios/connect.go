@@ -42,7 +42,7 @@ func (rn *Runner) connectAll(ctx context.Context, run *Run) error {
 		wg.Add(1)
 		go func() {
 			defer func() { <-limit; wg.Done() }()
-			conns[i], errs[i] = rn.connect(ctx, run, opts)
+			conns[i], errs[i] = rn.connectClient(ctx, run, opts, i)
 		}()
 	}
 	wg.Wait()
@@ -112,11 +112,7 @@ func (rn *Runner) dialOptions(run *Run) (probe.Options, error) {
 		return probe.Options{}, err
 	}
 	handlers := map[string]probe.Handler{
-		"RecordLatency": func(args []json.RawMessage) {
-			if len(args) > 0 {
-				run.Delivered(args[0])
-			}
-		},
+		"RecordLatency": run.recordLatency,
 	}
 	// The benchmark hub sends OnConnected once the connection is registered
 	// for broadcasts and groups, which can be after the handshake reply.

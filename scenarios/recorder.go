@@ -88,6 +88,11 @@ type Result struct {
 	LatencySum time.Duration
 	// MaxSendLag is the pacer's worst lateness in this run.
 	MaxSendLag time.Duration
+	// Batches is how many server_push batches had their last message
+	// arrive; BatchLatency holds the quantiles of their time from request
+	// to last message (every message's own latency is in Latency).
+	Batches      int64
+	BatchLatency Quantiles
 
 	// Outcome is ResultSuccess, ResultFailure or ResultSkipped.
 	Outcome string

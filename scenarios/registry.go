@@ -33,6 +33,13 @@ var kinds = map[string]kindFactory{
 	"send_to_client": newSendToClient,
 	"send_to_group":  newSendToGroup,
 	"streaming_echo": newStreamingEcho,
+	"server_push":    newServerPush,
+
+	// The rest_* kinds send through Azure SignalR Service's REST API; the
+	// clients only listen, connected in serverless mode.
+	"rest_broadcast":     newRESTBroadcast,
+	"rest_send_to_user":  newRESTSendToUser,
+	"rest_send_to_group": newRESTSendToGroup,
 }
 
 // Kinds lists the registered kind names, sorted.

@@ -32,6 +32,11 @@ type JSONReport struct {
 	// Success is the capacity definition: the run completed, 99 % of
 	// messages took under 1 s and nothing was lost.
 	Success bool `json:"success"`
+
+	// Batches and BatchLatency are set for server_push runs: the time from
+	// each request to the last message of its batch.
+	Batches      int64          `json:"batches,omitempty"`
+	BatchLatency *LatencyReport `json:"batch_latency_seconds,omitempty"`
 }
 
 // LatencyReport holds per-run quantiles in seconds.
@@ -53,14 +58,25 @@ func (r Result) Report() JSONReport {
 		DurationSecs: r.Duration.Seconds(), Connections: r.Connections,
 		Sent: r.Sent, Expected: r.Expected, Received: r.Received, Lost: r.Lost,
 		SlowMessages: r.SlowMessages, SentBytes: r.SentBytes, ReceivedBytes: r.ReceivedBytes,
-		Throttled: throttled,
-		Latency: LatencyReport{
-			P50: r.Latency.P50.Seconds(), P90: r.Latency.P90.Seconds(),
-			P99: r.Latency.P99.Seconds(), Max: r.Latency.Max.Seconds(),
-		},
+		Throttled:      throttled,
+		Latency:        latencyReport(r.Latency),
 		MaxSendLagSecs: r.MaxSendLag.Seconds(),
+		Batches:        r.Batches,
+		BatchLatency:   batchReport(r),
 		Outcome:        r.Outcome, Error: r.Error, Success: r.MetSLO(),
 	}
+}
+
+func latencyReport(q Quantiles) LatencyReport {
+	return LatencyReport{P50: q.P50.Seconds(), P90: q.P90.Seconds(), P99: q.P99.Seconds(), Max: q.Max.Seconds()}
+}
+
+func batchReport(r Result) *LatencyReport {
+	if r.Batches == 0 {
+		return nil
+	}
+	l := latencyReport(r.BatchLatency)
+	return &l
 }
 
 // WriteJSON writes the run as one JSON object.
@@ -93,12 +109,28 @@ func (r Result) WriteText(w io.Writer) error {
 		"  Throttled: " + fmtThrottled(r.Throttled),
 		"  Result: " + verdict(r),
 	}
+	// Batches go with the latencies, before the send lag and the verdict.
+	lines = append(lines[:len(lines)-3], append(batchLines(r), lines[len(lines)-3:]...)...)
 	for _, l := range lines {
 		if _, err := fmt.Fprintln(w, l); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// batchLines reports the time to the last message of server_push batches.
+func batchLines(r Result) []string {
+	if r.Batches == 0 {
+		return nil
+	}
+	b := r.BatchLatency
+	return []string{
+		fmt.Sprintf("  Batches: %d, time to last message:", r.Batches),
+		fmt.Sprintf("    50.00%%: %s", fmtLatency(b.P50)),
+		fmt.Sprintf("    99.00%%: %s", fmtLatency(b.P99)),
+		fmt.Sprintf("    max:    %s", fmtLatency(b.Max)),
+	}
 }
 
 func verdict(r Result) string {

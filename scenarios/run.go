@@ -22,6 +22,11 @@ type Endpoint struct {
 	AccessToken     string
 	Headers         http.Header
 	SkipNegotiation bool
+	// Serverless, when set, connects every client straight to Azure
+	// SignalR Service's client endpoint with a token hubprobe mints, and
+	// gives the rest_* kinds their REST client; URL and AccessToken are
+	// then not used.
+	Serverless *Serverless
 }
 
 // Client is one probe connection of a run.
@@ -45,6 +50,8 @@ type Run struct {
 	tracker     *tracker
 	routes      []route
 	onConnected atomic.Int64
+	endpoint    Endpoint
+	batchSize   int // messages per server_push batch; 0 for other kinds
 }
 
 // Senders is how many clients send, from the first one on.
@@ -92,9 +99,9 @@ func (rn *Runner) Run(ctx context.Context) Result {
 	if !ok {
 		return rn.finish(res, nil, fmt.Errorf("unknown scenario kind %q", rn.Scenario.Kind))
 	}
-	run := &Run{Config: rn.Scenario, ID: newRunID(), tracker: newTracker(rn.Recorder)}
-	run.payloads = newPayloadBuilder(run.ID, rn.Scenario.MessageSize)
-	err := rn.execute(ctx, run, factory(rn.Scenario))
+	kind := factory(rn.Scenario)
+	run := rn.newRun(rn.Scenario, rn.Recorder, kind)
+	err := rn.execute(ctx, run, kind)
 	return rn.finish(res, run, err)
 }
 
@@ -147,6 +154,7 @@ func (rn *Runner) finish(res Result, run *Run, err error) Result {
 func (rn *Runner) pace(ctx context.Context, run *Run, kind Kind) error {
 	p := pacer{senders: run.Senders(), interval: rn.Scenario.SendInterval, duration: rn.Scenario.Duration}
 	var firstErr error
+	var refused refusedSends
 	failed := make([]bool, p.senders)
 	var buf []byte
 	p.run(ctx, func(sender int, lag time.Duration) {
@@ -156,6 +164,9 @@ func (rn *Runner) pace(ctx context.Context, run *Run, kind Kind) error {
 		rt := run.routes[sender]
 		buf = run.payloads.Append(buf[:0], rt.key, rt.value)
 		expected, err := kind.Send(ctx, run, sender, buf)
+		if err != nil && refused.add(run, err) {
+			return // counted as throttled, not as sent; the sender goes on
+		}
 		if err != nil {
 			failed[sender] = true
 			if firstErr == nil && ctx.Err() == nil {
@@ -165,6 +176,9 @@ func (rn *Runner) pace(ctx context.Context, run *Run, kind Kind) error {
 		}
 		run.tracker.sentMessage(expected, lag)
 	})
+	if firstErr == nil {
+		firstErr = refused.err()
+	}
 	return firstErr
 }
 

@@ -25,6 +25,7 @@ type tracker struct {
 
 	mu        sync.Mutex
 	latencies *hdrhistogram.Histogram // microseconds
+	batches   *hdrhistogram.Histogram // time to a batch's last message, microseconds; nil without batches
 	throttled map[string]int64
 }
 
@@ -71,6 +72,17 @@ func (t *tracker) delivered(latency time.Duration) {
 	t.mu.Unlock()
 }
 
+// batchDone records the time to the last message of a batch; like
+// delivered, not after the drain ended.
+func (t *tracker) batchDone(latency time.Duration) {
+	if t.closed.Load() {
+		return
+	}
+	t.mu.Lock()
+	_ = t.batches.RecordValue(max(latency.Microseconds(), 1)) // set: only server_push calls this
+	t.mu.Unlock()
+}
+
 func (t *tracker) throttle(reason string) {
 	t.rec.Throttled(reason)
 	t.mu.Lock()
@@ -106,13 +118,25 @@ func (t *tracker) fill(r *Result) {
 	for k, v := range t.throttled {
 		r.Throttled[k] = v
 	}
-	if t.latencies.TotalCount() == 0 {
-		return
+	r.Latency = quantilesOf(t.latencies)
+	if t.batches != nil {
+		r.Batches, r.BatchLatency = t.batches.TotalCount(), quantilesOf(t.batches)
 	}
-	q := func(p float64) time.Duration {
-		return time.Duration(t.latencies.ValueAtQuantile(p)) * time.Microsecond
+}
+
+// countBatches makes the tracker keep times to last message (server_push).
+func (t *tracker) countBatches() {
+	t.batches = hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)
+}
+
+// quantilesOf reads exact quantiles of a histogram in microseconds; all
+// zero when it is empty.
+func quantilesOf(h *hdrhistogram.Histogram) Quantiles {
+	if h.TotalCount() == 0 {
+		return Quantiles{}
 	}
-	r.Latency = Quantiles{P50: q(50), P90: q(90), P99: q(99), Max: time.Duration(t.latencies.Max()) * time.Microsecond}
+	q := func(p float64) time.Duration { return time.Duration(h.ValueAtQuantile(p)) * time.Microsecond }
+	return Quantiles{P50: q(50), P90: q(90), P99: q(99), Max: time.Duration(h.Max()) * time.Microsecond}
 }
 
 // observer adapts the tracker to probe.Observer, counting this run's bytes

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
+	"github.com/hubprobe/hubprobe/probe"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
@@ -86,6 +87,28 @@ func endpointFor(t *config.Target, hubs *embeddedHubs) (scenarios.Endpoint, erro
 		}
 		ep.URL = url
 	}
+	if !t.Serverless() {
+		return ep, nil
+	}
+	return serverlessEndpoint(t, ep, hubs)
+}
+
+// serverlessEndpoint adds what serverless mode needs: the connection string,
+// the target's own or, for an embedded target, its hub's emulated service.
+// Errors name the target and the key at fault, never the string.
+func serverlessEndpoint(t *config.Target, ep scenarios.Endpoint, hubs *embeddedHubs) (scenarios.Endpoint, error) {
+	raw := string(t.ConnectionString)
+	if t.Embedded {
+		var ok bool
+		if raw, ok = hubs.connectionString(t.Name); !ok {
+			return ep, fmt.Errorf("target %q: embedded hub has no access key", t.Name)
+		}
+	}
+	cs, err := probe.ParseConnectionString(raw)
+	if err != nil {
+		return ep, fmt.Errorf("target %q: %w", t.Name, err)
+	}
+	ep.Serverless = &scenarios.Serverless{ConnectionString: cs, Hub: t.Hub, RESTAPIVersion: t.RESTAPIVersion}
 	return ep, nil
 }
 

@@ -37,7 +37,8 @@ func newEmbeddedHubs(ctx context.Context, log zerolog.Logger, load func(string, 
 }
 
 // sync starts hubs for new embedded targets, stops those no longer wanted,
-// and applies a changed delivery delay in place.
+// and applies a changed delivery delay in place; any other change restarts
+// the hub.
 func (e *embeddedHubs) sync(cfg *config.Config) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -48,7 +49,7 @@ func (e *embeddedHubs) sync(cfg *config.Config) error {
 		}
 		wanted[t.Name] = true
 		if cur, ok := e.running[t.Name]; ok {
-			if cur.cfg.MaxMessageSize == t.EmbeddedHub.MaxMessageSize {
+			if sameButDelay(cur.cfg, t.EmbeddedHub) {
 				cur.hub.SetDeliveryDelay(t.EmbeddedHub.DeliveryDelay)
 				cur.cfg = t.EmbeddedHub
 				continue
@@ -67,13 +68,30 @@ func (e *embeddedHubs) sync(cfg *config.Config) error {
 	return nil
 }
 
+// sameButDelay reports whether two settings differ in the delivery delay
+// at most, which a running hub can take in place.
+func sameButDelay(a, b config.EmbeddedHub) bool {
+	a.DeliveryDelay, b.DeliveryDelay = 0, 0
+	return a == b
+}
+
+func hubOptions(cfg config.EmbeddedHub) hub.Options {
+	return hub.Options{
+		MaxMessageSize:    cfg.MaxMessageSize,
+		DeliveryDelay:     cfg.DeliveryDelay,
+		AccessKey:         string(cfg.AccessKey),
+		Units:             cfg.Units,
+		ConnectionQuota:   cfg.ConnectionQuota,
+		MessageRateLimit:  cfg.MessageRateLimit,
+		RedirectNegotiate: cfg.RedirectNegotiate,
+	}
+}
+
 func (e *embeddedHubs) start(name string, cfg config.EmbeddedHub) error {
 	reg := prometheus.NewRegistry()
-	h, err := hub.New(hub.Options{
-		MaxMessageSize: cfg.MaxMessageSize,
-		DeliveryDelay:  cfg.DeliveryDelay,
-		Logger:         e.log.With().Str("hub", name).Logger(),
-	}, prometheus.WrapRegistererWith(prometheus.Labels{"target": name}, reg))
+	opts := hubOptions(cfg)
+	opts.Logger = e.log.With().Str("hub", name).Logger()
+	h, err := hub.New(opts, prometheus.WrapRegistererWith(prometheus.Labels{"target": name}, reg))
 	if err != nil {
 		return fmt.Errorf("embedded hub for target %q: %w", name, err)
 	}
@@ -105,6 +123,18 @@ func (e *embeddedHubs) url(target string) (string, bool) {
 		return "", false
 	}
 	return cur.srv.URL(), true
+}
+
+// connectionString is the connection string of an embedded target's
+// emulated service; ok is false without an access key. It holds the key.
+func (e *embeddedHubs) connectionString(target string) (string, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	cur, ok := e.running[target]
+	if !ok || cur.cfg.AccessKey == "" {
+		return "", false
+	}
+	return cur.srv.ConnectionString(), true
 }
 
 // Gather makes the hubs' own metrics part of /metrics.

@@ -56,9 +56,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	plotFile := runCmd.Flag("plot.file", "For a capacity_search scenario: write the plot of throughput and p99 per step (SVG) to this file.").String()
 
 	hubCmd := app.Command("hub", "Serve the reference hub standalone.")
-	hubListen := hubCmd.Flag("listen", "Address the hub listens on.").Default("127.0.0.1:5050").String()
-	hubMetrics := hubCmd.Flag("metrics", "Serve the hub's own metrics at /metrics on the same address.").Default("true").Bool()
-	hubDelay := hubCmd.Flag("delivery-delay", "Hold every delivery back by this long (rehearse latency alerts).").Default("0s").Duration()
+	var hf hubFlags
+	hubCmd.Flag("listen", "Address the hub listens on.").Default("127.0.0.1:5050").StringVar(&hf.listen)
+	hubCmd.Flag("metrics", "Serve the hub's own metrics at /metrics on the same address.").Default("true").BoolVar(&hf.metrics)
+	hubCmd.Flag("delivery-delay", "Hold every delivery back by this long (rehearse latency alerts).").Default("0s").DurationVar(&hf.delay)
+	hubCmd.Flag("access-key-file", "Also emulate Azure SignalR Service (client endpoints and REST API) with the access key in this file.").StringVar(&hf.accessKeyFile)
+	hubCmd.Flag("units", "Refuse connections past units × 1000, like the service's Standard tier (0: no quota).").Default("0").IntVar(&hf.units)
+	hubCmd.Flag("connection-quota", "Refuse connections past this many (overrides --units; 0 keeps it).").Default("0").IntVar(&hf.connectionQuota)
+	hubCmd.Flag("message-rate-limit", "Accept at most this many messages per second (0: no limit).").Default("0").Float64Var(&hf.messageRateLimit)
+	hubCmd.Flag("redirect-negotiate", "Make negotiate redirect to the emulated service, as an app server in default mode does (needs --access-key-file).").BoolVar(&hf.redirectNegotiate)
+	hubCmd.Flag("poll-timeout", "How long a Long Polling request waits for data before it is answered empty.").Default("90s").DurationVar(&hf.pollTimeout)
 
 	checkCmd := app.Command("check", "Check a configuration file and exit.")
 
@@ -79,7 +86,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case runCmd.FullCommand():
 		return runOnce(ctx, g, *scenario, *output, *plotFile, stdout, stderr, logger)
 	case hubCmd.FullCommand():
-		return serveHub(ctx, *hubListen, *hubMetrics, *hubDelay, stderr, logger)
+		return serveHub(ctx, hf, stderr, logger)
 	case checkCmd.FullCommand():
 		return check(g, stdout, stderr)
 	case planCmd.FullCommand():

@@ -22,18 +22,45 @@ import (
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/hubprobe/hubprobe/probe"
 )
 
 const knownSecret = "hp-test-secret-7f3a9c1e"
 
-// A scenario run with an access token at debug level: the token reaches the
-// hub, and no output of hubprobe ever contains it.
+// serverlessTargets adds a service reached by a connection string whose
+// access key is the secret (its tokens go to the refusing hub at addr), and
+// an embedded hub whose access key is the secret, with a REST scenario each.
+func serverlessTargets(cfg, addr string) string {
+	targets := `  - name: service
+    connection_string: "Endpoint=http://` + addr + `;AccessKey=${HP_TOKEN};Version=1.0;"
+    hub: chat
+  - name: local-service
+    embedded: true
+    mode: serverless
+    embedded_hub:
+      access_key: ${HP_TOKEN}
+scenarios:`
+	rest := `
+  - {name: rest, target: service, kind: rest_broadcast, schedule: "@every 1h", duration: 1s, connections: 2, send_interval: 200ms}
+  - {name: rest-local, target: local-service, kind: rest_broadcast, schedule: "@every 1h", duration: 1s, connections: 2, send_interval: 200ms}
+`
+	return strings.Replace(cfg, "scenarios:", targets, 1) + rest
+}
+
+// Scenario runs with an access token, a connection string and an embedded
+// hub's access key at debug level: the token and tokens signed with the key
+// reach the hub, and no output of hubprobe ever contains the secret.
 func TestSecretsNeverAppearInAnyOutput(t *testing.T) {
 	var mu sync.Mutex
-	var sawToken bool
+	var sawToken, sawSigned bool
+	var addr string
 	proxy := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		sawToken = sawToken || r.Header.Get("Authorization") == "Bearer "+knownSecret
+		bearer := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		_, err := probe.VerifyToken([]byte(knownSecret), bearer, "http://"+addr+"/client/?hub=chat", time.Now())
+		sawSigned = sawSigned || err == nil
 		mu.Unlock()
 		// A refusing hub: every error path that could echo the request runs.
 		w.WriteHeader(http.StatusUnauthorized)
@@ -43,11 +70,12 @@ func TestSecretsNeverAppearInAnyOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	addr = l.Addr().String()
 	go func() { _ = proxy.Serve(l) }()
 	defer proxy.Close()
 
-	cfg := strings.NewReplacer("embedded: true", "url: http://"+l.Addr().String()+"/signalrbench\n    access_token: ${HP_TOKEN}").Replace(quickEcho)
-	path := writeConfig(t, cfg)
+	cfg := strings.NewReplacer("embedded: true", "url: http://"+addr+"/signalrbench\n    access_token: ${HP_TOKEN}").Replace(quickEcho)
+	path := writeConfig(t, serverlessTargets(cfg, addr))
 	t.Setenv("HP_TOKEN", knownSecret)
 
 	outputs := map[string]string{}
@@ -60,19 +88,26 @@ func TestSecretsNeverAppearInAnyOutput(t *testing.T) {
 	outputs["run json stdout"], outputs["run json stderr"] = out, errOut
 	_, out, errOut = runCLI(t, context.Background(), "check", "--config.file", path)
 	outputs["check"] = out + errOut
+	for _, name := range []string{"rest", "rest-local"} {
+		_, out, errOut = runCLI(t, context.Background(), "--log.level=debug", "run", "--config.file", path, "--scenario", name)
+		outputs["run "+name+" stdout"], outputs["run "+name+" stderr"] = out, errOut
+	}
+	if !strings.Contains(outputs["run rest-local stdout"], "Result: PASS") {
+		t.Errorf("the REST run against the embedded hub keyed with the secret did not pass:\n%s", outputs["run rest-local stdout"])
+	}
 
-	addr := freePort(t)
+	web := freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var serveErr bytes.Buffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"--log.level=debug", "--config.file", path, "--web.listen-address", addr}, io.Discard, &serveErr)
+		done <- run(ctx, []string{"--log.level=debug", "--config.file", path, "--web.listen-address", web}, io.Discard, &serveErr)
 	}()
 	waitFor(t, "a failed run on the status page", 15*time.Second, func() bool {
-		return strings.Contains(get(t, "http://"+addr+"/status.json"), "failed")
+		return strings.Contains(get(t, "http://"+web+"/status.json"), "failed")
 	})
 	for _, page := range []string{"/metrics", "/", "/status.json"} {
-		outputs["serve "+page] = get(t, "http://"+addr+page)
+		outputs["serve "+page] = get(t, "http://"+web+page)
 	}
 	cancel()
 	<-done
@@ -80,8 +115,8 @@ func TestSecretsNeverAppearInAnyOutput(t *testing.T) {
 
 	mu.Lock()
 	defer mu.Unlock()
-	if !sawToken {
-		t.Fatal("the hub never received the bearer token: the test proves nothing")
+	if !sawToken || !sawSigned {
+		t.Fatalf("the hub received the bearer token: %v, a token signed with the access key: %v; the test proves nothing", sawToken, sawSigned)
 	}
 	for name, text := range outputs {
 		if strings.Contains(text, knownSecret) {

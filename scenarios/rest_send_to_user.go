@@ -1,0 +1,40 @@
+package scenarios
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+
+	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/probe"
+)
+
+// restSendToUser: every client connects as its own user; each send is a
+// REST send of RecordLatency(p) to one user, so one delivery. Sender slots
+// address a shuffle of the users, as send_to_client does connections.
+type restSendToUser struct {
+	rest  *probe.RESTClient
+	users []string // users[sender]
+}
+
+func newRESTSendToUser(config.Scenario) Kind { return &restSendToUser{} }
+
+func (k *restSendToUser) Prepare(_ context.Context, r *Run) (err error) {
+	if k.rest, err = r.restClient(); err != nil {
+		return err
+	}
+	targets := rand.Perm(len(r.Clients))
+	k.users = make([]string, r.Senders())
+	for sender := range k.users {
+		k.users[sender] = r.UserID(targets[sender])
+	}
+	return nil
+}
+
+func (k *restSendToUser) Send(ctx context.Context, r *Run, sender int, payload json.RawMessage) (int, error) {
+	if err := k.rest.SendToUser(ctx, k.users[sender], restTarget, []json.RawMessage{payload}); err != nil {
+		return 0, err
+	}
+	r.restSent(payload)
+	return 1, nil
+}

@@ -1,0 +1,258 @@
+package scenarios_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+
+	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/exporter"
+	"github.com/hubprobe/hubprobe/hub"
+	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/scenarios"
+)
+
+// A hub whose connection quota (2) is below the scenario's connections (4)
+// throttles every scheduled run: each one counts two connection_limit
+// throttles, fails with the reason on the status page, and the next run
+// still comes on schedule.
+func TestConnectionQuotaFailsEveryScheduledRun(t *testing.T) {
+	t.Parallel()
+	srv := startEmbedded(t, hub.Options{ConnectionQuota: 2})
+	reg, history := prometheus.NewRegistry(), exporter.NewHistory(50)
+	m, err := exporter.NewMetrics(reg, exporter.WithHistory(history))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := scenario("echo", 4, 200*time.Millisecond, 100*time.Millisecond)
+	s.Schedule, s.Timeout, s.ConnectTimeout = "@every 1s", 3*time.Second, 2*time.Second
+	factory := func(_ *config.Config, s config.Scenario) (*scenarios.Runner, error) {
+		info := exporter.ScenarioInfo{Target: s.Target, Scenario: s.Name, Kind: s.Kind}
+		return &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: srv.URL()}, Recorder: m.Recorder(info)}, nil
+	}
+	sched := scenarios.NewScheduler(context.Background(), factory, zerolog.Nop())
+	if err := sched.Apply(oneScenarioConfig(s)); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, 10*time.Second, func() bool { return len(history.Recent()) >= 3 })
+	stopBounded(t, sched)
+
+	runs := history.Recent()
+	sort.Slice(runs, func(i, j int) bool { return runs[i].Start.Before(runs[j].Start) })
+	throttles := checkQuotaRuns(t, runs)
+	if got := counter(t, reg, "hubprobe_throttled_total", "reason", "connection_limit"); got != float64(throttles) {
+		t.Errorf("throttled_total{reason=connection_limit} = %v, want %d, the sum over %d runs", got, throttles, len(runs))
+	}
+	if got := counter(t, reg, "hubprobe_connection_failures_total", "reason", "throttled"); got != float64(throttles) {
+		t.Errorf("connection_failures_total{reason=throttled} = %v, want %d", got, throttles)
+	}
+	if got := counter(t, reg, "hubprobe_runs_total", "result", "failure"); got != float64(len(runs)) {
+		t.Errorf("runs_total{result=failure} = %v, want %d", got, len(runs))
+	}
+	checkStatusShowsThrottle(t, reg, history)
+}
+
+// checkQuotaRuns checks every run and returns their throttles in total. A
+// run that Stop cancelled may have been cut short; every other one saw two
+// connections through and two refused.
+func checkQuotaRuns(t *testing.T, runs []scenarios.Result) (throttles int64) {
+	t.Helper()
+	want := regexp.MustCompile(`^2 of 4 connections failed: throttled \(connection_limit\): probe: connect failed \(negotiate\): HTTP 429`)
+	whole := 0
+	for i, r := range runs {
+		throttles += r.Throttled[scenarios.ThrottleConnectionLimit]
+		if i > 0 && r.Start.Sub(runs[i-1].Start) > 2*time.Second {
+			t.Errorf("run %d started %v after the one before; the schedule is every 1s", i, r.Start.Sub(runs[i-1].Start))
+		}
+		if r.Outcome != scenarios.ResultFailure {
+			t.Errorf("run %d: outcome %q, want failure", i, r.Outcome)
+		}
+		if strings.Contains(r.Error, "context canceled") {
+			continue
+		}
+		whole++
+		if !want.MatchString(r.Error) || r.Throttled[scenarios.ThrottleConnectionLimit] != 2 || r.Connections != 2 {
+			t.Errorf("run %d: error %q, throttled %v, %d connections; want 2 refused as connection_limit and 2 through",
+				i, r.Error, r.Throttled, r.Connections)
+		}
+	}
+	if whole < 2 {
+		t.Errorf("only %d of %d runs ran to their end", whole, len(runs))
+	}
+	return throttles
+}
+
+func checkStatusShowsThrottle(t *testing.T, reg *prometheus.Registry, history *exporter.History) {
+	t.Helper()
+	srv := httptest.NewServer(exporter.NewHandler(exporter.HandlerOptions{Gatherer: reg, History: history}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/status.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var status struct {
+		Recent []struct {
+			Outcome   string           `json:"outcome"`
+			Error     string           `json:"error"`
+			Throttled map[string]int64 `json:"throttled"`
+		} `json:"recent_runs"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&status); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range status.Recent {
+		if r.Outcome == "failure" && strings.Contains(r.Error, "throttled (connection_limit)") && r.Throttled["connection_limit"] == 2 {
+			return
+		}
+	}
+	t.Errorf("/status.json shows no failed run with its connection_limit throttles: %+v", status.Recent)
+}
+
+func stopBounded(t *testing.T, sched *scenarios.Scheduler) {
+	t.Helper()
+	stopped := make(chan struct{})
+	go func() { sched.Stop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Stop did not return within 5 s")
+	}
+}
+
+// Past the hub's message rate limit each sending connection is closed with
+// "Message count reaches limit.", counted as a message_limit throttle.
+func TestMessageRateLimitClosesSenders(t *testing.T) {
+	t.Parallel()
+	srv := startEmbedded(t, hub.Options{MessageRateLimit: 5})
+	// 2 senders every 50 ms: 40 messages/s against 5.
+	o := runEndpoint(t, scenarios.Endpoint{URL: srv.URL()}, scenario("echo", 2, time.Second, 50*time.Millisecond))
+	r := o.res
+	if r.Outcome != scenarios.ResultFailure || !strings.HasPrefix(r.Error, "2 of 2 connections closed during the run: ") ||
+		!strings.Contains(r.Error, "Message count reaches limit.") {
+		t.Fatalf("outcome %q error %q, want both connections closed for the message limit", r.Outcome, r.Error)
+	}
+	if got := r.Throttled[scenarios.ThrottleMessageLimit]; got != 2 {
+		t.Errorf("run throttled %v, want message_limit 2", r.Throttled)
+	}
+	if got := counter(t, o.reg, "hubprobe_throttled_total", "reason", "message_limit"); got != 2 {
+		t.Errorf("throttled_total{reason=message_limit} = %v, want 2", got)
+	}
+	if got := counter(t, o.reg, "hubprobe_connection_failures_total", "reason", "throttled"); got != 2 {
+		t.Errorf("connection_failures_total{reason=throttled} = %v, want 2", got)
+	}
+}
+
+// REST sends over the hub's message rate limit are answered 429 "Message
+// count reaches limit."; after its retries a send still refused counts as a
+// message_limit throttle and not as sent, and the sender keeps its schedule.
+func TestRESTMessageLimitRefusesSends(t *testing.T) {
+	t.Parallel()
+	srv := startEmbedded(t, hub.Options{AccessKey: matrixKey, MessageRateLimit: 2})
+	s := scenario("rest_broadcast", 1, time.Second, 100*time.Millisecond)
+	o := runEndpoint(t, serverlessEndpoint(t, srv, probe.RESTAPIV1), s)
+	r := o.res
+	refused := r.Throttled[scenarios.ThrottleMessageLimit]
+	if refused < 1 || r.Sent+refused != 10 {
+		t.Fatalf("sent %d, refused %d (throttled %v): want some refused, and every one of the 10 scheduled sends either sent or refused",
+			r.Sent, refused, r.Throttled)
+	}
+	want := regexp.MustCompile(`^throttled \(message_limit\): the hub refused \d+ sends: probe: REST broadcast: HTTP 429 after 4 attempts$`)
+	if r.Outcome != scenarios.ResultFailure || !want.MatchString(r.Error) {
+		t.Errorf("outcome %q error %q, want a failure naming the message limit", r.Outcome, r.Error)
+	}
+	if r.Received != r.Sent || r.Lost != 0 {
+		t.Errorf("received %d lost %d of %d sent: a send the hub accepted must arrive", r.Received, r.Lost, r.Sent)
+	}
+	checkCounter(t, o.reg, float64(refused), "hubprobe_throttled_total", "reason", "message_limit")
+	checkCounter(t, o.reg, float64(r.Sent), "hubprobe_messages_sent_total")
+	checkCounter(t, o.reg, float64(r.Sent), "hubprobe_http_requests_total", "endpoint", "rest", "code", "202")
+	if got := counter(t, o.reg, "hubprobe_http_requests_total", "endpoint", "rest", "code", "429"); got < float64(4*refused) {
+		t.Errorf("http_requests_total{endpoint=rest,code=429} = %v, want at least 4 per refused send (%d)", got, 4*refused)
+	}
+}
+
+func checkCounter(t *testing.T, reg *prometheus.Registry, want float64, name string, labels ...string) {
+	t.Helper()
+	if got := counter(t, reg, name, labels...); got != want {
+		t.Errorf("%s%v = %v, want %v", name, labels, got, want)
+	}
+}
+
+// A REST send answered 429 with Retry-After: 2 is retried no sooner than
+// 2 s later, and then arrives; the run succeeds and nothing is throttled.
+func TestRESTRetryAfterIsHonoured(t *testing.T) {
+	t.Parallel()
+	srv := startEmbedded(t, hub.Options{AccessKey: matrixKey})
+	front := newRefuseOnceFront(t, srv.Origin())
+	cs, err := probe.ParseConnectionString(srv.ConnectionString() + "ServerEndpoint=" + front.srv.URL + ";")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := scenarios.Endpoint{Serverless: &scenarios.Serverless{ConnectionString: cs, Hub: config.EmbeddedHubName}}
+	o := runEndpoint(t, ep, scenario("rest_broadcast", 1, 100*time.Millisecond, 100*time.Millisecond))
+	assertCounts(t, o, 1, 1)
+	checkCounter(t, o.reg, 1, "hubprobe_http_requests_total", "endpoint", "rest", "code", "429")
+	checkCounter(t, o.reg, 1, "hubprobe_http_requests_total", "endpoint", "rest", "code", "202")
+	if len(o.res.Throttled) != 0 {
+		t.Errorf("throttled %v, want none: the retry went through", o.res.Throttled)
+	}
+	times := front.times()
+	if len(times) != 2 {
+		t.Fatalf("the service got %d send requests, want 2", len(times))
+	}
+	if gap := times[1].Sub(times[0]); gap < 2*time.Second {
+		t.Errorf("retried %v after the 429, before its Retry-After of 2 s", gap)
+	}
+}
+
+// refuseOnceFront stands before the hub's REST API like a service under
+// load: the first send gets 429 with Retry-After: 2, the rest pass through.
+type refuseOnceFront struct {
+	srv  *httptest.Server
+	mu   sync.Mutex
+	seen []time.Time
+}
+
+func newRefuseOnceFront(t *testing.T, origin string) *refuseOnceFront {
+	t.Helper()
+	target, err := url.Parse(origin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	f := &refuseOnceFront{}
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		f.seen = append(f.seen, time.Now())
+		first := len(f.seen) == 1
+		f.mu.Unlock()
+		if first {
+			w.Header().Set("Retry-After", "2")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		r.Host = target.Host // tokens name the hub's address
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *refuseOnceFront) times() []time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]time.Time(nil), f.seen...)
+}
