@@ -52,7 +52,7 @@ func FuzzParse(f *testing.F) {
 
 func hasSecrets(c *Config) bool {
 	for _, t := range c.Targets {
-		if t.AccessToken != "" {
+		if t.AccessToken != "" || t.ConnectionString != "" || t.EmbeddedHub.AccessKey != "" {
 			return true
 		}
 	}

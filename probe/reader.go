@@ -13,6 +13,12 @@ import (
 // reading fails, the server sends Close, or the bytes make no sense.
 func (c *Conn) readLoop() {
 	err := c.parseBuffered() // records that shared a frame with the handshake
+	if err == nil {
+		// Idle connections hold no read buffer: release it now rather than
+		// after the first message, or every connection keeps one through the
+		// whole connect phase.
+		c.releaseReadBuf(false)
+	}
 	for err == nil {
 		err = c.readFrame()
 	}
