@@ -248,6 +248,7 @@ func TestEveryExampleConfigPassesCheck(t *testing.T) {
 		t.Fatalf("no examples found (err %v)", err)
 	}
 	t.Setenv("HUBPROBE_WESTEU_TOKEN", "example-token")
+	t.Setenv("HUBPROBE_SIGNALR_CONNECTION_STRING", "Endpoint=https://example.service.signalr.net;AccessKey=example-key;Version=1.0;")
 	for _, path := range examples {
 		if strings.HasSuffix(path, ".workload.yml") {
 			continue // planner workloads, checked by the plan tests

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// pairSpec says how to start one server and its client.
+type pairSpec struct {
+	name string
+	// startServer starts the server and returns it once it accepts
+	// connections, with the URL its client is given.
+	startServer func(ctx context.Context) (*child, string, error)
+	clientArgv  func(url string) ([]string, error)
+}
+
+// floorPair is the bare gorilla/websocket echo, run as two subcommands of
+// this same binary.
+func floorPair(o options) pairSpec {
+	return pairSpec{
+		name: "floor",
+		startServer: func(ctx context.Context) (*child, string, error) {
+			lines := newLineWatch()
+			c, err := startChild("floor server", append(o.self, "floor-server", "-listen", "127.0.0.1:0"), lines)
+			if err != nil {
+				return nil, "", err
+			}
+			addr, err := lines.first(ctx, c, "listening ")
+			if err != nil {
+				c.stop(time.Second)
+				return nil, "", err
+			}
+			return c, "ws://" + addr + "/", nil
+		},
+		clientArgv: func(url string) ([]string, error) {
+			return append(o.self, "floor-client", "-url", url,
+				"-n", strconv.Itoa(o.n), "-window", o.window.String(), "-interval", o.interval.String(),
+				"-size", strconv.Itoa(o.size), "-connect-concurrency", strconv.Itoa(o.concurrency),
+				"-loss-timeout", o.lossTimeout.String()), nil
+		},
+	}
+}
+
+// hubprobePair is `hubprobe hub` probed by `hubprobe run` with an echo
+// scenario of the same shape as the floor client's run.
+func hubprobePair(o options, binary, dir string) pairSpec {
+	return pairSpec{
+		name: "hubprobe",
+		startServer: func(ctx context.Context) (*child, string, error) {
+			addr, err := freeLoopbackAddr()
+			if err != nil {
+				return nil, "", err
+			}
+			c, err := startChild("hubprobe hub", []string{binary, "hub", "--listen", addr}, io.Discard)
+			if err != nil {
+				return nil, "", err
+			}
+			if err := waitHTTP(ctx, c, "http://"+addr+"/metrics"); err != nil {
+				c.stop(time.Second)
+				return nil, "", err
+			}
+			return c, "http://" + addr + "/signalrbench", nil
+		},
+		clientArgv: func(url string) ([]string, error) {
+			file := filepath.Join(dir, "loadbench.yml")
+			if err := os.WriteFile(file, []byte(hubprobeConfig(o, url)), 0o600); err != nil {
+				return nil, err
+			}
+			return []string{binary, "run", "--config.file", file, "--scenario", "echo", "--output", "json"}, nil
+		},
+	}
+}
+
+// hubprobeConfig is one echo scenario against url. The schedule is never
+// used by `hubprobe run`; it only has to be longer than the run's timeout.
+func hubprobeConfig(o options, url string) string {
+	return fmt.Sprintf(`global:
+  start_jitter: false
+targets:
+  - name: loadbench
+    url: %s
+scenarios:
+  - name: echo
+    target: loadbench
+    kind: echo
+    schedule: "@every 1h"
+    timeout: %s
+    duration: %s
+    connections: %d
+    connect_concurrency: %d
+    connect_timeout: %s
+    message_size: %d
+    send_interval: %s
+    loss_timeout: %s
+`, url, o.scenarioTimeout(), o.window, o.n, o.concurrency, connectTimeout, o.size, o.interval, o.lossTimeout)
+}
+
+// buildHubprobe compiles ./cmd/hubprobe of the module loadbench runs in.
+func buildHubprobe(ctx context.Context, dir string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	gomod, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	if err != nil || strings.TrimSpace(string(gomod)) == "" || strings.TrimSpace(string(gomod)) == os.DevNull {
+		return "", fmt.Errorf("finding hubprobe's module (run loadbench inside the repository or pass -hubprobe): %v", err)
+	}
+	out := filepath.Join(dir, "hubprobe")
+	build := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/hubprobe")
+	build.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
+	if msg, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/hubprobe: %w: %s", err, msg)
+	}
+	return out, nil
+}
+
+func freeLoopbackAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	addr := ln.Addr().String()
+	return addr, ln.Close()
+}
+
+// waitHTTP polls url until it answers 200, the process exits or ctx ends.
+func waitHTTP(ctx context.Context, c *child, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			_ = res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-c.done:
+			return c.failure()
+		case <-ctx.Done():
+			return fmt.Errorf("%s did not answer %s: %w", c.name, url, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// lineWatch is a child's stdout that hands over its lines as they come.
+type lineWatch struct {
+	pw    *io.PipeWriter
+	lines chan string
+}
+
+func newLineWatch() *lineWatch {
+	pr, pw := io.Pipe()
+	w := &lineWatch{pw: pw, lines: make(chan string, 16)}
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			select {
+			case w.lines <- sc.Text():
+			default: // nobody waits for later lines
+			}
+		}
+		_, _ = io.Copy(io.Discard, pr)
+	}()
+	return w
+}
+
+func (w *lineWatch) Write(p []byte) (int, error) { return w.pw.Write(p) }
+
+// Close ends the reading goroutine once the child has exited.
+func (w *lineWatch) Close() error { return w.pw.Close() }
+
+// first returns the rest of the first line starting with prefix.
+func (w *lineWatch) first(ctx context.Context, c *child, prefix string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	for {
+		select {
+		case line := <-w.lines:
+			if rest, ok := strings.CutPrefix(line, prefix); ok {
+				return rest, nil
+			}
+		case <-c.done:
+			return "", c.failure()
+		case <-ctx.Done():
+			return "", errors.Join(fmt.Errorf("%s did not say it was listening", c.name), ctx.Err())
+		}
+	}
+}
