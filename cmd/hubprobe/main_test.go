@@ -18,6 +18,8 @@ import (
 )
 
 const quickEcho = `
+global:
+  start_jitter: false
 targets:
   - name: local
     embedded: true
@@ -98,8 +100,8 @@ func TestBadUsageAndConfigExitTwo(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", "--config.file", bad, "--scenario", "echo"}, bad + `:11: scenarios[0]: unknown key "conections"`},
-		{[]string{"check", "--config.file", bad}, bad + `:11: scenarios[0]: unknown key "conections"`},
+		{[]string{"run", "--config.file", bad, "--scenario", "echo"}, bad + `:13: scenarios[0]: unknown key "conections"`},
+		{[]string{"check", "--config.file", bad}, bad + `:13: scenarios[0]: unknown key "conections"`},
 		{[]string{"run", "--config.file", writeConfig(t, quickEcho), "--scenario", "nope"}, `no scenario named "nope"`},
 		{[]string{"--no-such-flag"}, "unknown long flag"},
 		{[]string{"--config.file", bad}, "unknown key"},

@@ -26,7 +26,6 @@ func TestSIGTERMClosesConnectionsAndExitsZero(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	cfg := strings.NewReplacer("embedded: true", "url: "+hub.URL(), "duration: 1s", "duration: 50s", "schedule: \"@every 1h\"", "schedule: \"@every 1m\"").Replace(quickEcho)
-	cfg = strings.Replace(cfg, "scenarios:", "global:\n  start_jitter: false\nscenarios:", 1)
 	var stderr bytes.Buffer
 	cmd := exec.Command(bin, "--config.file", writeConfig(t, cfg), "--web.listen-address", freePort(t))
 	cmd.Stderr = &stderr
