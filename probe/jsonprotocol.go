@@ -151,21 +151,6 @@ func appendJSONString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// jsonWireMessage mirrors the JSON hub protocol's field names.
-type jsonWireMessage struct {
-	Type           *int              `json:"type"`
-	InvocationID   *string           `json:"invocationId"`
-	Target         string            `json:"target"`
-	Arguments      []json.RawMessage `json:"arguments"`
-	StreamIDs      []string          `json:"streamIds"`
-	Headers        map[string]string `json:"headers"`
-	Item           json.RawMessage   `json:"item"`
-	Result         json.RawMessage   `json:"result"`
-	Error          *string           `json:"error"`
-	AllowReconnect bool              `json:"allowReconnect"`
-	SequenceID     *uint64           `json:"sequenceId"`
-}
-
 // ParseMessages splits data on record separators and decodes each record.
 func (JSONProtocol) ParseMessages(data []byte, fn func(*Message) error) ([]byte, error) {
 	for {
@@ -185,35 +170,24 @@ func (JSONProtocol) ParseMessages(data []byte, fn func(*Message) error) ([]byte,
 }
 
 // ParseJSONMessage decodes one record (without its separator) and checks the
-// fields each message type requires.
+// fields each message type requires. It accepts exactly what encoding/json
+// would decode into the protocol's fields, in one validating pass. The
+// message does not alias record: Arguments, Item and Result share one copy
+// of their text, made once per record.
 func ParseJSONMessage(record []byte) (Message, error) {
-	var w jsonWireMessage
-	if err := json.Unmarshal(record, &w); err != nil {
-		return Message{}, fmt.Errorf("%w: invalid JSON record: %v", ErrProtocol, err)
+	p := recordParser{s: recordScanner{data: record}}
+	if err := p.parseRecord(); err != nil {
+		return Message{}, err
 	}
-	if w.Type == nil {
+	if p.typeErr != nil {
+		return Message{}, p.typeErr
+	}
+	if !p.hasType {
 		return Message{}, fmt.Errorf("%w: record has no \"type\"", ErrProtocol)
 	}
-	m := Message{
-		Type:           MessageType(*w.Type),
-		Target:         w.Target,
-		Arguments:      w.Arguments,
-		StreamIDs:      w.StreamIDs,
-		Headers:        w.Headers,
-		Item:           w.Item,
-		Result:         w.Result,
-		AllowReconnect: w.AllowReconnect,
-	}
-	if w.InvocationID != nil {
-		m.InvocationID = *w.InvocationID
-	}
-	if w.Error != nil {
-		m.Error, m.HasError = *w.Error, true
-	}
-	if w.SequenceID != nil {
-		m.SequenceID = *w.SequenceID
-	}
-	return m, validateMessage(&m, w.InvocationID != nil, w.SequenceID != nil)
+	p.m.Type = MessageType(p.typ)
+	detachRaw(&p.m)
+	return p.m, validateMessage(&p.m, p.hasID, p.hasSeq)
 }
 
 func validateMessage(m *Message, hasID, hasSeq bool) error {
