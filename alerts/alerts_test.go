@@ -2,9 +2,7 @@ package alerts
 
 import (
 	"bytes"
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -17,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hubprobe/hubprobe/internal/catalogue"
+	"github.com/hubprobe/hubprobe/internal/promtool"
 )
 
 // repoRoot is the repository root as seen from this package's directory,
@@ -282,23 +281,7 @@ func readYAML(t *testing.T, path string, v any) {
 	}
 }
 
-// runPromtool runs promtool and fails the test on a non-zero exit. A missing
-// promtool is a failure, never a skip: without it nothing here is proven.
 func runPromtool(t *testing.T, args ...string) string {
 	t.Helper()
-	path, err := exec.LookPath("promtool")
-	if err != nil {
-		ci := ""
-		if os.Getenv("CI") != "" {
-			ci = " CI must install it before running the tests."
-		}
-		t.Fatalf("promtool is not on PATH: install Debian's prometheus package (apt-get install -y prometheus).%s", ci)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, path, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
+	return promtool.Run(t, args...)
 }

@@ -2,20 +2,18 @@ package grafana
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/hubprobe/hubprobe/internal/catalogue"
+	"github.com/hubprobe/hubprobe/internal/promtool"
 )
 
 // repoRoot is the repository root as seen from this package's directory.
@@ -474,25 +472,9 @@ func readYAML(t *testing.T, path string, v any) {
 	}
 }
 
-// runPromtool runs promtool and fails the test on a non-zero exit. A missing
-// promtool is a failure, never a skip.
 func runPromtool(t *testing.T, args ...string) string {
 	t.Helper()
-	path, err := exec.LookPath("promtool")
-	if err != nil {
-		ci := ""
-		if os.Getenv("CI") != "" {
-			ci = " CI must install it before running the tests."
-		}
-		t.Fatalf("promtool is not on PATH: install Debian's prometheus package (apt-get install -y prometheus).%s", ci)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, path, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
+	return promtool.Run(t, args...)
 }
 
 // exporterShapedSeries is one series of every catalogue metric, labelled as
