@@ -185,7 +185,7 @@ func (s Scenario) MarshalYAML() (any, error) {
 func (p *Profile) sets(key string) bool { return p != nil && slices.Contains(p.Set, key) }
 
 // ProfileSummary says what the profile resolved to, for the status page and
-// `hubprobe run`, e.g. "signalr echo, 10 units × 0.01: 100 connections,
+// `hubprobe run`, e.g. "signalr echo, unit 10 × 0.01: 100 connections,
 // 100 senders, 2048-byte messages every 1s (connections written in the file)".
 func (s Scenario) ProfileSummary() string {
 	p := s.Profile
@@ -193,7 +193,7 @@ func (s Scenario) ProfileSummary() string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s, %d units × %g: %d connections, %d senders", p.Service, p.Scenario, p.Units, p.Scale,
+	fmt.Fprintf(&b, "%s %s, unit %d × %g: %d connections, %d senders", p.Service, p.Scenario, p.Units, p.Scale,
 		s.Connections, s.Senders)
 	if s.Kind == "send_to_group" {
 		fmt.Fprintf(&b, ", %d groups of %d", (s.Connections+s.GroupSize-1)/max(s.GroupSize, 1), s.GroupSize)

@@ -95,7 +95,7 @@ func TestProfileSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "signalr send_to_small_group, 10 units × 0.01: 100 connections, 4 senders, 10 groups of 10, " +
+	want := "signalr send_to_small_group, unit 10 × 0.01: 100 connections, 4 senders, 10 groups of 10, " +
 		"2048-byte messages every 1s (senders written in the file)"
 	if got := c.Scenarios[0].ProfileSummary(); got != want {
 		t.Errorf("ProfileSummary()\n got: %s\nwant: %s", got, want)

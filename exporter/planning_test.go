@@ -180,12 +180,12 @@ func TestStatusShowsProfileCapacityAndPlot(t *testing.T) {
 		Capacity: log,
 		Scenarios: func() []ScenarioStatus {
 			return []ScenarioStatus{{Name: "echo-ws", Target: "hub-a", Kind: "echo", Schedule: "@daily",
-				Mode: "capacity_search", Profile: "signalr echo, 10 units × 0.01: 100 connections, 100 senders"}}
+				Mode: "capacity_search", Profile: "signalr echo, unit 10 × 0.01: 100 connections, 100 senders"}}
 		},
 	}))
 	defer srv.Close()
 	_, page := do(t, http.MethodGet, srv.URL+"/", nil)
-	for _, want := range []string{"signalr echo, 10 units × 0.01: 100 connections", "echo (capacity search)",
+	for _, want := range []string{"signalr echo, unit 10 × 0.01: 100 connections", "echo (capacity search)",
 		"Capacity searches", "slow_messages", "40.00", `href="capacity/hub-a/echo-ws/plot.svg"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("status page lacks %q", want)

@@ -157,8 +157,14 @@ func newRunView(r scenarios.Result) runView {
 	return v
 }
 
+// formatSeconds keeps microseconds for latencies and milliseconds for run
+// durations, which is all either needs.
 func formatSeconds(s float64) string {
-	return time.Duration(s * float64(time.Second)).Round(time.Microsecond).String()
+	d := time.Duration(s * float64(time.Second))
+	if d >= time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(time.Microsecond).String()
 }
 
 func formatTime(t time.Time) string {

@@ -44,7 +44,7 @@ func TestRunCapacitySearchPrintsStepsAndPlot(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Capacity search: ramp (echo) against local, 3 connections",
-		"Profile: signalr echo, 1 units × 0.003: 3 connections, 3 senders, 2048-byte messages every 100ms (send_interval written in the file)",
+		"Profile: signalr echo, unit 1 × 0.003: 3 connections, 3 senders, 2048-byte messages every 100ms (send_interval written in the file)",
 		"Capacity: 30.00 msg/s in", "at step 3 (3 sending connections)",
 		"Stopped: every connection sends", "Plot: " + plot,
 	} {
@@ -96,7 +96,7 @@ func TestRunShowsProfile(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	want := "signalr echo, 1 units × 0.003: 3 connections, 3 senders, 512-byte messages every 200ms (connections, message_size, send_interval written in the file)"
+	want := "signalr echo, unit 1 × 0.003: 3 connections, 3 senders, 512-byte messages every 200ms (connections, message_size, send_interval written in the file)"
 	if rep.Profile != want {
 		t.Errorf("profile %q\nwant    %q", rep.Profile, want)
 	}
