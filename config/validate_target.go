@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/azure"
 )
 
 func (v *validator) targets(c *Config) error {
@@ -131,7 +131,7 @@ func (v *validator) targetSecrets(item string, t *Target) error {
 	if t.ConnectionString == "" {
 		return nil
 	}
-	if _, err := probe.ParseConnectionString(string(t.ConnectionString)); err != nil {
+	if _, err := azure.ParseConnectionString(string(t.ConnectionString)); err != nil {
 		key := inline
 		if t.ConnectionStringFile != "" {
 			key = file
@@ -144,7 +144,7 @@ func (v *validator) targetSecrets(item string, t *Target) error {
 // connectionStringProblem names the key at fault; the parser's errors
 // never carry a value from the string, but say so only for its own type.
 func connectionStringProblem(err error) string {
-	var ce *probe.ConnectionStringError
+	var ce *azure.ConnectionStringError
 	if errors.As(err, &ce) {
 		return ce.Key + " " + ce.Problem
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/throttle"
 )
 
 var echoWS = ScenarioInfo{Target: "hub-a", Scenario: "echo-ws", Kind: "echo", Transport: "websockets", Protocol: "json"}
@@ -46,7 +47,7 @@ func failedRun() scenarios.Result {
 // feed plays one run's worth of events into rec.
 func feed(rec scenarios.Recorder) {
 	rec.HTTPResponse("negotiate", 429)
-	rec.Throttled(scenarios.ThrottleHTTP429)
+	rec.Throttled(throttle.HTTP429)
 	rec.ConnectionFailed(scenarios.FailThrottled)
 	rec.HTTPResponse("negotiate", 200)
 	rec.HTTPResponse("negotiate", 200)
@@ -65,7 +66,7 @@ func feed(rec scenarios.Recorder) {
 		rec.BytesReceived(120)
 	}
 	rec.MessagesLost(1)
-	rec.Throttled(scenarios.ThrottleConnectionLimit)
+	rec.Throttled(throttle.ConnectionLimit)
 	rec.Throttled("made_up_reason") // ignored: keeps the label bounded
 	rec.ConnectionFailed(scenarios.FailClosed)
 	rec.ConnectionClosed()
@@ -511,7 +512,7 @@ func TestPerMessageCallsDoNotAllocate(t *testing.T) {
 		rec.MessageReceived(latencies[i%len(latencies)])
 		rec.BytesReceived(64)
 		rec.HTTPResponse("rest_send", 202)
-		rec.Throttled(scenarios.ThrottleMessageLimit)
+		rec.Throttled(throttle.MessageLimit)
 		i++
 	})
 	if allocs != 0 {

@@ -9,16 +9,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/throttle"
 )
 
-// throttleReasons and failureReasons are the bounded label values; their
+// throttle.Reasons and failureReasons are the bounded label values; their
 // children are created up front so every series exists at 0, rate() works
 // from the first scrape and alerts have something to evaluate.
 var (
-	throttleReasons = [...]string{
-		scenarios.ThrottleHTTP429, scenarios.ThrottleConnectionLimit,
-		scenarios.ThrottleMessageLimit, scenarios.ThrottleClosed,
-	}
 	failureReasons = [...]string{
 		scenarios.FailNegotiate, scenarios.FailTransport, scenarios.FailHandshake,
 		scenarios.FailTimeout, scenarios.FailThrottled, scenarios.FailClosed,
@@ -55,7 +52,7 @@ type recorder struct {
 	connect                  prometheus.Observer
 	active                   prometheus.Gauge
 	reconnects               prometheus.Counter
-	throttled                [len(throttleReasons)]prometheus.Counter
+	throttled                [len(throttle.Reasons)]prometheus.Counter
 	failures                 [len(failureReasons)]prometheus.Counter
 	runs                     [len(runResults)]prometheus.Counter
 }
@@ -77,7 +74,7 @@ func newRecorder(m *Metrics, st *scenarioState) *recorder {
 		active:        m.connsActive.WithLabelValues(t, s),
 		reconnects:    m.reconnects.WithLabelValues(t, s),
 	}
-	for i, reason := range throttleReasons {
+	for i, reason := range throttle.Reasons {
 		r.throttled[i] = m.throttled.WithLabelValues(t, s, reason)
 	}
 	for i, reason := range failureReasons {
@@ -118,7 +115,7 @@ func addPositive(c prometheus.Counter, n int) {
 // Throttled counts a throttle event. Reasons outside the scenarios.Throttle*
 // constants are ignored so that the reason label stays bounded.
 func (r *recorder) Throttled(reason string) {
-	if i := indexOf(throttleReasons[:], reason); i >= 0 {
+	if i := indexOf(throttle.Reasons[:], reason); i >= 0 {
 		r.throttled[i].Inc()
 	}
 }

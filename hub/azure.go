@@ -8,19 +8,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/azure"
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // The emulation of Azure SignalR Service: clients negotiate at
 // /client/negotiate?hub=<hub> and connect at /client/?hub=<hub>&id=...
 // with a client token; the REST API (azure_rest.go) wants a token per
 // request. Tokens are HS256 JWTs signed with Options.AccessKey, checked by
-// probe.VerifyToken against the audience the service would expect.
-
-type redirectResponse struct {
-	URL         string `json:"url"`
-	AccessToken string `json:"accessToken"`
-}
+// azure.VerifyToken against the audience the service would expect.
 
 // serveClient serves the client endpoints. Every request, transports
 // included, carries the client token (as a bearer header, or as
@@ -79,23 +75,23 @@ func validHubName(name string) bool {
 // <scheme>://<host><target>. The host is also tried without its port,
 // which is how tokens are minted for connection strings with a Port key.
 // Nothing of the token reaches the log.
-func (h *Hub) authorize(r *http.Request, target string) (probe.TokenClaims, bool) {
+func (h *Hub) authorize(r *http.Request, target string) (azure.TokenClaims, bool) {
 	token := bearerToken(r)
 	if token == "" {
-		return probe.TokenClaims{}, false
+		return azure.TokenClaims{}, false
 	}
 	var err error
 	for _, origin := range requestOrigins(r) {
-		var claims probe.TokenClaims
-		if claims, err = probe.VerifyToken(h.key, token, origin+target, time.Now()); err == nil {
+		var claims azure.TokenClaims
+		if claims, err = azure.VerifyToken(h.key, token, origin+target, time.Now()); err == nil {
 			return claims, true
 		}
-		if !errors.Is(err, probe.ErrTokenAudience) {
+		if !errors.Is(err, azure.ErrTokenAudience) {
 			break
 		}
 	}
 	h.log.Debug().Str("reason", tokenFailure(err)).Str("path", r.URL.Path).Msg("token refused")
-	return probe.TokenClaims{}, false
+	return azure.TokenClaims{}, false
 }
 
 func bearerToken(r *http.Request) string {
@@ -107,8 +103,8 @@ func bearerToken(r *http.Request) string {
 
 // tokenFailure names why a token was refused without quoting it.
 func tokenFailure(err error) string {
-	for _, known := range []error{probe.ErrTokenSignature, probe.ErrTokenAudience, probe.ErrTokenExpired,
-		probe.ErrTokenNotYetValid, probe.ErrTokenAlgorithm, probe.ErrTokenMalformed} {
+	for _, known := range []error{azure.ErrTokenSignature, azure.ErrTokenAudience, azure.ErrTokenExpired,
+		azure.ErrTokenNotYetValid, azure.ErrTokenAlgorithm, azure.ErrTokenMalformed} {
 		if errors.Is(err, known) {
 			return known.Error()
 		}
@@ -144,17 +140,17 @@ func (h *Hub) serveRedirect(w http.ResponseWriter, r *http.Request) {
 	}
 	clientURL := requestOrigins(r)[0] + "/client/?hub=" + url.QueryEscape(h.home.name)
 	now := time.Now()
-	token, err := probe.MintToken(h.key, probe.TokenClaims{
+	token, err := azure.MintToken(h.key, azure.TokenClaims{
 		Audience:  clientURL,
-		ExpiresAt: now.Add(probe.DefaultClientTokenTTL),
+		ExpiresAt: now.Add(azure.DefaultClientTokenTTL),
 		IssuedAt:  now,
 		NotBefore: now,
 		UserID:    r.URL.Query().Get("user"),
 	})
 	if err != nil {
 		h.log.Error().Err(err).Msg("cannot mint a client token")
-		writeJSON(w, http.StatusInternalServerError, negotiateError{Error: "The hub cannot issue a client token."})
+		writeJSON(w, http.StatusInternalServerError, signalr.NegotiateError{Error: "The hub cannot issue a client token."})
 		return
 	}
-	writeJSON(w, http.StatusOK, redirectResponse{URL: clientURL, AccessToken: token})
+	writeJSON(w, http.StatusOK, signalr.NegotiateRedirect{URL: clientURL, AccessToken: token})
 }

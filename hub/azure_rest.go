@@ -8,7 +8,8 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/signalr"
+	"github.com/hubprobe/hubprobe/throttle"
 )
 
 // restMaxBody is the service's limit on a REST request body.
@@ -151,8 +152,8 @@ func (h *Hub) restSend(w http.ResponseWriter, r *http.Request, s *space, route r
 		return
 	}
 	if s.limiter != nil && !s.limiter.allow(h.now()) {
-		h.metrics.throttled.WithLabelValues(probe.ThrottleMessageLimit).Inc()
-		writeText(w, http.StatusTooManyRequests, errMsgMessageLimit)
+		h.metrics.throttled.WithLabelValues(throttle.MessageLimit).Inc()
+		writeText(w, http.StatusTooManyRequests, throttle.MessageLimitText)
 		return
 	}
 	h.deliver(delivery{
@@ -160,7 +161,7 @@ func (h *Hub) restSend(w http.ResponseWriter, r *http.Request, s *space, route r
 		space:    s,
 		key:      route.key,
 		excluded: r.URL.Query()["excluded"],
-		msg:      probe.Message{Type: probe.InvocationType, Target: msg.Target, Arguments: msg.Arguments},
+		msg:      signalr.Message{Type: signalr.InvocationType, Target: msg.Target, Arguments: msg.Arguments},
 	})
 	w.WriteHeader(http.StatusAccepted)
 }

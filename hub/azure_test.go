@@ -13,26 +13,29 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/signalr"
+	"github.com/hubprobe/hubprobe/throttle"
 )
 
 // testAccessKey looks like a real key: base64, used as its UTF-8 bytes.
 const testAccessKey = "aHVicHJvYmUtdGVzdC1rZXktMDEyMzQ1Njc4OWFiY2RlZg=="
 
-func startAzureHub(t *testing.T, opts Options) (*Hub, *Server, probe.ConnectionString) {
+func startAzureHub(t *testing.T, opts Options) (*Hub, *Server, azure.ConnectionString) {
 	t.Helper()
 	opts.AccessKey = testAccessKey
 	h, srv, _ := startHub(t, opts)
-	cs, err := probe.ParseConnectionString(srv.ConnectionString())
+	cs, err := azure.ParseConnectionString(srv.ConnectionString())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return h, srv, cs
 }
 
-func mustConnectionString(t *testing.T, s string) probe.ConnectionString {
+func mustConnectionString(t *testing.T, s string) azure.ConnectionString {
 	t.Helper()
-	cs, err := probe.ParseConnectionString(s)
+	cs, err := azure.ParseConnectionString(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,9 +52,9 @@ func request(t *testing.T, method, url, token, body string) httpResult {
 	return hc.do(method, strings.NewReader(body), "")
 }
 
-func clientToken(t *testing.T, cs probe.ConnectionString, hub, user string) string {
+func clientToken(t *testing.T, cs azure.ConnectionString, hub, user string) string {
 	t.Helper()
-	tok, err := probe.ClientToken(cs, hub, user, 0)
+	tok, err := azure.ClientToken(cs, hub, user, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +189,7 @@ func expectPayloads(t *testing.T, who string, ch chan received, payloads ...stri
 	}
 }
 
-func serverless(t *testing.T, cs probe.ConnectionString, hub, user string, proto probe.HubProtocol) probe.Options {
+func serverless(t *testing.T, cs azure.ConnectionString, hub, user string, proto signalr.HubProtocol) probe.Options {
 	t.Helper()
 	o, err := probe.ServerlessOptions(cs, hub, user)
 	if err != nil {
@@ -200,12 +203,12 @@ func serverless(t *testing.T, cs probe.ConnectionString, hub, user string, proto
 // in both API versions, and nothing crosses hub names.
 func TestAzureRESTDeliversToServerlessClients(t *testing.T) {
 	_, _, cs := startAzureHub(t, Options{})
-	alice, toAlice := dialProbe(t, serverless(t, cs, "Chat", "alice", probe.JSONProtocol{}))
-	bob, toBob := dialProbe(t, serverless(t, cs, "chat", "bob", probe.MessagePackProtocol{}))
-	_, toOther := dialProbe(t, serverless(t, cs, "other", "alice", probe.JSONProtocol{}))
+	alice, toAlice := dialProbe(t, serverless(t, cs, "Chat", "alice", signalr.JSONProtocol{}))
+	bob, toBob := dialProbe(t, serverless(t, cs, "chat", "bob", signalr.MessagePackProtocol{}))
+	_, toOther := dialProbe(t, serverless(t, cs, "other", "alice", signalr.JSONProtocol{}))
 	ctx := context.Background()
-	for _, version := range []string{probe.RESTAPIV1, probe.RESTAPI20220601} {
-		rest, err := probe.NewRESTClient(cs, "CHAT", probe.RESTOptions{APIVersion: version, MaxRetries: -1})
+	for _, version := range []string{azure.RESTAPIV1, azure.RESTAPI20220601} {
+		rest, err := azure.NewRESTClient(cs, "CHAT", azure.RESTOptions{APIVersion: version, MaxRetries: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -239,12 +242,12 @@ func TestAzureRESTDeliversToServerlessClients(t *testing.T) {
 
 func TestAzureRESTStatusCodes(t *testing.T) {
 	_, srv, cs := startAzureHub(t, Options{})
-	c, _ := dialProbe(t, serverless(t, cs, "chat", "", probe.JSONProtocol{}))
+	c, _ := dialProbe(t, serverless(t, cs, "chat", "", signalr.JSONProtocol{}))
 	rest := func(method, path, token, body string) httpResult {
 		return request(t, method, srv.Origin()+path, token, body)
 	}
 	restToken := func(path string) string {
-		tok, err := probe.RESTToken(cs, srv.Origin()+path, 0)
+		tok, err := azure.RESTToken(cs, srv.Origin()+path, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,17 +304,17 @@ func TestAzureConnectionQuota(t *testing.T) {
 	}
 	request(t, http.MethodPost, url, token, "").expect(t, "4th negotiate", http.StatusTooManyRequests, "Connection count reaches limit.")
 	request(t, http.MethodPost, srv.URL()+"/negotiate", "", "").expect(t, "app path negotiate", http.StatusTooManyRequests, "Connection count reaches limit.")
-	if got := dialResult(t, wsURL(srv.URL(), ""), nil); got.status != http.StatusTooManyRequests || got.body != errMsgConnectionLimit {
+	if got := dialResult(t, wsURL(srv.URL(), ""), nil); got.status != http.StatusTooManyRequests || got.body != throttle.ConnectionLimitText {
 		t.Fatalf("WebSocket without negotiate: %d %q", got.status, got.body)
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	_, err := probe.Dial(ctx, serverless(t, cs, "chat", "", probe.JSONProtocol{}))
-	if reason, ok := probe.ClassifyThrottle(err); !ok || reason != probe.ThrottleConnectionLimit {
-		t.Fatalf("probe sees %v as %q %v, want %s", err, reason, ok, probe.ThrottleConnectionLimit)
+	_, err := probe.Dial(ctx, serverless(t, cs, "chat", "", signalr.JSONProtocol{}))
+	if reason, ok := probe.ClassifyThrottle(err); !ok || reason != throttle.ConnectionLimit {
+		t.Fatalf("probe sees %v as %q %v, want %s", err, reason, ok, throttle.ConnectionLimit)
 	}
-	if got := testutil.ToFloat64(h.metrics.throttled.WithLabelValues(probe.ThrottleConnectionLimit)); got != 4 {
+	if got := testutil.ToFloat64(h.metrics.throttled.WithLabelValues(throttle.ConnectionLimit)); got != 4 {
 		t.Fatalf("throttled{connection_limit} = %v, want 4", got)
 	}
 	// Unused negotiations expire and free the quota.
@@ -352,7 +355,7 @@ func TestAzureMessageRateLimit(t *testing.T) {
 	// One message per 100 s, and a burst of one: the second message of the
 	// hub name is over the limit, whoever sends it.
 	h, srv, cs := startAzureHub(t, Options{MessageRateLimit: 0.01})
-	c, ch := dialProbe(t, serverless(t, cs, "chat", "", probe.JSONProtocol{}))
+	c, ch := dialProbe(t, serverless(t, cs, "chat", "", signalr.JSONProtocol{}))
 	ctx := context.Background()
 	if err := c.Send(ctx, "Echo", json.RawMessage(`{"n":1}`)); err != nil {
 		t.Fatal(err)
@@ -370,18 +373,18 @@ func TestAzureMessageRateLimit(t *testing.T) {
 	if err := c.Err(); !errors.As(err, &ce) || ce.Message != "Message count reaches limit." {
 		t.Fatalf("connection ended with %v", err)
 	}
-	if reason, ok := probe.ClassifyThrottle(c.Err()); !ok || reason != probe.ThrottleMessageLimit {
+	if reason, ok := probe.ClassifyThrottle(c.Err()); !ok || reason != throttle.MessageLimit {
 		t.Fatalf("probe classifies %v as %q", c.Err(), reason)
 	}
-	rest, err := probe.NewRESTClient(cs, "chat", probe.RESTOptions{MaxRetries: -1})
+	rest, err := azure.NewRESTClient(cs, "chat", azure.RESTOptions{MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = rest.Broadcast(ctx, "RecordLatency", []json.RawMessage{json.RawMessage(`{}`)})
-	if reason, ok := probe.ClassifyRESTThrottle(err); !ok || reason != probe.ThrottleMessageLimit {
-		t.Fatalf("REST send: %v classified %q, want 429 %s", err, reason, probe.ThrottleMessageLimit)
+	if reason, ok := azure.ClassifyRESTThrottle(err); !ok || reason != throttle.MessageLimit {
+		t.Fatalf("REST send: %v classified %q, want 429 %s", err, reason, throttle.MessageLimit)
 	}
-	if got := testutil.ToFloat64(h.metrics.throttled.WithLabelValues(probe.ThrottleMessageLimit)); got != 2 {
+	if got := testutil.ToFloat64(h.metrics.throttled.WithLabelValues(throttle.MessageLimit)); got != 2 {
 		t.Fatalf("throttled{message_limit} = %v, want 2", got)
 	}
 	// Another hub name has its own budget; the app path's is "signalrbench".
@@ -407,7 +410,7 @@ func TestAzureDefaultModeRedirect(t *testing.T) {
 	if redirect.URL != srv.Origin()+"/client/?hub=signalrbench" {
 		t.Fatalf("url = %s", redirect.URL)
 	}
-	claims, err := probe.VerifyToken([]byte(testAccessKey), redirect.AccessToken, redirect.URL, time.Now())
+	claims, err := azure.VerifyToken([]byte(testAccessKey), redirect.AccessToken, redirect.URL, time.Now())
 	if err != nil || claims.UserID != "carol" {
 		t.Fatalf("redirect token: %+v %v", claims, err)
 	}
@@ -418,7 +421,7 @@ func TestAzureDefaultModeRedirect(t *testing.T) {
 	direct := dialRaw(t, wsURL(srv.URL(), ""))
 	direct.handshake()
 	direct.next()
-	rest, err := probe.NewRESTClient(cs, "signalrbench", probe.RESTOptions{})
+	rest, err := azure.NewRESTClient(cs, "signalrbench", azure.RESTOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
-
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // The benchmarks compare the hub's Echo with a bare gorilla echo server on
@@ -181,11 +180,11 @@ func BenchmarkEchoPipelined(b *testing.B) {
 // text and back.
 func BenchmarkEchoRoundTripMessagePack(b *testing.B) {
 	for _, size := range benchBlobSizes {
-		var m probe.Message
-		if _, err := (probe.JSONProtocol{}).ParseMessages(benchRecord(size), func(p *probe.Message) error { m = *p; return nil }); err != nil {
+		var m signalr.Message
+		if _, err := (signalr.JSONProtocol{}).ParseMessages(benchRecord(size), func(p *signalr.Message) error { m = *p; return nil }); err != nil {
 			b.Fatal(err)
 		}
-		record, err := probe.MessagePackProtocol{}.AppendMessage(nil, &m)
+		record, err := signalr.MessagePackProtocol{}.AppendMessage(nil, &m)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -208,7 +207,7 @@ func BenchmarkParseRecord(b *testing.B) {
 		b.Run(fmt.Sprintf("blob=%d", size), func(b *testing.B) {
 			b.SetBytes(int64(len(record)))
 			for i := 0; i < b.N; i++ {
-				if _, err := probe.ParseJSONMessage(record[:len(record)-1]); err != nil {
+				if _, err := signalr.ParseJSONMessage(record[:len(record)-1]); err != nil {
 					b.Fatal(err)
 				}
 			}

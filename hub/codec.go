@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // codec is the hub's seam to one hub protocol: the probe package's codec for
@@ -17,7 +17,7 @@ import (
 // the edge), so payloads pass through unchanged and only these helpers look
 // inside them.
 type codec struct {
-	probe.HubProtocol
+	signalr.HubProtocol
 	// index numbers the codec so a fan-out can encode once per protocol.
 	index int
 	// lengthPrefixed selects MessagePack's VarInt framing over JSON's
@@ -37,7 +37,7 @@ type codec struct {
 }
 
 var jsonCodec = &codec{
-	HubProtocol: probe.JSONProtocol{},
+	HubProtocol: signalr.JSONProtocol{},
 	index:       0,
 	isObject:    jsonIsObject,
 	field:       jsonObjectField,
@@ -47,7 +47,7 @@ var jsonCodec = &codec{
 }
 
 var msgpackCodec = &codec{
-	HubProtocol:    probe.MessagePackProtocol{},
+	HubProtocol:    signalr.MessagePackProtocol{},
 	index:          1,
 	lengthPrefixed: true,
 	isObject:       jsonIsObject,
@@ -70,7 +70,7 @@ const maxVarIntLen = 5
 // limit check, as far as it is known.
 func (cd *codec) nextRecord(data []byte) (n, size int, err error) {
 	if !cd.lengthPrefixed {
-		end := bytes.IndexByte(data, probe.RecordSeparator)
+		end := bytes.IndexByte(data, signalr.RecordSeparator)
 		if end < 0 {
 			return 0, len(data), nil
 		}
@@ -81,9 +81,9 @@ func (cd *codec) nextRecord(data []byte) (n, size int, err error) {
 	case k == 0 && len(data) < maxVarIntLen:
 		return 0, 0, nil
 	case k <= 0 || v > 0x7fffffff:
-		return 0, 0, fmt.Errorf("%w: invalid length prefix", probe.ErrProtocol)
+		return 0, 0, fmt.Errorf("%w: invalid length prefix", signalr.ErrProtocol)
 	case v == 0:
-		return 0, 0, fmt.Errorf("%w: empty message", probe.ErrProtocol)
+		return 0, 0, fmt.Errorf("%w: empty message", signalr.ErrProtocol)
 	case uint64(len(data)-k) < v:
 		return 0, int(v), nil
 	}

@@ -8,9 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hubprobe/hubprobe/signalr"
+	"github.com/hubprobe/hubprobe/throttle"
 	"github.com/rs/zerolog"
-
-	"github.com/hubprobe/hubprobe/probe"
 )
 
 const (
@@ -30,9 +30,6 @@ const (
 	errMsgGeneric       = "Connection closed with an error."
 	errMsgClientTimeout = "Connection closed with an error. The client sent nothing within the client timeout."
 	errMsgSlowConsumer  = "Connection closed with an error. The client did not read its messages fast enough."
-	// errMsgMessageLimit is Azure SignalR Service's text, which clients
-	// classify as message throttling.
-	errMsgMessageLimit = "Message count reaches limit."
 )
 
 var (
@@ -89,7 +86,7 @@ type conn struct {
 	cd         *codec // set by the handshake; safe to read once handshaken
 	in         []byte
 	parsed     int
-	dispatchFn func(*probe.Message) error
+	dispatchFn func(*signalr.Message) error
 	uploads    map[string]*upload
 	outbox     outbox
 
@@ -189,7 +186,7 @@ func (c *conn) readMessage(r io.Reader) error {
 func (c *conn) process() error {
 	data := c.in
 	if c.cd == nil {
-		record, rest, ok := probe.SplitHandshake(data)
+		record, rest, ok := signalr.SplitHandshake(data)
 		if !ok {
 			return c.checkSize(len(data))
 		}
@@ -226,7 +223,7 @@ func (c *conn) parseRecords(data []byte) ([]byte, error) {
 			return data, nil
 		}
 		if _, err := c.cd.ParseMessages(data[:n], c.dispatchFn); err != nil {
-			if errors.Is(err, probe.ErrProtocol) {
+			if errors.Is(err, signalr.ErrProtocol) {
 				return nil, &closeError{msg: errMsgGeneric, cause: err}
 			}
 			return nil, err
@@ -260,7 +257,7 @@ func (c *conn) releaseInput() {
 }
 
 func (c *conn) handshake(record []byte) error {
-	req, err := probe.ParseHandshakeRequest(record)
+	req, err := signalr.ParseHandshakeRequest(record)
 	if err != nil {
 		return c.refuseHandshake("The handshake request is not valid.")
 	}
@@ -272,15 +269,15 @@ func (c *conn) handshake(record []byte) error {
 		return c.refuseHandshake(fmt.Sprintf(
 			"The server does not support version %d of the '%s' protocol.", *req.Version, req.Protocol))
 	}
-	if c.textOnly && cd.TransferFormat() != probe.TextFormat {
+	if c.textOnly && cd.TransferFormat() != signalr.TextFormat {
 		return c.refuseHandshake(fmt.Sprintf(
 			"Cannot use the '%s' protocol on the current transport. The transport does not support '%s' transfer format.",
 			req.Protocol, cd.TransferFormat()))
 	}
 	c.cd = cd
-	c.binary.Store(cd.TransferFormat() == probe.BinaryFormat)
+	c.binary.Store(cd.TransferFormat() == signalr.BinaryFormat)
 	_ = c.t.SetReadDeadline(time.Time{})
-	c.outbox.appendHandshake(probe.AppendHandshakeResponse(nil, ""))
+	c.outbox.appendHandshake(signalr.AppendHandshakeResponse(nil, ""))
 	c.reply(invocation("OnConnected", cd.quote(nil, c.id)))
 	if !c.hub.register(c) {
 		return errClosing
@@ -292,31 +289,31 @@ func (c *conn) handshake(record []byte) error {
 
 func (c *conn) refuseHandshake(msg string) error {
 	c.log.Debug().Str("reason", msg).Msg("handshake refused")
-	c.outbox.appendHandshake(probe.AppendHandshakeResponse(nil, msg))
+	c.outbox.appendHandshake(signalr.AppendHandshakeResponse(nil, msg))
 	return errHandshakeDone
 }
 
-func (c *conn) dispatch(m *probe.Message) error {
+func (c *conn) dispatch(m *signalr.Message) error {
 	c.parsed++
 	if c.closed.Load() {
 		return errClosing
 	}
-	if m.Type <= probe.CancelInvocationType && !c.withinRate() {
-		c.hub.metrics.throttled.WithLabelValues(probe.ThrottleMessageLimit).Inc()
-		return &closeError{msg: errMsgMessageLimit}
+	if m.Type <= signalr.CancelInvocationType && !c.withinRate() {
+		c.hub.metrics.throttled.WithLabelValues(throttle.MessageLimit).Inc()
+		return &closeError{msg: throttle.MessageLimitText}
 	}
 	switch m.Type {
-	case probe.InvocationType:
+	case signalr.InvocationType:
 		c.invoke(m, false)
-	case probe.StreamInvocationType:
+	case signalr.StreamInvocationType:
 		c.invoke(m, true)
-	case probe.StreamItemType:
+	case signalr.StreamItemType:
 		c.uploadItem(m)
-	case probe.CompletionType:
+	case signalr.CompletionType:
 		c.uploadDone(m)
-	case probe.CancelInvocationType:
+	case signalr.CancelInvocationType:
 		c.cancelStream(m.InvocationID)
-	case probe.CloseType:
+	case signalr.CloseType:
 		return errClientClosed
 	}
 	// Ping, Ack and Sequence need nothing beyond resetting the client timeout.

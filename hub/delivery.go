@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 type deliveryTarget int
@@ -28,7 +28,7 @@ type delivery struct {
 	caller   *conn    // nil for REST sends
 	key      string   // connection id, group name or user id
 	excluded []string // connection ids a REST send skips
-	msg      probe.Message
+	msg      signalr.Message
 }
 
 // maxDelayed bounds slow-mode deliveries in flight across the hub.
@@ -92,7 +92,7 @@ func (h *Hub) send(d *delivery, fromCaller bool) {
 // fanout holds one encoded frame per protocol for a message going to many
 // receivers; every receiver's queue gets the same bytes.
 type fanout struct {
-	msg      *probe.Message
+	msg      *signalr.Message
 	excluded []string
 	frames   [numCodecs]*frame
 	failed   bool

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // frame is one encoded hub message on its way to one or more clients. A
@@ -48,7 +48,7 @@ func (f *frame) release() {
 }
 
 // encodeFrame encodes m with cd into a fresh frame.
-func encodeFrame(cd *codec, m *probe.Message) (*frame, error) {
+func encodeFrame(cd *codec, m *signalr.Message) (*frame, error) {
 	f := newFrame()
 	b, err := cd.AppendMessage(f.b, m)
 	if err != nil {

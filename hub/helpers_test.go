@@ -12,10 +12,9 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/signalr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
-
-	"github.com/hubprobe/hubprobe/probe"
 )
 
 const testTimeout = 5 * time.Second
@@ -96,7 +95,7 @@ func connect(t *testing.T, srv *Server) *rawClient {
 	c := dialRaw(t, wsURL(srv.URL(), n.ConnectionToken))
 	c.handshake()
 	on := c.next()
-	if on.Type != probe.InvocationType || on.Target != "OnConnected" || len(on.Arguments) != 1 {
+	if on.Type != signalr.InvocationType || on.Target != "OnConnected" || len(on.Arguments) != 1 {
 		t.Fatalf("first message = %+v, want OnConnected(id)", on)
 	}
 	c.id = unquote(t, on.Arguments[0])
@@ -141,10 +140,10 @@ func (c *rawClient) tryNextRecord(timeout time.Duration) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if data[len(data)-1] != probe.RecordSeparator {
+		if data[len(data)-1] != signalr.RecordSeparator {
 			return nil, errors.New("message does not end with a record separator")
 		}
-		for _, r := range bytes.Split(data[:len(data)-1], []byte{probe.RecordSeparator}) {
+		for _, r := range bytes.Split(data[:len(data)-1], []byte{signalr.RecordSeparator}) {
 			c.pending = append(c.pending, r)
 		}
 	}
@@ -154,15 +153,15 @@ func (c *rawClient) tryNextRecord(timeout time.Duration) ([]byte, error) {
 }
 
 // next returns the next hub message, skipping keep-alive pings.
-func (c *rawClient) next() probe.Message {
+func (c *rawClient) next() signalr.Message {
 	c.t.Helper()
 	for {
 		rec := c.nextRecord()
-		m, err := probe.ParseJSONMessage(rec)
+		m, err := signalr.ParseJSONMessage(rec)
 		if err != nil {
 			c.t.Fatalf("parse %q: %v", rec, err)
 		}
-		if m.Type != probe.PingType {
+		if m.Type != signalr.PingType {
 			return m
 		}
 	}

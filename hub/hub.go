@@ -12,10 +12,9 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/signalr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
-
-	"github.com/hubprobe/hubprobe/probe"
 )
 
 // Hub is the embedded reference hub. It is an http.Handler; Start serves it
@@ -69,7 +68,7 @@ func New(opts Options, reg prometheus.Registerer) (*Hub, error) {
 		stop:     make(chan struct{}),
 	}
 	for _, cd := range codecs {
-		ping, _ := cd.AppendMessage(nil, &probe.Message{Type: probe.PingType})
+		ping, _ := cd.AppendMessage(nil, &signalr.Message{Type: signalr.PingType})
 		h.pings[cd.index] = staticFrame(ping)
 	}
 	if opts.AccessKey != "" {
@@ -203,7 +202,7 @@ func (h *Hub) Close() {
 		}
 		h.mu.Unlock()
 		for _, c := range live {
-			c.requestClose(&probe.Message{Type: probe.CloseType})
+			c.requestClose(&signalr.Message{Type: signalr.CloseType})
 		}
 		close(h.stop)
 		h.bg.Wait()

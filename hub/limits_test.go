@@ -11,9 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubprobe/hubprobe/signalr"
 	"github.com/prometheus/client_golang/prometheus/testutil"
-
-	"github.com/hubprobe/hubprobe/probe"
 )
 
 func TestHandshakeRefusals(t *testing.T) {
@@ -283,7 +282,7 @@ func TestHubCloseSendsCloseToEveryClient(t *testing.T) {
 }
 
 func TestPanicInAMethodIsRecoveredAndCounted(t *testing.T) {
-	methods["panicnow"] = &method{name: "PanicNow", call: func(*conn, *probe.Message) ([]byte, string) {
+	methods["panicnow"] = &method{name: "PanicNow", call: func(*conn, *signalr.Message) ([]byte, string) {
 		panic("test panic")
 	}}
 	t.Cleanup(func() { delete(methods, "panicnow") })

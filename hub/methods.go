@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // Routing fields of the benchmark payload, as the vendor's hub reads them.
@@ -18,7 +18,7 @@ const (
 type method struct {
 	name      string
 	streaming bool
-	call      func(c *conn, m *probe.Message) (result []byte, errMsg string)
+	call      func(c *conn, m *signalr.Message) (result []byte, errMsg string)
 }
 
 // methods is keyed by the lower-case name: hub methods match
@@ -69,7 +69,7 @@ func lookupMethod(name string) *method {
 	return methods[string(buf[:len(name)])]
 }
 
-func (c *conn) invoke(m *probe.Message, asStream bool) {
+func (c *conn) invoke(m *signalr.Message, asStream bool) {
 	meth := lookupMethod(m.Target)
 	var result []byte
 	var errMsg string
@@ -98,12 +98,12 @@ func (c *conn) invoke(m *probe.Message, asStream bool) {
 	c.reply(completion(m.InvocationID, result, errMsg))
 }
 
-func invokeError(m *probe.Message, detail string) string {
+func invokeError(m *signalr.Message, detail string) string {
 	return fmt.Sprintf("Failed to invoke '%s' due to an error on the server: %s.", m.Target, detail)
 }
 
 // payloadArg returns the single map argument of the payload methods.
-func (c *conn) payloadArg(m *probe.Message) ([]byte, string) {
+func (c *conn) payloadArg(m *signalr.Message) ([]byte, string) {
 	if len(m.Arguments) != 1 {
 		return nil, invokeError(m, fmt.Sprintf("expected 1 argument, got %d", len(m.Arguments)))
 	}
@@ -114,7 +114,7 @@ func (c *conn) payloadArg(m *probe.Message) ([]byte, string) {
 }
 
 // routedPayload returns the payload and the value of its routing field.
-func (c *conn) routedPayload(m *probe.Message, field string) ([]byte, string, string) {
+func (c *conn) routedPayload(m *signalr.Message, field string) ([]byte, string, string) {
 	p, errMsg := c.payloadArg(m)
 	if errMsg != "" {
 		return nil, "", errMsg
@@ -126,11 +126,11 @@ func (c *conn) routedPayload(m *probe.Message, field string) ([]byte, string, st
 	return p, key, ""
 }
 
-func recordLatency(payload []byte) probe.Message {
-	return probe.Message{Type: probe.InvocationType, Target: "RecordLatency", Arguments: []json.RawMessage{payload}}
+func recordLatency(payload []byte) signalr.Message {
+	return signalr.Message{Type: signalr.InvocationType, Target: "RecordLatency", Arguments: []json.RawMessage{payload}}
 }
 
-func (c *conn) echo(m *probe.Message) ([]byte, string) {
+func (c *conn) echo(m *signalr.Message) ([]byte, string) {
 	p, errMsg := c.payloadArg(m)
 	if errMsg == "" {
 		c.hub.deliver(delivery{to: toCaller, space: c.space, caller: c, msg: recordLatency(p)})
@@ -138,7 +138,7 @@ func (c *conn) echo(m *probe.Message) ([]byte, string) {
 	return nil, errMsg
 }
 
-func (c *conn) broadcast(m *probe.Message) ([]byte, string) {
+func (c *conn) broadcast(m *signalr.Message) ([]byte, string) {
 	p, errMsg := c.payloadArg(m)
 	if errMsg == "" {
 		c.hub.deliver(delivery{to: toAll, space: c.space, caller: c, msg: recordLatency(p)})
@@ -146,7 +146,7 @@ func (c *conn) broadcast(m *probe.Message) ([]byte, string) {
 	return nil, errMsg
 }
 
-func (c *conn) sendToClient(m *probe.Message) ([]byte, string) {
+func (c *conn) sendToClient(m *signalr.Message) ([]byte, string) {
 	p, id, errMsg := c.routedPayload(m, connectionIDField)
 	if errMsg == "" {
 		c.hub.deliver(delivery{to: toConnection, space: c.space, caller: c, key: id, msg: recordLatency(p)})
@@ -154,7 +154,7 @@ func (c *conn) sendToClient(m *probe.Message) ([]byte, string) {
 	return nil, errMsg
 }
 
-func (c *conn) sendToGroup(m *probe.Message) ([]byte, string) {
+func (c *conn) sendToGroup(m *signalr.Message) ([]byte, string) {
 	p, group, errMsg := c.routedPayload(m, groupNameField)
 	if errMsg == "" {
 		c.hub.deliver(delivery{to: toGroup, space: c.space, caller: c, key: group, msg: recordLatency(p)})
@@ -164,7 +164,7 @@ func (c *conn) sendToGroup(m *probe.Message) ([]byte, string) {
 
 // groupArg reads the group name; arguments after it are accepted and
 // ignored, for hubs whose JoinGroup takes more.
-func (c *conn) groupArg(m *probe.Message) (string, string) {
+func (c *conn) groupArg(m *signalr.Message) (string, string) {
 	if len(m.Arguments) == 0 {
 		return "", invokeError(m, "expected a group name argument")
 	}
@@ -175,7 +175,7 @@ func (c *conn) groupArg(m *probe.Message) (string, string) {
 	return g, ""
 }
 
-func (c *conn) joinGroup(m *probe.Message) ([]byte, string) {
+func (c *conn) joinGroup(m *signalr.Message) ([]byte, string) {
 	g, errMsg := c.groupArg(m)
 	if errMsg == "" {
 		c.hub.addToGroup(c, g)
@@ -184,7 +184,7 @@ func (c *conn) joinGroup(m *probe.Message) ([]byte, string) {
 	return nil, errMsg
 }
 
-func (c *conn) leaveGroup(m *probe.Message) ([]byte, string) {
+func (c *conn) leaveGroup(m *signalr.Message) ([]byte, string) {
 	g, errMsg := c.groupArg(m)
 	if errMsg == "" {
 		c.hub.removeFromGroup(c, g)
@@ -193,11 +193,11 @@ func (c *conn) leaveGroup(m *probe.Message) ([]byte, string) {
 	return nil, errMsg
 }
 
-func (c *conn) connectionID(*probe.Message) ([]byte, string) {
+func (c *conn) connectionID(*signalr.Message) ([]byte, string) {
 	c.reply(invocation("ConnectionId", c.cd.quote(nil, c.id)))
 	return nil, ""
 }
 
-func (c *conn) getConnectionID(*probe.Message) ([]byte, string) {
+func (c *conn) getConnectionID(*signalr.Message) ([]byte, string) {
 	return c.cd.quote(nil, c.id), ""
 }

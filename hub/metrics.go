@@ -1,9 +1,8 @@
 package hub
 
 import (
+	"github.com/hubprobe/hubprobe/throttle"
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/hubprobe/hubprobe/probe"
 )
 
 // metrics are the hub's own counters. The server load gauge is not here: the
@@ -41,7 +40,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		}, []string{"reason"}),
 	}
 	// Both reasons are exported from the start, so rate() sees the first one.
-	for _, reason := range []string{probe.ThrottleConnectionLimit, probe.ThrottleMessageLimit} {
+	for _, reason := range []string{throttle.ConnectionLimit, throttle.MessageLimit} {
 		m.throttled.WithLabelValues(reason)
 	}
 	if reg == nil {

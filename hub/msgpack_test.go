@@ -9,13 +9,12 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
-
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
-var mp = probe.MessagePackProtocol{}
+var mp = signalr.MessagePackProtocol{}
 
-func mpEncode(t *testing.T, m probe.Message) []byte {
+func mpEncode(t *testing.T, m signalr.Message) []byte {
 	t.Helper()
 	b, err := mp.AppendMessage(nil, &m)
 	if err != nil {
@@ -24,10 +23,10 @@ func mpEncode(t *testing.T, m probe.Message) []byte {
 	return b
 }
 
-func mpDecode(t *testing.T, data []byte) []probe.Message {
+func mpDecode(t *testing.T, data []byte) []signalr.Message {
 	t.Helper()
-	var out []probe.Message
-	rest, err := mp.ParseMessages(data, func(m *probe.Message) error { out = append(out, *m); return nil })
+	var out []signalr.Message
+	rest, err := mp.ParseMessages(data, func(m *signalr.Message) error { out = append(out, *m); return nil })
 	if err != nil || len(rest) != 0 {
 		t.Fatalf("decoding %x: %v (%d bytes left)", data, err, len(rest))
 	}
@@ -47,7 +46,7 @@ type mpClient struct {
 	t       *testing.T
 	ws      *websocket.Conn
 	id      string
-	pending []probe.Message
+	pending []signalr.Message
 }
 
 func connectMessagePack(t *testing.T, srv *Server) *mpClient {
@@ -78,7 +77,7 @@ func (c *mpClient) read() (int, []byte) {
 	return kind, data
 }
 
-func (c *mpClient) send(m probe.Message) {
+func (c *mpClient) send(m signalr.Message) {
 	c.t.Helper()
 	if err := c.ws.WriteMessage(websocket.BinaryMessage, mpEncode(c.t, m)); err != nil {
 		c.t.Fatal(err)
@@ -86,13 +85,13 @@ func (c *mpClient) send(m probe.Message) {
 }
 
 // next returns the next non-Ping message; every frame must be binary.
-func (c *mpClient) next() probe.Message {
+func (c *mpClient) next() signalr.Message {
 	c.t.Helper()
 	for {
 		for len(c.pending) > 0 {
 			m := c.pending[0]
 			c.pending = c.pending[1:]
-			if m.Type != probe.PingType {
+			if m.Type != signalr.PingType {
 				return m
 			}
 		}
@@ -109,15 +108,15 @@ func TestMessagePackOverWebSockets(t *testing.T) {
 	a := connectMessagePack(t, srv)
 	j := connect(t, srv) // a JSON client on the same hub
 
-	a.send(probe.Message{Type: probe.InvocationType, InvocationID: "1", Target: "Echo", Arguments: args(`{"payload.Timestamp":1712345678901,"s":"é","f":1.5,"n":[null,true]}`)})
+	a.send(signalr.Message{Type: signalr.InvocationType, InvocationID: "1", Target: "Echo", Arguments: args(`{"payload.Timestamp":1712345678901,"s":"é","f":1.5,"n":[null,true]}`)})
 	if m := a.next(); m.Target != "RecordLatency" || string(m.Arguments[0]) != `{"payload.Timestamp":1712345678901,"s":"é","f":1.5,"n":[null,true]}` {
 		t.Fatalf("echo: %+v (%s)", m, m.Arguments)
 	}
-	if m := a.next(); m.Type != probe.CompletionType || m.InvocationID != "1" || m.Result != nil || m.HasError {
+	if m := a.next(); m.Type != signalr.CompletionType || m.InvocationID != "1" || m.Result != nil || m.HasError {
 		t.Fatalf("completion: %+v", m)
 	}
 	// Fan-out across protocols: each receiver gets its own encoding.
-	a.send(probe.Message{Type: probe.InvocationType, Target: "Broadcast", Arguments: args(`{"from":"mp"}`)})
+	a.send(signalr.Message{Type: signalr.InvocationType, Target: "Broadcast", Arguments: args(`{"from":"mp"}`)})
 	if m := a.next(); string(m.Arguments[0]) != `{"from":"mp"}` {
 		t.Fatalf("broadcast to sender: %s", m.Arguments)
 	}
@@ -128,7 +127,7 @@ func TestMessagePackOverWebSockets(t *testing.T) {
 	if m := a.next(); string(m.Arguments[0]) != `{"information.ConnectionId":"`+a.id+`","x":2}` {
 		t.Fatalf("JSON to MessagePack: %s", m.Arguments)
 	}
-	a.send(probe.Message{Type: probe.InvocationType, InvocationID: "2", Target: "GetConnectionId", Arguments: args()})
+	a.send(signalr.Message{Type: signalr.InvocationType, InvocationID: "2", Target: "GetConnectionId", Arguments: args()})
 	if m := a.next(); m.InvocationID != "2" || string(m.Result) != `"`+a.id+`"` {
 		t.Fatalf("GetConnectionId: %+v", m)
 	}
@@ -137,15 +136,15 @@ func TestMessagePackOverWebSockets(t *testing.T) {
 func TestMessagePackStreamingEcho(t *testing.T) {
 	_, srv, _ := startHub(t, Options{})
 	a := connectMessagePack(t, srv)
-	a.send(probe.Message{Type: probe.StreamInvocationType, InvocationID: "s", Target: "StreamingEcho", Arguments: args(`0`), StreamIDs: []string{"u"}})
+	a.send(signalr.Message{Type: signalr.StreamInvocationType, InvocationID: "s", Target: "StreamingEcho", Arguments: args(`0`), StreamIDs: []string{"u"}})
 	for i, item := range []string{`{"i":1}`, `{"i":2}`} {
-		a.send(probe.Message{Type: probe.StreamItemType, InvocationID: "u", Item: json.RawMessage(item)})
-		if m := a.next(); m.Type != probe.StreamItemType || m.InvocationID != "s" || string(m.Item) != item {
+		a.send(signalr.Message{Type: signalr.StreamItemType, InvocationID: "u", Item: json.RawMessage(item)})
+		if m := a.next(); m.Type != signalr.StreamItemType || m.InvocationID != "s" || string(m.Item) != item {
 			t.Fatalf("item %d: %+v", i, m)
 		}
 	}
-	a.send(probe.Message{Type: probe.CompletionType, InvocationID: "u"})
-	if m := a.next(); m.Type != probe.CompletionType || m.InvocationID != "s" || m.HasError {
+	a.send(signalr.Message{Type: signalr.CompletionType, InvocationID: "u"})
+	if m := a.next(); m.Type != signalr.CompletionType || m.InvocationID != "s" || m.HasError {
 		t.Fatalf("completion: %+v", m)
 	}
 }
@@ -157,7 +156,7 @@ func TestMessagePackLimitsAndGarbage(t *testing.T) {
 	if err := a.ws.WriteMessage(websocket.BinaryMessage, []byte{0x81, 0x08, 0x96}); err != nil {
 		t.Fatal(err)
 	}
-	if m := a.next(); m.Type != probe.CloseType || m.Error != "Connection closed with an error. The maximum message size of 1024B was exceeded." {
+	if m := a.next(); m.Type != signalr.CloseType || m.Error != "Connection closed with an error. The maximum message size of 1024B was exceeded." {
 		t.Fatalf("got %+v", m)
 	}
 
@@ -165,7 +164,7 @@ func TestMessagePackLimitsAndGarbage(t *testing.T) {
 	if err := b.ws.WriteMessage(websocket.BinaryMessage, []byte{0x02, 0x91, 0x63}); err != nil {
 		t.Fatal(err)
 	}
-	if m := b.next(); m.Type != probe.CloseType || m.Error != "Connection closed with an error." {
+	if m := b.next(); m.Type != signalr.CloseType || m.Error != "Connection closed with an error." {
 		t.Fatalf("got %+v", m)
 	}
 }
@@ -183,8 +182,8 @@ func TestMessagePackOverLongPolling(t *testing.T) {
 	if msgs := mpDecode(t, []byte(r.body[3:])); len(msgs) != 1 || string(msgs[0].Arguments[0]) != `"`+n.ConnectionID+`"` {
 		t.Fatalf("got %+v", msgs)
 	}
-	body := append(mpEncode(t, probe.Message{Type: probe.InvocationType, Target: "Echo", Arguments: args(`{"lp":1}`)}),
-		mpEncode(t, probe.Message{Type: probe.InvocationType, InvocationID: "9", Target: "Echo", Arguments: args(`{"lp":2}`)})...)
+	body := append(mpEncode(t, signalr.Message{Type: signalr.InvocationType, Target: "Echo", Arguments: args(`{"lp":1}`)}),
+		mpEncode(t, signalr.Message{Type: signalr.InvocationType, InvocationID: "9", Target: "Echo", Arguments: args(`{"lp":2}`)})...)
 	hc.post(string(body)).expect(t, "two messages in one POST", http.StatusOK, "")
 	msgs := mpDecode(t, []byte(hc.pollFor().body))
 	if len(msgs) != 3 || string(msgs[0].Arguments[0]) != `{"lp":1}` || string(msgs[1].Arguments[0]) != `{"lp":2}` || msgs[2].InvocationID != "9" {

@@ -6,7 +6,8 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/signalr"
+	"github.com/hubprobe/hubprobe/throttle"
 )
 
 // maxNegotiateVersion is the newest negotiate protocol the hub speaks.
@@ -16,32 +17,12 @@ const maxNegotiateVersion = 1
 // negotiate flood cannot grow memory without limit.
 const maxPendingNegotiations = 1 << 16
 
-// errMsgConnectionLimit is Azure SignalR Service's 429 text, which clients
-// classify as the connection quota.
-const errMsgConnectionLimit = "Connection count reaches limit."
-
-type availableTransport struct {
-	Transport       string                 `json:"transport"`
-	TransferFormats []probe.TransferFormat `json:"transferFormats"`
-}
-
 // servedTransports lists exactly what the hub serves; Server-Sent Events
 // carry text only.
-var servedTransports = []availableTransport{
-	{Transport: "WebSockets", TransferFormats: []probe.TransferFormat{probe.TextFormat, probe.BinaryFormat}},
-	{Transport: "ServerSentEvents", TransferFormats: []probe.TransferFormat{probe.TextFormat}},
-	{Transport: "LongPolling", TransferFormats: []probe.TransferFormat{probe.TextFormat, probe.BinaryFormat}},
-}
-
-type negotiateResponse struct {
-	NegotiateVersion    int                  `json:"negotiateVersion"`
-	ConnectionID        string               `json:"connectionId"`
-	ConnectionToken     string               `json:"connectionToken,omitempty"`
-	AvailableTransports []availableTransport `json:"availableTransports"`
-}
-
-type negotiateError struct {
-	Error string `json:"error"`
+var servedTransports = []signalr.AvailableTransport{
+	{Transport: "WebSockets", TransferFormats: []signalr.TransferFormat{signalr.TextFormat, signalr.BinaryFormat}},
+	{Transport: "ServerSentEvents", TransferFormats: []signalr.TransferFormat{signalr.TextFormat}},
+	{Transport: "LongPolling", TransferFormats: []signalr.TransferFormat{signalr.TextFormat, signalr.BinaryFormat}},
 }
 
 // serveNegotiate answers a negotiate for a connection of who.space (and
@@ -54,7 +35,7 @@ func (h *Hub) serveNegotiate(w http.ResponseWriter, r *http.Request, who identit
 	}
 	version, ok := negotiateVersion(r.URL.Query().Get("negotiateVersion"))
 	if !ok {
-		writeJSON(w, http.StatusBadRequest, negotiateError{Error: "The client requested an invalid protocol version."})
+		writeJSON(w, http.StatusBadRequest, signalr.NegotiateError{Error: "The client requested an invalid protocol version."})
 		return
 	}
 	if h.isClosed() {
@@ -62,7 +43,7 @@ func (h *Hub) serveNegotiate(w http.ResponseWriter, r *http.Request, who identit
 		return
 	}
 	who.id = newID()
-	resp := negotiateResponse{NegotiateVersion: version, ConnectionID: who.id, AvailableTransports: servedTransports}
+	resp := signalr.NegotiateResponse{NegotiateVersion: version, ConnectionID: who.id, AvailableTransports: servedTransports}
 	token := resp.ConnectionID // version 0 clients use the id as the token
 	if version > 0 {
 		resp.ConnectionToken = newID()
@@ -81,8 +62,8 @@ func (h *Hub) serveNegotiate(w http.ResponseWriter, r *http.Request, who identit
 // refuseOverQuota answers 429 as Azure SignalR Service does when its
 // connection quota is used up.
 func (h *Hub) refuseOverQuota(w http.ResponseWriter) {
-	h.metrics.throttled.WithLabelValues(probe.ThrottleConnectionLimit).Inc()
-	writeText(w, http.StatusTooManyRequests, errMsgConnectionLimit)
+	h.metrics.throttled.WithLabelValues(throttle.ConnectionLimit).Inc()
+	writeText(w, http.StatusTooManyRequests, throttle.ConnectionLimitText)
 }
 
 // negotiateVersion picks the lower of the client's version and the hub's;

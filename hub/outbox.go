@@ -3,7 +3,7 @@ package hub
 import (
 	"sync"
 
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // outbox collects what the reader goroutine answers its own client while
@@ -29,7 +29,7 @@ func (o *outbox) grab() *[]byte {
 	return o.buf
 }
 
-func (o *outbox) appendMessage(cd *codec, m *probe.Message) error {
+func (o *outbox) appendMessage(cd *codec, m *signalr.Message) error {
 	p := o.grab()
 	b, err := cd.AppendMessage(*p, m)
 	if err != nil {
@@ -72,7 +72,7 @@ func (o *outbox) release() {
 }
 
 // reply queues m for the client in the outbox; reader goroutine only.
-func (c *conn) reply(m *probe.Message) {
+func (c *conn) reply(m *signalr.Message) {
 	if err := c.outbox.appendMessage(c.cd, m); err != nil {
 		c.log.Error().Err(err).Msg("cannot encode message")
 	}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // Bounds of ServerPush.
@@ -19,7 +19,7 @@ const (
 // RecordLatency(p, i), i = 0 … n-1, in order. The call returns at once; the
 // pushes follow from a goroutine, so the caller's other invocations are
 // still read meanwhile.
-func (c *conn) serverPush(m *probe.Message) ([]byte, string) {
+func (c *conn) serverPush(m *signalr.Message) ([]byte, string) {
 	if len(m.Arguments) != 2 {
 		return nil, invokeError(m, fmt.Sprintf("expected 2 arguments (payload, count), got %d", len(m.Arguments)))
 	}
@@ -58,7 +58,7 @@ func (c *conn) runPush(payload json.RawMessage, n int, arrived int64) {
 	var index []byte
 	for i := range n {
 		index = strconv.AppendInt(index[:0], int64(i), 10)
-		m := probe.Message{Type: probe.InvocationType, Target: "RecordLatency", Arguments: []json.RawMessage{payload, index}}
+		m := signalr.Message{Type: signalr.InvocationType, Target: "RecordLatency", Arguments: []json.RawMessage{payload, index}}
 		f, err := encodeFrame(c.cd, &m)
 		if err != nil {
 			c.log.Error().Err(err).Msg("cannot encode message")

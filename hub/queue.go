@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // requestClose starts ending the connection: no more messages are queued,
 // the writer flushes what is queued plus msg (when the handshake is done),
 // and the socket is cut after closeGrace whatever the client does.
-func (c *conn) requestClose(msg *probe.Message) {
+func (c *conn) requestClose(msg *signalr.Message) {
 	c.closeOnce.Do(func() {
 		c.closed.Store(true)
 		if msg != nil && c.handshaken.Load() {
@@ -23,8 +23,8 @@ func (c *conn) requestClose(msg *probe.Message) {
 	})
 }
 
-func closeWithError(msg string) *probe.Message {
-	return &probe.Message{Type: probe.CloseType, Error: msg, HasError: true}
+func closeWithError(msg string) *signalr.Message {
+	return &signalr.Message{Type: signalr.CloseType, Error: msg, HasError: true}
 }
 
 // enqueue queues f for the writer without ever blocking. A full queue means
@@ -94,7 +94,7 @@ func (c *conn) drainQueue() {
 
 // sendQueued encodes m and queues it to this connection, waiting for room;
 // for the connection's goroutines other than the reader (streams).
-func (c *conn) sendQueued(m *probe.Message) {
+func (c *conn) sendQueued(m *signalr.Message) {
 	f, err := encodeFrame(c.cd, m)
 	if err != nil {
 		c.log.Error().Err(err).Msg("cannot encode message")
@@ -104,8 +104,8 @@ func (c *conn) sendQueued(m *probe.Message) {
 	f.release()
 }
 
-func invocation(target string, args ...[]byte) *probe.Message {
-	m := &probe.Message{Type: probe.InvocationType, Target: target, Arguments: make([]json.RawMessage, len(args))}
+func invocation(target string, args ...[]byte) *signalr.Message {
+	m := &signalr.Message{Type: signalr.InvocationType, Target: target, Arguments: make([]json.RawMessage, len(args))}
 	for i, a := range args {
 		m.Arguments[i] = a
 	}
@@ -113,8 +113,8 @@ func invocation(target string, args ...[]byte) *probe.Message {
 }
 
 // completion answers an invocation: a result, an error, or neither (void).
-func completion(invocationID string, result []byte, errMsg string) *probe.Message {
-	m := &probe.Message{Type: probe.CompletionType, InvocationID: invocationID, Result: result}
+func completion(invocationID string, result []byte, errMsg string) *signalr.Message {
+	m := &signalr.Message{Type: signalr.CompletionType, InvocationID: invocationID, Result: result}
 	if errMsg != "" {
 		m.Result, m.Error, m.HasError = nil, errMsg, true
 	}

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // maxStreamsPerConnection bounds concurrent StreamingEcho calls per client.
@@ -37,7 +37,7 @@ func (s *echoStream) stop() { s.cancelOnce.Do(func() { close(s.cancel) }) }
 
 // startEcho begins StreamingEcho(stream, delayMs): each uploaded item is
 // streamed back, then the call pauses delayMs, as the vendor's hub does.
-func (c *conn) startEcho(m *probe.Message) string {
+func (c *conn) startEcho(m *signalr.Message) string {
 	if len(m.StreamIDs) != 1 || len(m.Arguments) != 1 {
 		return invokeError(m, fmt.Sprintf("expected 1 stream and 1 argument, got %d and %d",
 			len(m.StreamIDs), len(m.Arguments)))
@@ -87,7 +87,7 @@ func (c *conn) removeStream(id string) {
 
 // uploadItem hands a client stream item to its stream. A stream whose
 // buffer is full ends with an error rather than blocking the read loop.
-func (c *conn) uploadItem(m *probe.Message) {
+func (c *conn) uploadItem(m *signalr.Message) {
 	up := c.uploads[m.InvocationID]
 	if up == nil {
 		return // unknown or already ended stream: ignored like ASP.NET
@@ -102,7 +102,7 @@ func (c *conn) uploadItem(m *probe.Message) {
 }
 
 // uploadDone ends a client stream (a Completion carrying its stream id).
-func (c *conn) uploadDone(m *probe.Message) {
+func (c *conn) uploadDone(m *signalr.Message) {
 	up := c.uploads[m.InvocationID]
 	if up == nil {
 		return
@@ -159,7 +159,7 @@ func (c *conn) echoItem(s *echoStream, item uploadItem, pause time.Duration, tim
 	if wait := item.at + c.hub.deliveryDelay() - c.hub.now(); wait > 0 && !c.wait(s, time.Duration(wait), timer) {
 		return false
 	}
-	c.sendQueued(&probe.Message{Type: probe.StreamItemType, InvocationID: s.invocationID, Item: item.raw})
+	c.sendQueued(&signalr.Message{Type: signalr.StreamItemType, InvocationID: s.invocationID, Item: item.raw})
 	return pause <= 0 || c.wait(s, pause, timer)
 }
 

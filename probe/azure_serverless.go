@@ -1,5 +1,7 @@
 package probe
 
+import "github.com/hubprobe/hubprobe/azure"
+
 // ServerlessOptions returns Options that connect to hub on Azure SignalR
 // Service in serverless mode, as if a negotiate function had answered with
 // {"url": ClientURL(hub), "accessToken": <client token>}: Dial then posts
@@ -8,8 +10,8 @@ package probe
 // empty, becomes the token's nameid so SendToUser can reach the client.
 // The token lasts DefaultClientTokenTTL; callers fill in the other fields
 // (Protocol, Handlers, Observer, ...) on the result.
-func ServerlessOptions(cs ConnectionString, hub, userID string) (Options, error) {
-	token, err := ClientToken(cs, hub, userID, DefaultClientTokenTTL)
+func ServerlessOptions(cs azure.ConnectionString, hub, userID string) (Options, error) {
+	token, err := azure.ClientToken(cs, hub, userID, azure.DefaultClientTokenTTL)
 	if err != nil {
 		return Options{}, err
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // handshake sends the handshake request and waits for the server's first
@@ -47,7 +49,7 @@ func (c *Conn) exchangeHandshake(ctx context.Context, timeout time.Duration) err
 func (c *Conn) sendHandshake(deadline time.Time) error {
 	bp := getBuf()
 	defer putBuf(bp)
-	*bp = AppendHandshakeRequest((*bp)[:0], c.proto)
+	*bp = signalr.AppendHandshakeRequest((*bp)[:0], c.proto)
 	return c.t.writeHandshake(*bp, deadline)
 }
 
@@ -74,11 +76,11 @@ func (c *Conn) readHandshakeResponse() error {
 		if err := c.readWholeFrame(r); err != nil {
 			return err
 		}
-		record, rest, ok := SplitHandshake(c.rbuf)
+		record, rest, ok := signalr.SplitHandshake(c.rbuf)
 		if !ok {
 			continue
 		}
-		refusal := ParseHandshakeResponse(record)
+		refusal := signalr.ParseHandshakeResponse(record)
 		c.rbuf = c.rbuf[:copy(c.rbuf, rest)]
 		return refusal
 	}
@@ -92,7 +94,7 @@ func (c *Conn) readWholeFrame(r io.Reader) error {
 		n, err := c.fill(r)
 		total += n
 		if int64(len(c.rbuf)) > c.maxMessageSize {
-			return fmt.Errorf("%w: handshake response larger than %d bytes", ErrProtocol, c.maxMessageSize)
+			return fmt.Errorf("%w: handshake response larger than %d bytes", signalr.ErrProtocol, c.maxMessageSize)
 		}
 		if err == io.EOF {
 			return nil

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 const (
@@ -32,7 +34,7 @@ const (
 // come from a timer.
 type Conn struct {
 	t                 transport
-	proto             HubProtocol
+	proto             signalr.HubProtocol
 	obs               Observer
 	frameType         int
 	connectionID      string
@@ -48,7 +50,7 @@ type Conn struct {
 
 	writeSem     chan struct{} // a mutex that a context can give up on
 	abortWriteFn func()
-	dispatchFn   func(*Message) error
+	dispatchFn   func(*signalr.Message) error
 
 	// rbuf holds unparsed bytes; only the read goroutine (or Dial, before
 	// it starts) touches it. rbufp is its pool handle, nil when idle.
@@ -78,8 +80,8 @@ type callResult struct {
 }
 
 var (
-	pingMessage  = Message{Type: PingType}
-	closeMessage = Message{Type: CloseType}
+	pingMessage  = signalr.Message{Type: signalr.PingType}
+	closeMessage = signalr.Message{Type: signalr.CloseType}
 )
 
 // Dial negotiates (unless SkipNegotiation), opens the transport, and

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 func TestHandshakeTimeout(t *testing.T) {
@@ -60,7 +61,7 @@ func TestHandshakeRefused(t *testing.T) {
 	})
 	_, err := dialRaw(t, h, nil)
 	var ce *ConnectError
-	var he *HandshakeError
+	var he *signalr.HandshakeError
 	if !errors.As(err, &ce) || ce.Phase != PhaseHandshake || !errors.As(err, &he) || he.Message != "Requested protocol 'json' is not available." {
 		t.Fatalf("err = %v, want handshake refusal", err)
 	}
@@ -74,7 +75,7 @@ func TestHandshakeGarbage(t *testing.T) {
 	})
 	_, err := dialRaw(t, h, nil)
 	var ce *ConnectError
-	if !errors.As(err, &ce) || ce.Phase != PhaseHandshake || !errors.Is(err, ErrProtocol) {
+	if !errors.As(err, &ce) || ce.Phase != PhaseHandshake || !errors.Is(err, signalr.ErrProtocol) {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -150,7 +151,7 @@ func TestBadBytesEndTheConnectionWithProtocolError(t *testing.T) {
 				drainUntilClosed(ws)
 			})
 			waitDone(t, c, 3*time.Second)
-			if err := c.Err(); !errors.Is(err, ErrProtocol) {
+			if err := c.Err(); !errors.Is(err, signalr.ErrProtocol) {
 				t.Errorf("Err() = %v, want ErrProtocol", err)
 			}
 		})
@@ -393,7 +394,7 @@ func TestInvocationOutcomes(t *testing.T) {
 			if err != nil {
 				return
 			}
-			m, err := ParseJSONMessage(data[:len(data)-1])
+			m, err := signalr.ParseJSONMessage(data[:len(data)-1])
 			if err != nil {
 				t.Errorf("client sent %q: %v", data, err)
 				return
@@ -431,7 +432,7 @@ func TestInvocationOutcomes(t *testing.T) {
 	if _, err := c.Invoke(ctx, "Fail"); !errors.As(err, &ie) || ie.Message != "nope" {
 		t.Errorf("Fail: %v", err)
 	}
-	if _, err := c.Invoke(ctx, "Streamy"); !errors.Is(err, ErrProtocol) {
+	if _, err := c.Invoke(ctx, "Streamy"); !errors.Is(err, signalr.ErrProtocol) {
 		t.Errorf("Streamy: %v", err)
 	}
 	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
@@ -460,7 +461,7 @@ func TestStreamCancel(t *testing.T) {
 		if err != nil {
 			return
 		}
-		m, _ := ParseJSONMessage(data[:len(data)-1])
+		m, _ := signalr.ParseJSONMessage(data[:len(data)-1])
 		_ = writeText(ws, "{\"type\":2,\"invocationId\":\""+m.InvocationID+"\",\"item\":\"a\"}\x1e")
 		if _, data, err = ws.ReadMessage(); err == nil {
 			cancelled <- string(data)
@@ -878,7 +879,7 @@ func TestSlowStreamReaderIsNotServerSilence(t *testing.T) {
 		if err != nil {
 			return
 		}
-		m, _ := ParseJSONMessage(data[:len(data)-1])
+		m, _ := signalr.ParseJSONMessage(data[:len(data)-1])
 		var b strings.Builder
 		item := `"` + strings.Repeat("i", 1024) + `"`
 		for range items {

@@ -2,20 +2,22 @@ package probe
 
 import (
 	"fmt"
+
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // dispatch handles one message from the server on the read goroutine.
-func (c *Conn) dispatch(m *Message) error {
+func (c *Conn) dispatch(m *signalr.Message) error {
 	switch m.Type {
-	case InvocationType:
+	case signalr.InvocationType:
 		c.onInvocation(m)
-	case StreamItemType:
+	case signalr.StreamItemType:
 		c.onStreamItem(m)
-	case CompletionType:
+	case signalr.CompletionType:
 		c.onCompletion(m)
-	case StreamInvocationType:
+	case signalr.StreamInvocationType:
 		c.replyError(m.InvocationID, "the client does not stream results to the server")
-	case CloseType:
+	case signalr.CloseType:
 		return &CloseError{Message: m.Error, AllowReconnect: m.AllowReconnect}
 	}
 	// Ping only proves the server is alive, which reading already showed.
@@ -25,7 +27,7 @@ func (c *Conn) dispatch(m *Message) error {
 	return nil
 }
 
-func (c *Conn) onInvocation(m *Message) {
+func (c *Conn) onInvocation(m *signalr.Message) {
 	h := c.handler(m.Target)
 	if h != nil {
 		h(m.Arguments)
@@ -37,17 +39,17 @@ func (c *Conn) onInvocation(m *Message) {
 		c.replyError(m.InvocationID, "the client has no handler for "+m.Target)
 		return
 	}
-	_ = c.writeInternal(&Message{Type: CompletionType, InvocationID: m.InvocationID})
+	_ = c.writeInternal(&signalr.Message{Type: signalr.CompletionType, InvocationID: m.InvocationID})
 }
 
 func (c *Conn) replyError(invocationID, msg string) {
-	_ = c.writeInternal(&Message{Type: CompletionType, InvocationID: invocationID, Error: msg, HasError: true})
+	_ = c.writeInternal(&signalr.Message{Type: signalr.CompletionType, InvocationID: invocationID, Error: msg, HasError: true})
 }
 
 // onStreamItem delivers an item to its stream. An item for a plain
 // invocation fails that invocation; an item for an id no longer pending
 // (cancelled, timed out) is dropped.
-func (c *Conn) onStreamItem(m *Message) {
+func (c *Conn) onStreamItem(m *signalr.Message) {
 	c.mu.Lock()
 	s := c.streams[m.InvocationID]
 	cl := c.calls[m.InvocationID]
@@ -59,12 +61,12 @@ func (c *Conn) onStreamItem(m *Message) {
 	case s != nil:
 		s.push(m.Item, c.closing)
 	case cl != nil:
-		cl.done <- callResult{err: fmt.Errorf("%w: stream item for a non-streaming invocation", ErrProtocol)}
+		cl.done <- callResult{err: fmt.Errorf("%w: stream item for a non-streaming invocation", signalr.ErrProtocol)}
 	}
 }
 
 // onCompletion settles the invocation or stream with id, if still pending.
-func (c *Conn) onCompletion(m *Message) {
+func (c *Conn) onCompletion(m *signalr.Message) {
 	c.mu.Lock()
 	cl := c.calls[m.InvocationID]
 	s := c.streams[m.InvocationID]
@@ -80,7 +82,7 @@ func (c *Conn) onCompletion(m *Message) {
 	}
 	if s != nil {
 		if err == nil && m.Result != nil {
-			err = fmt.Errorf("%w: completion of a stream carries a result", ErrProtocol)
+			err = fmt.Errorf("%w: completion of a stream carries a result", signalr.ErrProtocol)
 		}
 		s.finish(err)
 	}

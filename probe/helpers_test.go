@@ -2,7 +2,7 @@ package probe
 
 import (
 	"context"
-	"net"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/hubprobe/hubprobe/internal/testlocal"
 )
 
 // recordingObserver keeps everything a connection reports.
@@ -45,25 +47,10 @@ func (o *recordingObserver) responses() []string {
 }
 
 // testCtx bounds every test in time.
-func testCtx(t testing.TB, d time.Duration) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testCtx(t testing.TB, d time.Duration) context.Context { return testlocal.Ctx(t, d) }
 
 // newLocalServer serves h on 127.0.0.1 only.
-func newLocalServer(t testing.TB, h http.Handler) *httptest.Server {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &httptest.Server{Listener: l, Config: &http.Server{Handler: h}}
-	srv.Start()
-	t.Cleanup(srv.Close)
-	return srv
-}
+func newLocalServer(t testing.TB, h http.Handler) *httptest.Server { return testlocal.Server(t, h) }
 
 var testUpgrader = websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 1024}
 
@@ -167,3 +154,5 @@ func waitDone(t *testing.T, c *Conn, d time.Duration) {
 		t.Fatalf("connection still open after %s", d)
 	}
 }
+
+func raw(s string) json.RawMessage { return json.RawMessage(s) }

@@ -8,6 +8,9 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/hubprobe/hubprobe/internal/redact"
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // maxPostBatch is how many bytes of queued messages one POST carries at
@@ -39,7 +42,7 @@ type postSender struct {
 func (s *postSender) init(t *httpTransport, o *Options) {
 	s.t = t
 	s.header = t.header.Clone()
-	if o.Protocol.TransferFormat() == BinaryFormat {
+	if o.Protocol.TransferFormat() == signalr.BinaryFormat {
 		s.header.Set("Content-Type", "application/octet-stream")
 	} else {
 		s.header.Set("Content-Type", "text/plain;charset=UTF-8")
@@ -216,5 +219,5 @@ func (s *postSender) postFailure(err error) error {
 	if f := s.t.failure.Load(); f != nil {
 		return *f
 	}
-	return &TransportError{Transport: s.t.kind, Request: EndpointSend, Err: redactURLError(err)}
+	return &TransportError{Transport: s.t.kind, Request: EndpointSend, Err: redact.URLError(err)}
 }

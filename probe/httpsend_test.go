@@ -11,6 +11,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hubprobe/hubprobe/signalr"
+	"github.com/hubprobe/hubprobe/throttle"
 )
 
 func TestSendStatusCodesEndTheConnection(t *testing.T) {
@@ -58,7 +61,7 @@ func TestHandshakePOSTThrottled(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Phase != PhaseHandshake || ce.StatusCode != 429 {
 		t.Fatalf("err = %v", err)
 	}
-	if reason, ok := ClassifyThrottle(err); !ok || reason != ThrottleHTTP429 {
+	if reason, ok := ClassifyThrottle(err); !ok || reason != throttle.HTTP429 {
 		t.Errorf("classified %q, %v", reason, ok)
 	}
 	if strings.Contains(err.Error(), "secret") {
@@ -94,7 +97,7 @@ func TestSendsAreBatchedOneAtATime(t *testing.T) {
 	posts := 0
 	for received := 0; received < writers*each; posts++ {
 		body := h.nextPost(t)
-		_, err := JSONProtocol{}.ParseMessages([]byte(body), func(m *Message) error {
+		_, err := signalr.JSONProtocol{}.ParseMessages([]byte(body), func(m *signalr.Message) error {
 			var w, i int
 			json.Unmarshal(m.Arguments[0], &w)
 			json.Unmarshal(m.Arguments[1], &i)

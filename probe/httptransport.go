@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hubprobe/hubprobe/internal/redact"
 )
 
 // Endpoints that HTTP transports report to Observer.HTTPResponse.
@@ -153,14 +155,14 @@ func (t *httpTransport) readErr(err error) error {
 	if f := t.failure.Load(); f != nil {
 		return *f
 	}
-	return redactURLError(err)
+	return redact.URLError(err)
 }
 
 // newRequest builds a request to the connection URL on ctx.
 func (t *httpTransport) newRequest(ctx context.Context, method, rawURL string, body io.Reader, header http.Header) (*http.Request, error) {
 	req, err := http.NewRequestWithContext(ctx, method, rawURL, body)
 	if err != nil {
-		return nil, redactURLError(err)
+		return nil, redact.URLError(err)
 	}
 	req.Header = header
 	return req, nil
@@ -226,7 +228,7 @@ func (t *httpTransport) openStreamRequest(ctx context.Context, o *Options, req *
 	}
 	if err != nil {
 		t.close()
-		return nil, newConnectError(PhaseTransport, redactURLError(err))
+		return nil, newConnectError(PhaseTransport, redact.URLError(err))
 	}
 	t.obs.HTTPResponse(endpoint, res.StatusCode)
 	if res.StatusCode != http.StatusOK {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // streamBuffer is how many items a stream holds for a slow reader before
@@ -16,7 +18,7 @@ const streamBuffer = 64
 // and sends nothing back. Each argument must be one encoded value of the
 // connection's hub protocol (JSON text for JSONProtocol).
 func (c *Conn) Send(ctx context.Context, target string, args ...json.RawMessage) error {
-	m := Message{Type: InvocationType, Target: target, Arguments: args}
+	m := signalr.Message{Type: signalr.InvocationType, Target: target, Arguments: args}
 	return c.writeMessage(ctx, &m)
 }
 
@@ -29,7 +31,7 @@ func (c *Conn) Invoke(ctx context.Context, target string, args ...json.RawMessag
 	if err := c.register(id, cl, nil); err != nil {
 		return nil, err
 	}
-	m := Message{Type: InvocationType, InvocationID: id, Target: target, Arguments: args}
+	m := signalr.Message{Type: signalr.InvocationType, InvocationID: id, Target: target, Arguments: args}
 	if err := c.writeMessage(ctx, &m); err != nil {
 		c.unregister(id)
 		return nil, err
@@ -56,7 +58,7 @@ func (c *Conn) Stream(ctx context.Context, target string, args []json.RawMessage
 		setUploadState(uploads, uploadNew)
 		return nil, err
 	}
-	m := Message{Type: StreamInvocationType, InvocationID: s.id, Target: target, Arguments: args, StreamIDs: streamIDs}
+	m := signalr.Message{Type: signalr.StreamInvocationType, InvocationID: s.id, Target: target, Arguments: args, StreamIDs: streamIDs}
 	if err := c.writeMessage(ctx, &m); err != nil {
 		c.unregister(s.id)
 		setUploadState(uploads, uploadNew)
@@ -145,7 +147,7 @@ func (s *Stream) cancel(ctx context.Context, reason error) error {
 	if !pending {
 		return nil
 	}
-	return s.c.writeMessage(ctx, &Message{Type: CancelInvocationType, InvocationID: s.id})
+	return s.c.writeMessage(ctx, &signalr.Message{Type: signalr.CancelInvocationType, InvocationID: s.id})
 }
 
 // watch cancels the stream when ctx ends, until the stream finishes.
@@ -231,7 +233,7 @@ func (u *Upload) Send(ctx context.Context, item json.RawMessage) error {
 	if err := u.usable(); err != nil {
 		return err
 	}
-	return u.c.writeMessage(ctx, &Message{Type: StreamItemType, InvocationID: u.id, Item: item})
+	return u.c.writeMessage(ctx, &signalr.Message{Type: signalr.StreamItemType, InvocationID: u.id, Item: item})
 }
 
 // Complete ends the upload (Completion), with errMsg as its error unless
@@ -242,7 +244,7 @@ func (u *Upload) Complete(ctx context.Context, errMsg string) error {
 	if err := u.usable(); err != nil {
 		return err
 	}
-	m := Message{Type: CompletionType, InvocationID: u.id, Error: errMsg, HasError: errMsg != ""}
+	m := signalr.Message{Type: signalr.CompletionType, InvocationID: u.id, Error: errMsg, HasError: errMsg != ""}
 	if err := u.c.writeMessage(ctx, &m); err != nil {
 		return err
 	}

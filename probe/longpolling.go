@@ -8,6 +8,9 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/hubprobe/hubprobe/internal/redact"
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // DefaultPollTimeout bounds one long-polling request, as in the SignalR
@@ -127,7 +130,7 @@ func (t *lpTransport) shutdown(deadline time.Time) {
 
 // goodbye tells the server to drop a connection whose bytes made no sense.
 func (t *lpTransport) goodbye(reason error) {
-	if errors.Is(reason, ErrProtocol) {
+	if errors.Is(reason, signalr.ErrProtocol) {
 		t.sendDelete(time.Now().Add(goodbyeWait))
 	}
 }
@@ -150,5 +153,5 @@ func (t *lpTransport) bodyErr(err error) error {
 	if t.pollTimedOut() {
 		return fmt.Errorf("probe: longpolling: a poll response took longer than the poll timeout (%s)", t.pollTimeout)
 	}
-	return redactURLError(err)
+	return redact.URLError(err)
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 func TestLongPollingLifecycle(t *testing.T) {
@@ -191,10 +193,10 @@ func TestLongPollingMessagePack(t *testing.T) {
 	h := newFakeHub(t, TransportLongPolling)
 	got := make(chan string, 1)
 	c := h.mustDial(t, nil, func(o *Options) {
-		o.Protocol = MessagePackProtocol{}
+		o.Protocol = signalr.MessagePackProtocol{}
 		o.Handlers = map[string]Handler{"T": func(args []json.RawMessage) { got <- string(args[0]) }}
 	})
-	msg, err := MessagePackProtocol{}.AppendMessage(nil, &Message{Type: InvocationType, Target: "T", Arguments: []json.RawMessage{raw(`"hi"`)}})
+	msg, err := signalr.MessagePackProtocol{}.AppendMessage(nil, &signalr.Message{Type: signalr.InvocationType, Target: "T", Arguments: []json.RawMessage{raw(`"hi"`)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,8 +210,8 @@ func TestLongPollingMessagePack(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := h.nextPost(t)
-	var parsed []Message
-	if _, err := (MessagePackProtocol{}).ParseMessages([]byte(body), func(m *Message) error { parsed = append(parsed, *m); return nil }); err != nil || len(parsed) != 1 || parsed[0].Target != "Echo" {
+	var parsed []signalr.Message
+	if _, err := (signalr.MessagePackProtocol{}).ParseMessages([]byte(body), func(m *signalr.Message) error { parsed = append(parsed, *m); return nil }); err != nil || len(parsed) != 1 || parsed[0].Target != "Echo" {
 		t.Errorf("POST body %x: %v, %+v", body, err, parsed)
 	}
 	for _, r := range h.requests()[1:] { // after negotiate
@@ -224,7 +226,7 @@ func TestLongPollingProtocolErrorSendsDelete(t *testing.T) {
 	c := h.mustDial(t, nil, nil)
 	h.send("not json\x1e")
 	waitDone(t, c, 3*time.Second)
-	if !errors.Is(c.Err(), ErrProtocol) {
+	if !errors.Is(c.Err(), signalr.ErrProtocol) {
 		t.Errorf("Err = %v", c.Err())
 	}
 	select {

@@ -9,6 +9,9 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/hubprobe/hubprobe/internal/redact"
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 const (
@@ -24,32 +27,14 @@ type negotiation struct {
 	connectionID    string
 	connectionToken string
 	accessToken     string
-	transports      []availableTransport
-}
-
-type availableTransport struct {
-	Transport       string   `json:"transport"`
-	TransferFormats []string `json:"transferFormats"`
-}
-
-type negotiateResponse struct {
-	ConnectionID         string               `json:"connectionId"`
-	ConnectionToken      string               `json:"connectionToken"`
-	NegotiateVersion     int                  `json:"negotiateVersion"`
-	AvailableTransports  []availableTransport `json:"availableTransports"`
-	URL                  string               `json:"url"`
-	AccessToken          string               `json:"accessToken"`
-	Error                string               `json:"error"`
-	UseStatefulReconnect bool                 `json:"useStatefulReconnect"`
-	// ProtocolVersion is only sent by classic ASP.NET SignalR servers.
-	ProtocolVersion string `json:"ProtocolVersion"`
+	transports      []signalr.AvailableTransport
 }
 
 // parseEndpoint accepts an http(s) or ws(s) URL and returns its http(s) form.
 func parseEndpoint(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("invalid hub URL: %w", redactURLError(err))
+		return nil, fmt.Errorf("invalid hub URL: %w", redact.URLError(err))
 	}
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https":
@@ -122,7 +107,7 @@ func negotiate(ctx context.Context, o *Options, endpoint *url.URL) (*negotiation
 	return nil, newConnectError(PhaseNegotiate, fmt.Errorf("more than %d negotiate redirects", maxNegotiateRequests-1))
 }
 
-func finishNegotiation(endpoint *url.URL, token string, resp *negotiateResponse) (*negotiation, error) {
+func finishNegotiation(endpoint *url.URL, token string, resp *signalr.NegotiateResponse) (*negotiation, error) {
 	n := &negotiation{
 		endpoint:        endpoint,
 		connectionID:    resp.ConnectionID,
@@ -135,21 +120,21 @@ func finishNegotiation(endpoint *url.URL, token string, resp *negotiateResponse)
 		n.connectionToken = n.connectionID
 	}
 	if n.connectionToken == "" {
-		return nil, newConnectError(PhaseNegotiate, fmt.Errorf("%w: negotiate response has no connectionId", ErrProtocol))
+		return nil, newConnectError(PhaseNegotiate, fmt.Errorf("%w: negotiate response has no connectionId", signalr.ErrProtocol))
 	}
 	return n, nil
 }
 
 // postNegotiate sends one negotiate request and decodes its answer.
-func postNegotiate(ctx context.Context, o *Options, endpoint *url.URL, token string) (*negotiateResponse, error) {
+func postNegotiate(ctx context.Context, o *Options, endpoint *url.URL, token string) (*signalr.NegotiateResponse, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, negotiateURL(endpoint).String(), http.NoBody)
 	if err != nil {
-		return nil, newConnectError(PhaseNegotiate, redactURLError(err))
+		return nil, newConnectError(PhaseNegotiate, redact.URLError(err))
 	}
 	req.Header = requestHeaders(o.Headers, token)
 	res, err := o.HTTPClient.Do(req)
 	if err != nil {
-		return nil, newConnectError(PhaseNegotiate, redactURLError(err))
+		return nil, newConnectError(PhaseNegotiate, redact.URLError(err))
 	}
 	defer res.Body.Close()
 	o.Observer.HTTPResponse(PhaseNegotiate, res.StatusCode)
@@ -161,15 +146,15 @@ func postNegotiate(ctx context.Context, o *Options, endpoint *url.URL, token str
 		return nil, newConnectError(PhaseNegotiate, fmt.Errorf("reading negotiate response: %w", err))
 	}
 	if len(body) > maxNegotiateBody {
-		return nil, newConnectError(PhaseNegotiate, fmt.Errorf("%w: negotiate response larger than %d bytes", ErrProtocol, maxNegotiateBody))
+		return nil, newConnectError(PhaseNegotiate, fmt.Errorf("%w: negotiate response larger than %d bytes", signalr.ErrProtocol, maxNegotiateBody))
 	}
 	return decodeNegotiateResponse(body)
 }
 
-func decodeNegotiateResponse(body []byte) (*negotiateResponse, error) {
-	var r negotiateResponse
+func decodeNegotiateResponse(body []byte) (*signalr.NegotiateResponse, error) {
+	var r signalr.NegotiateResponse
 	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, newConnectError(PhaseNegotiate, fmt.Errorf("%w: invalid negotiate response: %v", ErrProtocol, err))
+		return nil, newConnectError(PhaseNegotiate, fmt.Errorf("%w: invalid negotiate response: %v", signalr.ErrProtocol, err))
 	}
 	switch {
 	case r.Error != "":
@@ -177,7 +162,7 @@ func decodeNegotiateResponse(body []byte) (*negotiateResponse, error) {
 	case r.ProtocolVersion != "":
 		return nil, newConnectError(PhaseNegotiate, errors.New("server is classic ASP.NET SignalR, not ASP.NET Core SignalR"))
 	case r.UseStatefulReconnect:
-		return nil, newConnectError(PhaseNegotiate, fmt.Errorf("%w: server enabled stateful reconnect, which was not requested", ErrProtocol))
+		return nil, newConnectError(PhaseNegotiate, fmt.Errorf("%w: server enabled stateful reconnect, which was not requested", signalr.ErrProtocol))
 	}
 	return &r, nil
 }
@@ -206,14 +191,4 @@ func requestHeaders(base http.Header, token string) http.Header {
 		h.Set("Authorization", "Bearer "+token)
 	}
 	return h
-}
-
-// redactURLError drops the URL from a *url.Error: its query may carry
-// secrets (access_token, the connection token).
-func redactURLError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return fmt.Errorf("%s: %w", ue.Op, ue.Err)
-	}
-	return err
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net/url"
 	"testing"
+
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // FuzzNegotiateResponse feeds arbitrary bytes through everything that reads a
@@ -35,7 +37,7 @@ func FuzzNegotiateResponse(f *testing.F) {
 			assertNegotiateError(t, err)
 			return
 		}
-		for _, format := range []TransferFormat{TextFormat, BinaryFormat} {
+		for _, format := range []signalr.TransferFormat{signalr.TextFormat, signalr.BinaryFormat} {
 			name, err := chooseTransport(n, []string{TransportWebSockets, TransportSSE, TransportLongPolling}, format)
 			if err == nil && name == "" {
 				t.Fatal("no transport and no error")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 func TestNegotiateURL(t *testing.T) {
@@ -109,7 +110,7 @@ func TestNegotiateV1(t *testing.T) {
 	if n.connectionID != "pub" || n.connectionToken != "secret" || n.accessToken != "tok" {
 		t.Errorf("negotiation = %+v", n)
 	}
-	if _, err := chooseTransport(n, []string{TransportWebSockets}, TextFormat); err != nil {
+	if _, err := chooseTransport(n, []string{TransportWebSockets}, signalr.TextFormat); err != nil {
 		t.Errorf("WebSockets/Text refused: %v", err)
 	}
 	r := rs.last.Load()
@@ -169,7 +170,7 @@ func TestNegotiateFailures(t *testing.T) {
 			if !strings.Contains(err.Error(), tc.wantInError) {
 				t.Errorf("error %q lacks %q", err, tc.wantInError)
 			}
-			if errors.Is(err, ErrProtocol) != tc.wantProtocol {
+			if errors.Is(err, signalr.ErrProtocol) != tc.wantProtocol {
 				t.Errorf("errors.Is(ErrProtocol) = %v for %v", !tc.wantProtocol, err)
 			}
 			if got := obs.responses(); !reflect.DeepEqual(got, []string{fmt.Sprintf("negotiate %d", tc.status)}) {
@@ -192,7 +193,7 @@ func TestNegotiateBoundsBodySize(t *testing.T) {
 	huge := `{"connectionId":"x","pad":"` + strings.Repeat("a", 2<<20) + `"}`
 	_, u := negotiateServer(t, 200, huge)
 	_, _, err := runNegotiate(t, Options{URL: u})
-	if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), "larger than") {
+	if !errors.Is(err, signalr.ErrProtocol) || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("err = %v", err)
 	}
 }

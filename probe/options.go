@@ -3,6 +3,8 @@ package probe
 import (
 	"net/http"
 	"time"
+
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // Defaults for the zero values of Options, matching the SignalR clients.
@@ -28,7 +30,7 @@ type Options struct {
 	// Transport (with the needed transfer format). Empty means no fallback.
 	FallbackTransports []string
 	// Protocol is the hub protocol; JSONProtocol{} by default.
-	Protocol HubProtocol
+	Protocol signalr.HubProtocol
 	// AccessToken is sent as "Authorization: Bearer" on negotiate and on
 	// the transport, until a negotiate redirect supplies another one.
 	AccessToken string
@@ -83,7 +85,7 @@ type Options struct {
 // error for settings Dial cannot honour.
 func (o Options) withDefaults() (Options, error) {
 	if o.Protocol == nil {
-		o.Protocol = JSONProtocol{}
+		o.Protocol = signalr.JSONProtocol{}
 	}
 	candidates, err := o.transportCandidates()
 	if err != nil {

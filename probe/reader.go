@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // readLoop is the connection's only reader. It ends the connection when
@@ -35,7 +36,7 @@ func (c *Conn) readFrame() error {
 		return err
 	}
 	if typ != c.frameType {
-		return fmt.Errorf("%w: %s frame where %s frames were expected", ErrProtocol, frameTypeName(typ), frameTypeName(c.frameType))
+		return fmt.Errorf("%w: %s frame where %s frames were expected", signalr.ErrProtocol, frameTypeName(typ), frameTypeName(c.frameType))
 	}
 	total, unparsed := 0, 0
 	defer func() { c.obs.BytesReceived(total) }()
@@ -78,7 +79,7 @@ func (c *Conn) parseBuffered() error {
 	}
 	c.rbuf = c.rbuf[:copy(c.rbuf, rest)]
 	if int64(len(c.rbuf)) > c.maxMessageSize {
-		return fmt.Errorf("%w: record larger than %d bytes", ErrProtocol, c.maxMessageSize)
+		return fmt.Errorf("%w: record larger than %d bytes", signalr.ErrProtocol, c.maxMessageSize)
 	}
 	return nil
 }
@@ -117,7 +118,7 @@ func (c *Conn) describeReadError(err error) error {
 	var transportErr *TransportError
 	var wsClose *websocket.CloseError
 	switch {
-	case errors.As(err, &closeErr), errors.Is(err, ErrProtocol), errors.Is(err, ErrServerTimeout):
+	case errors.As(err, &closeErr), errors.Is(err, signalr.ErrProtocol), errors.Is(err, ErrServerTimeout):
 		return err
 	case errors.As(err, &transportErr) && !isTimeout(err):
 		return err

@@ -9,6 +9,9 @@ import (
 	"mime"
 	"net/http"
 	"time"
+
+	"github.com/hubprobe/hubprobe/internal/redact"
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // sseTransport receives over server-sent events (one long GET whose
@@ -65,12 +68,12 @@ func (t *sseTransport) streamErr(err error) error {
 		return *f
 	}
 	switch {
-	case errors.Is(err, ErrProtocol):
+	case errors.Is(err, signalr.ErrProtocol):
 		return err
 	case err == io.EOF:
 		return &TransportError{Transport: TransportSSE, Request: EndpointSSE, Err: errors.New("the server ended the event stream")}
 	}
-	return redactURLError(err)
+	return redact.URLError(err)
 }
 
 // shutdown lets queued sends (the Close message) go out, then drops the

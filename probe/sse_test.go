@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hubprobe/hubprobe/signalr"
+	"github.com/hubprobe/hubprobe/throttle"
 )
 
 func TestSSEConnectInvokeAndClose(t *testing.T) {
@@ -156,7 +159,7 @@ func TestSSEOversizedEventIsProtocolError(t *testing.T) {
 	c := h.mustDial(t, nil, func(o *Options) { o.MaxMessageSize = 64 })
 	h.sendRaw("data: " + strings.Repeat("x", 40) + "\ndata: " + strings.Repeat("y", 40) + "\n")
 	waitDone(t, c, 3*time.Second)
-	if !errors.Is(c.Err(), ErrProtocol) || !strings.Contains(c.Err().Error(), "larger than 64 bytes") {
+	if !errors.Is(c.Err(), signalr.ErrProtocol) || !strings.Contains(c.Err().Error(), "larger than 64 bytes") {
 		t.Errorf("Err = %v", c.Err())
 	}
 }
@@ -166,7 +169,7 @@ func TestSSEEndlessCommentIsProtocolError(t *testing.T) {
 	c := h.mustDial(t, nil, func(o *Options) { o.MaxMessageSize = 100 })
 	h.sendRaw(":" + strings.Repeat("z", 200))
 	waitDone(t, c, 3*time.Second)
-	if !errors.Is(c.Err(), ErrProtocol) || !strings.Contains(c.Err().Error(), "line longer than") {
+	if !errors.Is(c.Err(), signalr.ErrProtocol) || !strings.Contains(c.Err().Error(), "line longer than") {
 		t.Errorf("Err = %v", c.Err())
 	}
 }
@@ -217,7 +220,7 @@ func TestSSEStreamRefused(t *testing.T) {
 				t.Errorf("err = %v", err)
 			}
 			if tc.status == 429 {
-				if reason, ok := ClassifyThrottle(err); !ok || reason != ThrottleConnectionLimit {
+				if reason, ok := ClassifyThrottle(err); !ok || reason != throttle.ConnectionLimit {
 					t.Errorf("classified %q, %v", reason, ok)
 				}
 			}
@@ -228,9 +231,9 @@ func TestSSEStreamRefused(t *testing.T) {
 func TestMessagePackOverSSERefusedBeforeConnecting(t *testing.T) {
 	h := newFakeHub(t, TransportSSE)
 	for _, mod := range []func(*Options){
-		func(o *Options) { o.Protocol = MessagePackProtocol{} },
+		func(o *Options) { o.Protocol = signalr.MessagePackProtocol{} },
 		func(o *Options) {
-			o.Protocol = MessagePackProtocol{}
+			o.Protocol = signalr.MessagePackProtocol{}
 			o.Transport = TransportWebSockets
 			o.FallbackTransports = []string{"sse"}
 		},

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 const (
@@ -252,7 +254,7 @@ func (s *sseReader) consume(n int) error {
 	s.r += n
 	s.lineLen += n
 	if s.lineLen > s.maxLine {
-		return fmt.Errorf("%w: event stream line longer than %d bytes", ErrProtocol, s.maxLine)
+		return fmt.Errorf("%w: event stream line longer than %d bytes", signalr.ErrProtocol, s.maxLine)
 	}
 	return nil
 }
@@ -262,7 +264,7 @@ func (s *sseReader) consume(n int) error {
 func (s *sseReader) appendData(p []byte, limit int) error {
 	need := len(s.data) + len(p)
 	if need > limit {
-		return fmt.Errorf("%w: event data larger than %d bytes", ErrProtocol, s.maxData)
+		return fmt.Errorf("%w: event data larger than %d bytes", signalr.ErrProtocol, s.maxData)
 	}
 	if need > cap(s.data) {
 		grown := make([]byte, len(s.data), min(limit, max(need, 2*cap(s.data), 512)))

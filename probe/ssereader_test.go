@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // readAllEvents returns every event r delivers and the error it stops with.
@@ -91,7 +93,7 @@ func TestSSEReaderBounds(t *testing.T) {
 		got, err := readAllEvents(r)
 		want := error(io.EOF)
 		if tc.events != 1 || strings.HasSuffix(tc.name, "before the line ends") {
-			want = ErrProtocol
+			want = signalr.ErrProtocol
 		}
 		if len(got) != tc.events || !errors.Is(err, want) {
 			t.Errorf("%s: %d events, %v; want %d, %v", tc.name, len(got), err, tc.events, want)
@@ -196,7 +198,7 @@ func FuzzSSEReader(f *testing.F) {
 			t.Fatalf("buffers grew: data %d, read %d", cap(r.data), len(r.buf))
 		}
 		want, overLimit := referenceEvents(in, maxData, maxData+sseLineSlack)
-		if overLimit != errors.Is(err, ErrProtocol) || (!overLimit && err != io.EOF) {
+		if overLimit != errors.Is(err, signalr.ErrProtocol) || (!overLimit && err != io.EOF) {
 			t.Fatalf("err %v, reference over limit: %v", err, overLimit)
 		}
 		if !reflect.DeepEqual(got, want) {

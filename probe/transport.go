@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // Transports Dial speaks, as Options.Transport names them.
@@ -90,7 +92,7 @@ func (o *Options) transportCandidates() ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if name == TransportSSE && o.Protocol.TransferFormat() == BinaryFormat {
+		if name == TransportSSE && o.Protocol.TransferFormat() == signalr.BinaryFormat {
 			return nil, errBinaryOverSSE
 		}
 		if name != TransportWebSockets && o.SkipNegotiation {
@@ -114,7 +116,7 @@ func containsString(list []string, s string) bool {
 
 // chooseTransport returns the first candidate the server offers with
 // format, or a negotiate ConnectError saying why each one is unusable.
-func chooseTransport(n *negotiation, candidates []string, format TransferFormat) (string, error) {
+func chooseTransport(n *negotiation, candidates []string, format signalr.TransferFormat) (string, error) {
 	reasons := make([]string, 0, len(candidates))
 	for _, name := range candidates {
 		reason := offerProblem(n.transports, transportWireNames[name], format)
@@ -128,13 +130,13 @@ func chooseTransport(n *negotiation, candidates []string, format TransferFormat)
 }
 
 // offerProblem is empty when the server offers wire with format.
-func offerProblem(offered []availableTransport, wire string, format TransferFormat) string {
+func offerProblem(offered []signalr.AvailableTransport, wire string, format signalr.TransferFormat) string {
 	for _, t := range offered {
 		if !strings.EqualFold(t.Transport, wire) {
 			continue
 		}
 		for _, f := range t.TransferFormats {
-			if strings.EqualFold(f, string(format)) {
+			if strings.EqualFold(string(f), string(format)) {
 				return ""
 			}
 		}
@@ -143,13 +145,17 @@ func offerProblem(offered []availableTransport, wire string, format TransferForm
 	return fmt.Sprintf("server does not offer the %s transport", wire)
 }
 
-func describeOffer(offered []availableTransport) string {
+func describeOffer(offered []signalr.AvailableTransport) string {
 	if len(offered) == 0 {
 		return "no transports"
 	}
 	parts := make([]string, 0, len(offered))
 	for _, t := range offered {
-		parts = append(parts, t.Transport+"["+strings.Join(t.TransferFormats, ",")+"]")
+		formats := make([]string, len(t.TransferFormats))
+		for i, f := range t.TransferFormats {
+			formats[i] = string(f)
+		}
+		parts = append(parts, t.Transport+"["+strings.Join(formats, ",")+"]")
 	}
 	return strings.Join(parts, ", ")
 }

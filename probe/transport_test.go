@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // TestTransportSelection: negotiate picks exactly the transport asked
@@ -46,7 +48,7 @@ func TestTransportSelection(t *testing.T) {
 			}
 			o := Options{URL: "http://h/hub", Transport: tc.transport, FallbackTransports: tc.fallbacks}
 			if tc.binary {
-				o.Protocol = MessagePackProtocol{}
+				o.Protocol = signalr.MessagePackProtocol{}
 			}
 			o, err := o.withDefaults()
 			if err != nil {

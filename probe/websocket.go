@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/internal/redact"
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // wsBufferSize keeps an idle connection small: gorilla holds one read
@@ -50,7 +52,7 @@ func dialWebSocket(ctx context.Context, o *Options, target *url.URL, token strin
 		if res != nil && res.StatusCode != http.StatusSwitchingProtocols {
 			return nil, statusError(PhaseTransport, res)
 		}
-		return nil, newConnectError(PhaseTransport, redactURLError(err))
+		return nil, newConnectError(PhaseTransport, redact.URLError(err))
 	}
 	return &wsTransport{ws: ws, frameType: frameTypeFor(o.Protocol.TransferFormat()), obs: o.Observer, writeTimeout: o.WriteTimeout}, nil
 }
@@ -96,7 +98,7 @@ func (t *wsTransport) goodbye(reason error) {
 	var closeErr *CloseError
 	switch {
 	case errors.As(reason, &closeErr):
-	case errors.Is(reason, ErrProtocol):
+	case errors.Is(reason, signalr.ErrProtocol):
 		code = websocket.CloseProtocolError
 	default:
 		return
@@ -106,8 +108,8 @@ func (t *wsTransport) goodbye(reason error) {
 
 func (t *wsTransport) close() { t.ws.Close() }
 
-func frameTypeFor(f TransferFormat) int {
-	if f == BinaryFormat {
+func frameTypeFor(f signalr.TransferFormat) int {
+	if f == signalr.BinaryFormat {
 		return websocket.BinaryMessage
 	}
 	return websocket.TextMessage

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // errWriteAborted ends a connection whose write was cut off by its caller's
@@ -13,7 +15,7 @@ var errWriteAborted = errors.New("probe: write aborted by its context; the strea
 
 // writeMessage encodes m and writes it as one frame. Writers take turns;
 // ctx bounds both the wait for the turn and the write itself.
-func (c *Conn) writeMessage(ctx context.Context, m *Message) error {
+func (c *Conn) writeMessage(ctx context.Context, m *signalr.Message) error {
 	if err := c.acquireWrite(ctx); err != nil {
 		return err
 	}
@@ -31,9 +33,9 @@ func (c *Conn) writeMessage(ctx context.Context, m *Message) error {
 // encode calls JSONProtocol directly so that m, and the arguments it
 // points to, can stay on the caller's stack; through the interface they
 // would escape to the heap on every message.
-func (c *Conn) encode(dst []byte, m *Message) ([]byte, error) {
-	if _, ok := c.proto.(JSONProtocol); ok {
-		return JSONProtocol{}.AppendMessage(dst, m)
+func (c *Conn) encode(dst []byte, m *signalr.Message) ([]byte, error) {
+	if _, ok := c.proto.(signalr.JSONProtocol); ok {
+		return signalr.JSONProtocol{}.AppendMessage(dst, m)
 	}
 	escaping := *m
 	return c.proto.AppendMessage(dst, &escaping)
@@ -114,7 +116,7 @@ func (c *Conn) describeWriteError(err error) error {
 func (c *Conn) abortWrite() { c.fail(errWriteAborted) }
 
 // writeInternal writes a message the connection sends on its own behalf.
-func (c *Conn) writeInternal(m *Message) error {
+func (c *Conn) writeInternal(m *signalr.Message) error {
 	ctx, cancel := context.WithTimeout(context.Background(), internalWriteTimeout)
 	defer cancel()
 	return c.writeMessage(ctx, m)

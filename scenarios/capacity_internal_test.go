@@ -3,6 +3,8 @@ package scenarios
 import (
 	"testing"
 	"time"
+
+	"github.com/hubprobe/hubprobe/throttle"
 )
 
 func TestJudgeFollowsTheCapacityDefinition(t *testing.T) {
@@ -33,11 +35,11 @@ func TestJudgeFollowsTheCapacityDefinition(t *testing.T) {
 func TestStepRecorderAttribution(t *testing.T) {
 	inner := &countingRecorder{}
 	rec := newStepRecorder(inner)
-	rec.Throttled(ThrottleHTTP429) // while connecting: the canary's own
+	rec.Throttled(throttle.HTTP429) // while connecting: the canary's own
 	first := rec.begin()
 	first.start = first.start.Add(-3 * time.Second) // as if it began 3 s ago
 	rec.BytesSent(100)
-	rec.Throttled(ThrottleMessageLimit)
+	rec.Throttled(throttle.MessageLimit)
 	second := rec.begin()
 	time.Sleep(30 * time.Millisecond)
 	rec.BytesReceived(50)

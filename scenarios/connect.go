@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // callbacks the benchmark hub invokes that carry nothing to measure; they are
@@ -107,7 +108,7 @@ func (rn *Runner) describeConnectError(parent, ctx context.Context, err error) e
 }
 
 func (rn *Runner) dialOptions(run *Run) (probe.Options, error) {
-	proto, err := probe.ProtocolByName(rn.Scenario.Protocol)
+	proto, err := signalr.ProtocolByName(rn.Scenario.Protocol)
 	if err != nil {
 		return probe.Options{}, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/internal/faultserver"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/throttle"
 )
 
 // Every connection failure reason, so each case can pin all of them.
@@ -115,7 +116,7 @@ func faultCases() []faultCase {
 			name: "429 storm", conns: 4, reason: scenarios.FailThrottled, bound: connectBound,
 			script: faultserver.Script{Fault: faultserver.NegotiateStatus, Status: http.StatusTooManyRequests,
 				Bodies: []string{"Too Many Requests", "Connection count reaches limit."}},
-			throttled: map[string]float64{scenarios.ThrottleHTTP429: 2, scenarios.ThrottleConnectionLimit: 2},
+			throttled: map[string]float64{throttle.HTTP429: 2, throttle.ConnectionLimit: 2},
 			errText:   `^4 of 4 connections failed: throttled \((http_429|connection_limit)\): probe: connect failed \(negotiate\): HTTP 429: unexpected HTTP status 429$`,
 		},
 		midRun("close message", faultserver.Script{Fault: faultserver.CloseMessage, Message: internalErr},
@@ -353,7 +354,7 @@ func checkFaultMetrics(t *testing.T, fc faultCase, reg *prometheus.Registry, con
 			t.Errorf("connection_failures_total{reason=%q} = %v, want %v", reason, got, want)
 		}
 	}
-	for _, reason := range []string{scenarios.ThrottleHTTP429, scenarios.ThrottleConnectionLimit, scenarios.ThrottleMessageLimit, scenarios.ThrottleClosed} {
+	for _, reason := range []string{throttle.HTTP429, throttle.ConnectionLimit, throttle.MessageLimit, throttle.Closed} {
 		if got, want := counter(t, reg, "hubprobe_throttled_total", "reason", reason), 2*fc.throttled[reason]; got != want {
 			t.Errorf("throttled_total{reason=%q} = %v, want %v", reason, got, want)
 		}

@@ -8,10 +8,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
-	"github.com/hubprobe/hubprobe/probe"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
@@ -37,7 +37,7 @@ func startEmbedded(t testing.TB, opts hub.Options) *hub.Server {
 // serverlessEndpoint reaches srv's emulated service in serverless mode.
 func serverlessEndpoint(t testing.TB, srv *hub.Server, apiVersion string) scenarios.Endpoint {
 	t.Helper()
-	cs, err := probe.ParseConnectionString(srv.ConnectionString())
+	cs, err := azure.ParseConnectionString(srv.ConnectionString())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestEveryKindOverEveryTransportAndProtocol(t *testing.T) {
 		for i, w := range wires {
 			ep := scenarios.Endpoint{URL: srv.URL()}
 			if mc.serverless {
-				ep = serverlessEndpoint(t, srv, []string{probe.RESTAPIV1, probe.RESTAPI20220601}[i%2])
+				ep = serverlessEndpoint(t, srv, []string{azure.RESTAPIV1, azure.RESTAPI20220601}[i%2])
 			}
 			wg.Add(1)
 			go func() {

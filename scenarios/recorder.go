@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"time"
+
+	"github.com/hubprobe/hubprobe/probe"
 )
 
 // Recorder receives what a scenario run measures. The exporter implements it
@@ -31,21 +33,15 @@ type Recorder interface {
 	RunFinished(r Result)
 }
 
-// Throttle reasons, the bounded values of hubprobe_throttled_total{reason}.
-const (
-	ThrottleHTTP429         = "http_429"
-	ThrottleConnectionLimit = "connection_limit"
-	ThrottleMessageLimit    = "message_limit"
-	ThrottleClosed          = "closed_throttled"
-)
-
 // Connection failure reasons, the bounded values of
-// hubprobe_connection_failures_total{reason}.
+// hubprobe_connection_failures_total{reason}. The first four are the
+// client's connect phases, so a failed connect is counted under the phase
+// it failed in.
 const (
-	FailNegotiate = "negotiate"
-	FailTransport = "transport"
-	FailHandshake = "handshake"
-	FailTimeout   = "timeout"
+	FailNegotiate = probe.PhaseNegotiate
+	FailTransport = probe.PhaseTransport
+	FailHandshake = probe.PhaseHandshake
+	FailTimeout   = probe.PhaseTimeout
 	FailThrottled = "throttled"
 	FailClosed    = "closed"
 )

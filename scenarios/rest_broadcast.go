@@ -4,14 +4,14 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/probe"
 )
 
 // restBroadcast: the clients only listen; each send is a REST broadcast of
 // RecordLatency(p) to the whole hub, so one send is one delivery per client
 // of the run (other listeners on the hub are not this run's to count).
-type restBroadcast struct{ rest *probe.RESTClient }
+type restBroadcast struct{ rest *azure.RESTClient }
 
 func newRESTBroadcast(config.Scenario) Kind { return &restBroadcast{} }
 

@@ -7,8 +7,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/probe"
 )
 
 // restSendToGroup: the probe puts the clients into groups of group_size
@@ -17,7 +17,7 @@ import (
 // out as in send_to_group.
 type restSendToGroup struct {
 	groups sendToGroup
-	rest   *probe.RESTClient
+	rest   *azure.RESTClient
 }
 
 func newRESTSendToGroup(cfg config.Scenario) Kind {

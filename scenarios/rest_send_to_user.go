@@ -5,15 +5,15 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 
+	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/probe"
 )
 
 // restSendToUser: every client connects as its own user; each send is a
 // REST send of RecordLatency(p) to one user, so one delivery. Sender slots
 // address a shuffle of the users, as send_to_client does connections.
 type restSendToUser struct {
-	rest  *probe.RESTClient
+	rest  *azure.RESTClient
 	users []string // users[sender]
 }
 

@@ -290,8 +290,11 @@ func (rn *Runner) recordFailure(run *Run, err error, fallback string) {
 
 func failureReason(err error, fallback string) string {
 	var ce *probe.ConnectError
-	if errors.As(err, &ce) && ce.Phase != "" {
-		return ce.Phase
+	if errors.As(err, &ce) {
+		switch ce.Phase {
+		case probe.PhaseNegotiate, probe.PhaseTransport, probe.PhaseHandshake, probe.PhaseTimeout:
+			return ce.Phase
+		}
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return FailTimeout

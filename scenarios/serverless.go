@@ -6,16 +6,17 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/probe"
 )
 
 // Serverless is how a run reaches Azure SignalR Service (or the embedded
 // hub's emulation of it) in serverless mode.
 type Serverless struct {
-	ConnectionString probe.ConnectionString
+	ConnectionString azure.ConnectionString
 	// Hub is the hub name on the service.
 	Hub string
-	// RESTAPIVersion is probe.RESTAPIV1 (the default) or probe.RESTAPI20220601.
+	// RESTAPIVersion is azure.RESTAPIV1 (the default) or azure.RESTAPI20220601.
 	RESTAPIVersion string
 }
 
@@ -41,12 +42,12 @@ func (rn *Runner) connectClient(ctx context.Context, run *Run, opts probe.Option
 
 // restClient returns a REST client for the run's hub whose every response
 // counts in the run's HTTP metrics under endpoint "rest".
-func (r *Run) restClient() (*probe.RESTClient, error) {
+func (r *Run) restClient() (*azure.RESTClient, error) {
 	s := r.endpoint.Serverless
 	if s == nil {
 		return nil, errNotServerless
 	}
-	return probe.NewRESTClient(s.ConnectionString, s.Hub, probe.RESTOptions{
+	return azure.NewRESTClient(s.ConnectionString, s.Hub, azure.RESTOptions{
 		APIVersion: s.RESTAPIVersion,
 		Observer:   observer{r.tracker},
 	})
@@ -73,7 +74,7 @@ type refusedSends struct {
 
 // add reports whether err is a throttled REST send, and counts it.
 func (s *refusedSends) add(run *Run, err error) bool {
-	reason, ok := probe.ClassifyRESTThrottle(err)
+	reason, ok := azure.ClassifyRESTThrottle(err)
 	if !ok {
 		return false
 	}

@@ -17,11 +17,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
+	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
-	"github.com/hubprobe/hubprobe/probe"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/throttle"
 )
 
 // A hub whose connection quota (2) is below the scenario's connections (4)
@@ -72,7 +73,7 @@ func checkQuotaRuns(t *testing.T, runs []scenarios.Result) (throttles int64) {
 	want := regexp.MustCompile(`^2 of 4 connections failed: throttled \(connection_limit\): probe: connect failed \(negotiate\): HTTP 429`)
 	whole := 0
 	for i, r := range runs {
-		throttles += r.Throttled[scenarios.ThrottleConnectionLimit]
+		throttles += r.Throttled[throttle.ConnectionLimit]
 		if i > 0 && r.Start.Sub(runs[i-1].Start) > 2*time.Second {
 			t.Errorf("run %d started %v after the one before; the schedule is every 1s", i, r.Start.Sub(runs[i-1].Start))
 		}
@@ -83,7 +84,7 @@ func checkQuotaRuns(t *testing.T, runs []scenarios.Result) (throttles int64) {
 			continue
 		}
 		whole++
-		if !want.MatchString(r.Error) || r.Throttled[scenarios.ThrottleConnectionLimit] != 2 || r.Connections != 2 {
+		if !want.MatchString(r.Error) || r.Throttled[throttle.ConnectionLimit] != 2 || r.Connections != 2 {
 			t.Errorf("run %d: error %q, throttled %v, %d connections; want 2 refused as connection_limit and 2 through",
 				i, r.Error, r.Throttled, r.Connections)
 		}
@@ -144,7 +145,7 @@ func TestMessageRateLimitClosesSenders(t *testing.T) {
 		!strings.Contains(r.Error, "Message count reaches limit.") {
 		t.Fatalf("outcome %q error %q, want both connections closed for the message limit", r.Outcome, r.Error)
 	}
-	if got := r.Throttled[scenarios.ThrottleMessageLimit]; got != 2 {
+	if got := r.Throttled[throttle.MessageLimit]; got != 2 {
 		t.Errorf("run throttled %v, want message_limit 2", r.Throttled)
 	}
 	if got := counter(t, o.reg, "hubprobe_throttled_total", "reason", "message_limit"); got != 2 {
@@ -162,14 +163,14 @@ func TestRESTMessageLimitRefusesSends(t *testing.T) {
 	t.Parallel()
 	srv := startEmbedded(t, hub.Options{AccessKey: matrixKey, MessageRateLimit: 2})
 	s := scenario("rest_broadcast", 1, time.Second, 100*time.Millisecond)
-	o := runEndpoint(t, serverlessEndpoint(t, srv, probe.RESTAPIV1), s)
+	o := runEndpoint(t, serverlessEndpoint(t, srv, azure.RESTAPIV1), s)
 	r := o.res
-	refused := r.Throttled[scenarios.ThrottleMessageLimit]
+	refused := r.Throttled[throttle.MessageLimit]
 	if refused < 1 || r.Sent+refused != 10 {
 		t.Fatalf("sent %d, refused %d (throttled %v): want some refused, and every one of the 10 scheduled sends either sent or refused",
 			r.Sent, refused, r.Throttled)
 	}
-	want := regexp.MustCompile(`^throttled \(message_limit\): the hub refused \d+ sends: probe: REST broadcast: HTTP 429 after 4 attempts$`)
+	want := regexp.MustCompile(`^throttled \(message_limit\): the hub refused \d+ sends: azure: REST broadcast: HTTP 429 after 4 attempts$`)
 	if r.Outcome != scenarios.ResultFailure || !want.MatchString(r.Error) {
 		t.Errorf("outcome %q error %q, want a failure naming the message limit", r.Outcome, r.Error)
 	}
@@ -197,7 +198,7 @@ func TestRESTRetryAfterIsHonoured(t *testing.T) {
 	t.Parallel()
 	srv := startEmbedded(t, hub.Options{AccessKey: matrixKey})
 	front := newRefuseOnceFront(t, srv.Origin())
-	cs, err := probe.ParseConnectionString(srv.ConnectionString() + "ServerEndpoint=" + front.srv.URL + ";")
+	cs, err := azure.ParseConnectionString(srv.ConnectionString() + "ServerEndpoint=" + front.srv.URL + ";")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,9 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
-	"github.com/hubprobe/hubprobe/probe"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
@@ -104,7 +104,7 @@ func serverlessEndpoint(t *config.Target, ep scenarios.Endpoint, hubs *embeddedH
 			return ep, fmt.Errorf("target %q: embedded hub has no access key", t.Name)
 		}
 	}
-	cs, err := probe.ParseConnectionString(raw)
+	cs, err := azure.ParseConnectionString(raw)
 	if err != nil {
 		return ep, fmt.Errorf("target %q: %w", t.Name, err)
 	}

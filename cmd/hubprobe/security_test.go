@@ -21,9 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubprobe/hubprobe/azure"
 	"golang.org/x/crypto/bcrypt"
-
-	"github.com/hubprobe/hubprobe/probe"
 )
 
 const knownSecret = "hp-test-secret-7f3a9c1e"
@@ -59,7 +58,7 @@ func TestSecretsNeverAppearInAnyOutput(t *testing.T) {
 		mu.Lock()
 		sawToken = sawToken || r.Header.Get("Authorization") == "Bearer "+knownSecret
 		bearer := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-		_, err := probe.VerifyToken([]byte(knownSecret), bearer, "http://"+addr+"/client/?hub=chat", time.Now())
+		_, err := azure.VerifyToken([]byte(knownSecret), bearer, "http://"+addr+"/client/?hub=chat", time.Now())
 		sawSigned = sawSigned || err == nil
 		mu.Unlock()
 		// A refusing hub: every error path that could echo the request runs.

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/throttle"
 )
 
 // runReport is the part of `hubprobe run --output json` these tests read.
@@ -117,7 +119,7 @@ func TestHubCommandEmulatesTheService(t *testing.T) {
 	defer func() { cancel(); <-done }()
 	waitFor(t, "the hub to listen", 10*time.Second, func() bool { return get(t, "http://"+addr+"/metrics") != "" })
 
-	cs, err := probe.ParseConnectionString("Endpoint=http://" + addr + ";AccessKey=hub-flag-key;Version=1.0;")
+	cs, err := azure.ParseConnectionString("Endpoint=http://" + addr + ";AccessKey=hub-flag-key;Version=1.0;")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +139,7 @@ func TestHubCommandEmulatesTheService(t *testing.T) {
 	defer first.Close(context.Background())
 	if _, err := dial(); err == nil {
 		t.Error("a second connection was accepted past --connection-quota 1")
-	} else if reason, ok := probe.ClassifyThrottle(err); !ok || reason != probe.ThrottleConnectionLimit {
+	} else if reason, ok := probe.ClassifyThrottle(err); !ok || reason != throttle.ConnectionLimit {
 		t.Errorf("second connection: %v (classified %q), want connection_limit", err, reason)
 	}
 	resp, err := http.Post("http://"+addr+"/signalrbench/negotiate", "text/plain", nil)

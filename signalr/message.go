@@ -1,7 +1,7 @@
 // Package probe holds the protocol clients hubprobe uses to reach a hub:
 // negotiate, transports, hub protocols and their framing. It knows nothing
 // of Prometheus or of scenarios; callers observe it through Observer.
-package probe
+package signalr
 
 import (
 	"encoding/json"

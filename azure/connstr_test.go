@@ -1,4 +1,4 @@
-package probe
+package azure
 
 import (
 	"bytes"
@@ -165,7 +165,7 @@ func TestConnectionStringNeverPrintsTheKey(t *testing.T) {
 	if cs.String() != want {
 		t.Errorf("String() = %s\nwant       %s", cs.String(), want)
 	}
-	if got := fmt.Sprintf("%#v", cs); !strings.HasPrefix(got, `probe.ConnectionString{Endpoint:"https://x.service.signalr.net", AccessKey:"REDACTED"`) {
+	if got := fmt.Sprintf("%#v", cs); !strings.HasPrefix(got, `azure.ConnectionString{Endpoint:"https://x.service.signalr.net", AccessKey:"REDACTED"`) {
 		t.Errorf("%%#v = %s", got)
 	}
 	// The redacted form parses back to the same endpoints.
@@ -260,7 +260,7 @@ func FuzzParseConnectionString(f *testing.F) {
 
 // csPrintedVocabulary is the fixed text of the printed forms; a key that
 // happens to be part of it is not a leak.
-const csPrintedVocabulary = "probe.ConnectionString{Endpoint:, AccessKey:\"REDACTED\", Version:, Port:, ClientEndpoint:, ServerEndpoint:}Endpoint=;AccessKey=REDACTED;Version=;Port=;ClientEndpoint=;ServerEndpoint=;0123456789|\"\\"
+const csPrintedVocabulary = "azure.ConnectionString{Endpoint:, AccessKey:\"REDACTED\", Version:, Port:, ClientEndpoint:, ServerEndpoint:}Endpoint=;AccessKey=REDACTED;Version=;Port=;ClientEndpoint=;ServerEndpoint=;0123456789|\"\\"
 
 func checkConnStrError(t *testing.T, err error) {
 	t.Helper()
@@ -271,7 +271,7 @@ func checkConnStrError(t *testing.T, err error) {
 	if !slices.Contains(csKnownKeys, ce.Key) || !slices.Contains(csErrorProblems, ce.Problem) {
 		t.Fatalf("error %q uses text outside the fixed vocabulary", err)
 	}
-	if err.Error() != "probe: connection string: "+ce.Key+" "+ce.Problem {
+	if err.Error() != "azure: connection string: "+ce.Key+" "+ce.Problem {
 		t.Fatalf("error %q carries more than key and problem", err)
 	}
 }

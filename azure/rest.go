@@ -1,4 +1,4 @@
-package probe
+package azure
 
 import (
 	"bytes"
@@ -13,7 +13,20 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hubprobe/hubprobe/internal/redact"
 )
+
+// ResponseObserver is told the status code of every HTTP response, under
+// the name of the endpoint that answered. The SignalR client's observer
+// satisfies it, so one recorder sees negotiate and REST calls alike.
+type ResponseObserver interface {
+	HTTPResponse(endpoint string, code int)
+}
+
+type nopResponseObserver struct{}
+
+func (nopResponseObserver) HTTPResponse(string, int) {}
 
 // EndpointREST is the endpoint name REST responses are reported under to
 // Observer.HTTPResponse.
@@ -48,7 +61,7 @@ type RESTOptions struct {
 	HTTPClient *http.Client
 	// Observer is told the status code of every response, retried ones
 	// included, under EndpointREST.
-	Observer Observer
+	Observer ResponseObserver
 	// MaxRetries bounds the retries of one call after HTTP 429: 0 means
 	// DefaultRESTMaxRetries, a negative value means none.
 	MaxRetries int
@@ -75,19 +88,23 @@ func (o RESTOptions) withDefaults() (RESTOptions, error) {
 		o.APIVersion = RESTAPIV1
 	case RESTAPIV1, RESTAPI20220601:
 	default:
-		return o, fmt.Errorf("probe: REST API version %q is not %q or %q", o.APIVersion, RESTAPIV1, RESTAPI20220601)
+		return o, fmt.Errorf("azure: REST API version %q is not %q or %q", o.APIVersion, RESTAPIV1, RESTAPI20220601)
 	}
 	if o.HTTPClient == nil {
 		o.HTTPClient = http.DefaultClient
 	}
 	if o.Observer == nil {
-		o.Observer = nopObserver{}
+		o.Observer = nopResponseObserver{}
 	}
 	if o.MaxRetries == 0 {
 		o.MaxRetries = DefaultRESTMaxRetries
 	}
-	o.MaxRetryWait = orDefault(o.MaxRetryWait, DefaultRESTMaxRetryWait)
-	o.TokenTTL = orDefault(o.TokenTTL, DefaultRESTTokenTTL)
+	if o.MaxRetryWait <= 0 {
+		o.MaxRetryWait = DefaultRESTMaxRetryWait
+	}
+	if o.TokenTTL <= 0 {
+		o.TokenTTL = DefaultRESTTokenTTL
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -113,7 +130,7 @@ type RESTError struct {
 }
 
 func (e *RESTError) Error() string {
-	msg := "probe: REST " + e.Op + ": HTTP " + strconv.Itoa(e.StatusCode)
+	msg := "azure: REST " + e.Op + ": HTTP " + strconv.Itoa(e.StatusCode)
 	if e.Attempts > 1 {
 		msg += " after " + strconv.Itoa(e.Attempts) + " attempts"
 	}
@@ -147,7 +164,7 @@ func NewRESTClient(cs ConnectionString, hub string, opts RESTOptions) (*RESTClie
 		return nil, err
 	}
 	if cs.key == nil || cs.endpoint == nil {
-		return nil, errors.New("probe: REST client: connection string has no Endpoint or AccessKey")
+		return nil, errors.New("azure: REST client: connection string has no Endpoint or AccessKey")
 	}
 	prefix := "/api/v1/hubs/"
 	if o.APIVersion == RESTAPI20220601 {
@@ -192,7 +209,7 @@ func (c *RESTClient) Broadcast(ctx context.Context, target string, args []json.R
 // nameid of their tokens).
 func (c *RESTClient) SendToUser(ctx context.Context, user, target string, args []json.RawMessage) error {
 	if user == "" {
-		return errors.New("probe: REST send to user: empty user ID")
+		return errors.New("azure: REST send to user: empty user ID")
 	}
 	return c.send(ctx, "send to user", "/users/"+azureEscape(user), nil, target, args)
 }
@@ -208,7 +225,7 @@ func (c *RESTClient) SendToGroup(ctx context.Context, group, target string, args
 // SendToConnection sends target(args...) to one connection.
 func (c *RESTClient) SendToConnection(ctx context.Context, connID, target string, args []json.RawMessage) error {
 	if connID == "" {
-		return errors.New("probe: REST send to connection: empty connection ID")
+		return errors.New("azure: REST send to connection: empty connection ID")
 	}
 	return c.send(ctx, "send to connection", "/connections/"+azureEscape(connID), nil, target, args)
 }
@@ -228,7 +245,7 @@ func (c *RESTClient) membership(ctx context.Context, op, method, group, connID s
 		return err
 	}
 	if connID == "" {
-		return fmt.Errorf("probe: REST %s: empty connection ID", op)
+		return fmt.Errorf("azure: REST %s: empty connection ID", op)
 	}
 	path := c.hubPath + "/groups/" + azureEscape(group) + "/connections/" + azureEscape(connID)
 	return c.do(ctx, restCall{op: op, method: method, path: path, want: restWantSuccess})
@@ -238,7 +255,7 @@ func (c *RESTClient) membership(ctx context.Context, op, method, group, connID s
 // ("" for the whole hub).
 func (c *RESTClient) send(ctx context.Context, op, scope string, q url.Values, target string, args []json.RawMessage) error {
 	if target == "" {
-		return fmt.Errorf("probe: REST %s: empty target", op)
+		return fmt.Errorf("azure: REST %s: empty target", op)
 	}
 	if args == nil {
 		args = []json.RawMessage{}
@@ -248,10 +265,10 @@ func (c *RESTClient) send(ctx context.Context, op, scope string, q url.Values, t
 		Arguments []json.RawMessage `json:"arguments"`
 	}{target, args})
 	if err != nil {
-		return fmt.Errorf("probe: REST %s: encoding the message: %w", op, err)
+		return fmt.Errorf("azure: REST %s: encoding the message: %w", op, err)
 	}
 	if len(body) > restMaxBody {
-		return fmt.Errorf("probe: REST %s: message of %d bytes is over the service's %d-byte limit", op, len(body), restMaxBody)
+		return fmt.Errorf("azure: REST %s: message of %d bytes is over the service's %d-byte limit", op, len(body), restMaxBody)
 	}
 	path := c.hubPath + scope
 	if c.opts.APIVersion == RESTAPI20220601 {
@@ -262,7 +279,7 @@ func (c *RESTClient) send(ctx context.Context, op, scope string, q url.Values, t
 
 func restCheckGroup(group string) error {
 	if group == "" || len(group) > restMaxGroupName {
-		return fmt.Errorf("probe: REST: group name must be 1 to %d characters", restMaxGroupName)
+		return fmt.Errorf("azure: REST: group name must be 1 to %d characters", restMaxGroupName)
 	}
 	return nil
 }
@@ -298,7 +315,7 @@ func (c *RESTClient) attempt(ctx context.Context, call restCall) (*RESTError, er
 	}
 	res, err := c.opts.HTTPClient.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("probe: REST %s: %w", call.op, redactURLError(err))
+		return nil, fmt.Errorf("azure: REST %s: %w", call.op, redact.URLError(err))
 	}
 	defer res.Body.Close()
 	c.opts.Observer.HTTPResponse(EndpointREST, res.StatusCode)
@@ -334,7 +351,7 @@ func (c *RESTClient) newRequest(ctx context.Context, call restCall) (*http.Reque
 		NotBefore: now,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("probe: REST %s: %w", call.op, err)
+		return nil, fmt.Errorf("azure: REST %s: %w", call.op, err)
 	}
 	var body io.Reader = http.NoBody
 	if call.body != nil {
@@ -342,7 +359,7 @@ func (c *RESTClient) newRequest(ctx context.Context, call restCall) (*http.Reque
 	}
 	req, err := http.NewRequestWithContext(ctx, call.method, target, body)
 	if err != nil {
-		return nil, fmt.Errorf("probe: REST %s: %w", call.op, redactURLError(err))
+		return nil, fmt.Errorf("azure: REST %s: %w", call.op, redact.URLError(err))
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	if call.body != nil {

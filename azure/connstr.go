@@ -1,4 +1,4 @@
-package probe
+package azure
 
 import (
 	"fmt"
@@ -52,7 +52,7 @@ type ConnectionStringError struct {
 }
 
 func (e *ConnectionStringError) Error() string {
-	return "probe: connection string: " + e.Key + " " + e.Problem
+	return "azure: connection string: " + e.Key + " " + e.Problem
 }
 
 func csError(key, problem string) *ConnectionStringError {
@@ -297,7 +297,7 @@ func (cs ConnectionString) String() string {
 
 // GoString is what %#v prints, with the access key redacted.
 func (cs ConnectionString) GoString() string {
-	return fmt.Sprintf("probe.ConnectionString{Endpoint:%q, AccessKey:%q, Version:%q, Port:%d, ClientEndpoint:%q, ServerEndpoint:%q}",
+	return fmt.Sprintf("azure.ConnectionString{Endpoint:%q, AccessKey:%q, Version:%q, Port:%d, ClientEndpoint:%q, ServerEndpoint:%q}",
 		cs.Endpoint(), csRedacted, cs.version, cs.port, csURLString(cs.clientEndpoint), csURLString(cs.serverEndpoint))
 }
 

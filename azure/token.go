@@ -1,4 +1,4 @@
-package probe
+package azure
 
 import (
 	"bytes"
@@ -28,12 +28,12 @@ const azureMaxTokenLen = 16 << 10
 
 // Token verification failures. VerifyToken wraps one of them.
 var (
-	ErrTokenMalformed   = errors.New("probe: malformed token")
-	ErrTokenAlgorithm   = errors.New("probe: token algorithm is not HS256")
-	ErrTokenSignature   = errors.New("probe: token signature does not match the key")
-	ErrTokenExpired     = errors.New("probe: token expired")
-	ErrTokenNotYetValid = errors.New("probe: token not valid yet")
-	ErrTokenAudience    = errors.New("probe: token audience mismatch")
+	ErrTokenMalformed   = errors.New("azure: malformed token")
+	ErrTokenAlgorithm   = errors.New("azure: token algorithm is not HS256")
+	ErrTokenSignature   = errors.New("azure: token signature does not match the key")
+	ErrTokenExpired     = errors.New("azure: token expired")
+	ErrTokenNotYetValid = errors.New("azure: token not valid yet")
+	ErrTokenAudience    = errors.New("azure: token audience mismatch")
 )
 
 // TokenClaims are the claims Azure SignalR Service reads from an access
@@ -62,11 +62,11 @@ type azureJWTPayload struct {
 func MintToken(key []byte, claims TokenClaims) (string, error) {
 	switch {
 	case len(key) == 0:
-		return "", errors.New("probe: token: empty signing key")
+		return "", errors.New("azure: token: empty signing key")
 	case claims.Audience == "":
-		return "", errors.New("probe: token: empty audience")
+		return "", errors.New("azure: token: empty audience")
 	case claims.ExpiresAt.IsZero():
-		return "", errors.New("probe: token: no expiry")
+		return "", errors.New("azure: token: no expiry")
 	}
 	payload, err := json.Marshal(azureJWTPayload{
 		Audience:  claims.Audience,
@@ -76,7 +76,7 @@ func MintToken(key []byte, claims TokenClaims) (string, error) {
 		UserID:    claims.UserID,
 	})
 	if err != nil {
-		return "", fmt.Errorf("probe: token: %w", err)
+		return "", fmt.Errorf("azure: token: %w", err)
 	}
 	signingInput := azureJWTHeader + "." + base64.RawURLEncoding.EncodeToString(payload)
 	return signingInput + "." + base64.RawURLEncoding.EncodeToString(azureHS256(key, signingInput)), nil
@@ -103,7 +103,7 @@ func ClientToken(cs ConnectionString, hub, userID string, ttl time.Duration) (st
 	if err := azureCheckHub(hub); err != nil {
 		return "", err
 	}
-	return azureMint(cs, azureClientAudience(cs, hub), userID, orDefault(ttl, DefaultClientTokenTTL), time.Now())
+	return azureMint(cs, azureClientAudience(cs, hub), userID, ttlOr(ttl, DefaultClientTokenTTL), time.Now())
 }
 
 // RESTToken mints the token for one REST request: aud is the request URL
@@ -113,9 +113,9 @@ func ClientToken(cs ConnectionString, hub, userID string, ttl time.Duration) (st
 func RESTToken(cs ConnectionString, requestURL string, ttl time.Duration) (string, error) {
 	u, err := url.Parse(requestURL)
 	if err != nil || !u.IsAbs() || u.Host == "" {
-		return "", errors.New("probe: REST token: request URL is not an absolute URL")
+		return "", errors.New("azure: REST token: request URL is not an absolute URL")
 	}
-	return azureMint(cs, azureRESTAudience(cs, u.EscapedPath()), "", orDefault(ttl, DefaultRESTTokenTTL), time.Now())
+	return azureMint(cs, azureRESTAudience(cs, u.EscapedPath()), "", ttlOr(ttl, DefaultRESTTokenTTL), time.Now())
 }
 
 func azureClientAudience(cs ConnectionString, hub string) string {
@@ -130,7 +130,7 @@ func azureRESTAudience(cs ConnectionString, escapedPath string) string {
 // does, and exp with now+ttl.
 func azureMint(cs ConnectionString, audience, userID string, ttl time.Duration, now time.Time) (string, error) {
 	if cs.key == nil || cs.endpoint == nil {
-		return "", errors.New("probe: token: connection string has no Endpoint or AccessKey")
+		return "", errors.New("azure: token: connection string has no Endpoint or AccessKey")
 	}
 	return MintToken(cs.key.secret, TokenClaims{
 		Audience:  audience,
@@ -147,7 +147,7 @@ func azureMint(cs ConnectionString, audience, userID string, ttl time.Duration, 
 // Errors wrap one of the ErrToken* values and never quote the token or key.
 func VerifyToken(key []byte, token, audience string, now time.Time) (TokenClaims, error) {
 	if len(key) == 0 || audience == "" {
-		return TokenClaims{}, errors.New("probe: verify token: empty key or audience")
+		return TokenClaims{}, errors.New("azure: verify token: empty key or audience")
 	}
 	payload, err := azureVerifySignature(key, token)
 	if err != nil {
@@ -305,14 +305,22 @@ func azureTruncate(s string, n int) string {
 // or '_'.
 func azureCheckHub(hub string) error {
 	if hub == "" {
-		return errors.New("probe: hub name is empty")
+		return errors.New("azure: hub name is empty")
 	}
 	for i := 0; i < len(hub); i++ {
 		c := hub[i]
 		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 		if !letter && (i == 0 || !(c >= '0' && c <= '9' || c == '_')) {
-			return fmt.Errorf("probe: hub name %q must start with a letter and hold only letters, digits and '_'", azureTruncate(hub, 64))
+			return fmt.Errorf("azure: hub name %q must start with a letter and hold only letters, digits and '_'", azureTruncate(hub, 64))
 		}
 	}
 	return nil
+}
+
+// ttlOr is ttl, or def when ttl is not positive.
+func ttlOr(ttl, def time.Duration) time.Duration {
+	if ttl <= 0 {
+		return def
+	}
+	return ttl
 }

@@ -1,4 +1,4 @@
-package probe
+package signalr
 
 import (
 	"encoding/json"
@@ -112,7 +112,7 @@ func (p *recordParser) parseNonObject(c byte) error {
 	}
 	if c != 'n' {
 		p.typeErr = jsonSyntaxError("json: cannot unmarshal " + jsonKind(c, p.s.data[start:end], false) +
-			" into Go value of type probe.jsonWireMessage")
+			" into Go value of type signalr.jsonWireMessage")
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package probe
+package azure
 
 import (
 	"context"
@@ -8,10 +8,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/throttle"
 )
 
 // restRequest is what the REST emulator saw of one request.
@@ -44,7 +48,7 @@ type restResponse struct {
 
 func newRESTEmulator(t *testing.T, responses ...restResponse) *restEmulator {
 	e := &restEmulator{t: t, key: []byte(azureTestKey), now: time.Now, responses: responses}
-	e.endpoint = newLocalServer(t, http.HandlerFunc(e.serve)).URL
+	e.endpoint = testlocal.Server(t, http.HandlerFunc(e.serve)).URL
 	return e
 }
 
@@ -188,7 +192,7 @@ func TestRESTPathsMethodsAndTokens(t *testing.T) {
 			emu := newRESTEmulator(t, restResponse{status: status})
 			obs := &recordingObserver{}
 			client := emu.client(t, RESTOptions{APIVersion: version, Observer: obs})
-			if err := c.call(testCtx(t, 5*time.Second), client); err != nil {
+			if err := c.call(testlocal.Ctx(t, 5*time.Second), client); err != nil {
 				t.Errorf("%s %s: %v", version, c.name, err)
 				continue
 			}
@@ -218,7 +222,7 @@ func TestRESTMintsAFreshTokenPerRequest(t *testing.T) {
 	emu := newRESTEmulator(t, restResponse{status: http.StatusAccepted})
 	clock := newFakeRESTTime()
 	client := emu.client(t, clock.options(1))
-	ctx := testCtx(t, 5*time.Second)
+	ctx := testlocal.Ctx(t, 5*time.Second)
 	for i := range 2 {
 		if err := client.SendToGroup(ctx, "g", "recv", restArgs); err != nil {
 			t.Fatal(err)
@@ -252,7 +256,7 @@ func TestRESTUnexpectedStatusIsRESTErrorWithoutRetry(t *testing.T) {
 	for _, c := range cases {
 		emu := newRESTEmulator(t, c.resp)
 		clock := newFakeRESTTime()
-		err := c.call(testCtx(t, 5*time.Second), emu.client(t, clock.options(1)))
+		err := c.call(testlocal.Ctx(t, 5*time.Second), emu.client(t, clock.options(1)))
 		var re *RESTError
 		if !errors.As(err, &re) || re.StatusCode != c.resp.status || re.Attempts != 1 {
 			t.Errorf("HTTP %d: err %v, want a RESTError after 1 attempt", c.resp.status, err)
@@ -277,7 +281,7 @@ func TestREST429HonoursRetryAfterSeconds(t *testing.T) {
 	opts := clock.options(1)
 	obs := &recordingObserver{}
 	opts.Observer = obs
-	if err := emu.client(t, opts).SendToGroup(testCtx(t, 5*time.Second), "g", "recv", restArgs); err != nil {
+	if err := emu.client(t, opts).SendToGroup(testlocal.Ctx(t, 5*time.Second), "g", "recv", restArgs); err != nil {
 		t.Fatal(err)
 	}
 	if got := clock.waits(); fmt.Sprint(got) != "[2s 2s]" {
@@ -305,7 +309,7 @@ func TestREST429HonoursRetryAfterDate(t *testing.T) {
 		restResponse{status: 429, header: map[string]string{"Retry-After": date}},
 		restResponse{status: 429, header: map[string]string{"Retry-After": past}},
 		restResponse{status: 202})
-	if err := emu.client(t, clock.options(1)).Broadcast(testCtx(t, 5*time.Second), "recv", restArgs); err != nil {
+	if err := emu.client(t, clock.options(1)).Broadcast(testlocal.Ctx(t, 5*time.Second), "recv", restArgs); err != nil {
 		t.Fatal(err)
 	}
 	// The date is 3 s ahead; a date already past falls back to the backoff
@@ -322,7 +326,7 @@ func TestREST429WithoutRetryAfterBacksOffExponentially(t *testing.T) {
 	}{{1, "[100ms 200ms 400ms]"}, {0.5, "[50ms 100ms 200ms]"}, {0, "[10ms 10ms 10ms]"}} {
 		emu := newRESTEmulator(t, restResponse{status: 429, body: "Too many requests"})
 		clock := newFakeRESTTime()
-		err := emu.client(t, clock.options(c.jitter)).Broadcast(testCtx(t, 5*time.Second), "recv", restArgs)
+		err := emu.client(t, clock.options(c.jitter)).Broadcast(testlocal.Ctx(t, 5*time.Second), "recv", restArgs)
 		if got := fmt.Sprint(clock.waits()); got != c.want {
 			t.Errorf("jitter %v: waits %s, want %s", c.jitter, got, c.want)
 		}
@@ -333,7 +337,7 @@ func TestREST429WithoutRetryAfterBacksOffExponentially(t *testing.T) {
 		if n := len(emu.seen()); n != DefaultRESTMaxRetries+1 {
 			t.Errorf("jitter %v: %d requests", c.jitter, n)
 		}
-		if reason, ok := ClassifyRESTThrottle(err); reason != ThrottleHTTP429 || !ok {
+		if reason, ok := ClassifyRESTThrottle(err); reason != throttle.HTTP429 || !ok {
 			t.Errorf("classified %q %v", reason, ok)
 		}
 	}
@@ -375,7 +379,7 @@ func TestRESTRetryLimits(t *testing.T) {
 		if c.opts != nil {
 			c.opts(&opts)
 		}
-		err := emu.client(t, opts).Broadcast(testCtx(t, 5*time.Second), "recv", restArgs)
+		err := emu.client(t, opts).Broadcast(testlocal.Ctx(t, 5*time.Second), "recv", restArgs)
 		var re *RESTError
 		if !errors.As(err, &re) || re.Attempts != c.requests || len(emu.seen()) != c.requests {
 			t.Errorf("%s: %v after %d requests, want %d", c.name, err, len(emu.seen()), c.requests)
@@ -387,7 +391,7 @@ func TestREST429RetryAfterRealTime(t *testing.T) {
 	emu := newRESTEmulator(t, restResponse{status: 429, header: map[string]string{"Retry-After": "2"}}, restResponse{status: 202})
 	client := emu.client(t, RESTOptions{})
 	start := time.Now()
-	if err := client.Broadcast(testCtx(t, 6*time.Second), "recv", restArgs); err != nil {
+	if err := client.Broadcast(testlocal.Ctx(t, 6*time.Second), "recv", restArgs); err != nil {
 		t.Fatal(err)
 	}
 	elapsed := time.Since(start)
@@ -404,7 +408,7 @@ func TestREST429RetryAfterRealTime(t *testing.T) {
 func TestRESTGivesUpAtOnceWhenWaitOutlastsDeadline(t *testing.T) {
 	emu := newRESTEmulator(t, restResponse{status: 429, header: map[string]string{"Retry-After": "10"}})
 	start := time.Now()
-	err := emu.client(t, RESTOptions{}).Broadcast(testCtx(t, 3*time.Second), "recv", restArgs)
+	err := emu.client(t, RESTOptions{}).Broadcast(testlocal.Ctx(t, 3*time.Second), "recv", restArgs)
 	var re *RESTError
 	if !errors.As(err, &re) || re.RetryAfter != 10*time.Second || re.Attempts != 1 {
 		t.Errorf("err %v, want the 429 with RetryAfter 10s", err)
@@ -436,7 +440,7 @@ func TestRESTContextCancelDuringBackoff(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || !errors.As(err, &re) || re.StatusCode != 429 {
 		t.Errorf("err %v, want context.Canceled inside the 429 RESTError", err)
 	}
-	if reason, ok := ClassifyRESTThrottle(err); reason != ThrottleHTTP429 || !ok {
+	if reason, ok := ClassifyRESTThrottle(err); reason != throttle.HTTP429 || !ok {
 		t.Errorf("classified %q %v", reason, ok)
 	}
 	if n := len(emu.seen()); n != 1 {
@@ -453,7 +457,7 @@ func TestRESTWrongKeyIs401AndSecretsStayOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	var errs []error
-	err = client.Broadcast(testCtx(t, 5*time.Second), "recv", restArgs)
+	err = client.Broadcast(testlocal.Ctx(t, 5*time.Second), "recv", restArgs)
 	var re *RESTError
 	if !errors.As(err, &re) || re.StatusCode != http.StatusUnauthorized || re.Attempts != 1 {
 		t.Errorf("wrong key: %v, want a 401 RESTError", err)
@@ -471,7 +475,7 @@ func TestRESTWrongKeyIs401AndSecretsStayOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = deadClient.SendToUser(testCtx(t, 5*time.Second), "u", "recv", restArgs)
+	err = deadClient.SendToUser(testlocal.Ctx(t, 5*time.Second), "u", "recv", restArgs)
 	if err == nil || errors.As(err, &re) {
 		t.Errorf("send to a closed port: %v, want a transport error", err)
 	}
@@ -494,7 +498,7 @@ func TestRESTWrongKeyIs401AndSecretsStayOut(t *testing.T) {
 func TestRESTValidatesBeforeSending(t *testing.T) {
 	emu := newRESTEmulator(t, restResponse{status: 202})
 	client := emu.client(t, RESTOptions{})
-	ctx := testCtx(t, 5*time.Second)
+	ctx := testlocal.Ctx(t, 5*time.Second)
 	huge := []json.RawMessage{json.RawMessage(`"` + strings.Repeat("x", restMaxBody) + `"`)}
 	for name, err := range map[string]error{
 		"empty group":    client.SendToGroup(ctx, "", "recv", restArgs),
@@ -532,7 +536,7 @@ func TestRESTRequestsGoToServerEndpointWithEndpointAudience(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = client.Broadcast(testCtx(t, 5*time.Second), "recv", restArgs)
+	err = client.Broadcast(testlocal.Ctx(t, 5*time.Second), "recv", restArgs)
 	var re *RESTError
 	if !errors.As(err, &re) || re.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("err %v: the emulator expects its own URL as aud, so it must refuse", err)
@@ -544,4 +548,22 @@ func TestRESTRequestsGoToServerEndpointWithEndpointAudience(t *testing.T) {
 	if _, err := VerifyToken(cs.AccessKey(), reqs[0].token, "https://x.service.signalr.net/api/hubs/chat/:send", time.Now()); err != nil {
 		t.Errorf("token aud is not Endpoint + path: %v", err)
 	}
+}
+
+// recordingObserver keeps the "endpoint code" of every response reported.
+type recordingObserver struct {
+	mu    sync.Mutex
+	codes []string
+}
+
+func (o *recordingObserver) HTTPResponse(endpoint string, code int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.codes = append(o.codes, endpoint+" "+strconv.Itoa(code))
+}
+
+func (o *recordingObserver) responses() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]string(nil), o.codes...)
 }

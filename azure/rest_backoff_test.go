@@ -1,4 +1,4 @@
-package probe
+package azure
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/hubprobe/hubprobe/throttle"
 )
 
 func TestRESTParseRetryAfter(t *testing.T) {
@@ -36,19 +38,24 @@ func TestRESTParseRetryAfter(t *testing.T) {
 	}
 }
 
+// statusOnlyError has a status code but is not a RESTError.
+type statusOnlyError struct{ StatusCode int }
+
+func (e *statusOnlyError) Error() string { return fmt.Sprintf("HTTP %d", e.StatusCode) }
+
 func TestClassifyRESTThrottle(t *testing.T) {
 	cases := []struct {
 		err    error
 		reason string
 		ok     bool
 	}{
-		{&RESTError{StatusCode: 429}, ThrottleHTTP429, true},
-		{&RESTError{StatusCode: 429, Body: `{"message":"Connection count reaches limit."}`}, ThrottleConnectionLimit, true},
-		{&RESTError{StatusCode: 429, Body: "Message count reaches limit."}, ThrottleMessageLimit, true},
-		{fmt.Errorf("scenario: %w", &RESTError{StatusCode: 429, Err: errors.New("gave up")}), ThrottleHTTP429, true},
+		{&RESTError{StatusCode: 429}, throttle.HTTP429, true},
+		{&RESTError{StatusCode: 429, Body: `{"message":"Connection count reaches limit."}`}, throttle.ConnectionLimit, true},
+		{&RESTError{StatusCode: 429, Body: "Message count reaches limit."}, throttle.MessageLimit, true},
+		{fmt.Errorf("scenario: %w", &RESTError{StatusCode: 429, Err: errors.New("gave up")}), throttle.HTTP429, true},
 		{&RESTError{StatusCode: 500, Body: "Connection count reaches limit."}, "", false},
 		{&RESTError{StatusCode: 401}, "", false},
-		{&ConnectError{Phase: PhaseNegotiate, StatusCode: 429}, "", false}, // ClassifyThrottle's business
+		{&statusOnlyError{StatusCode: 429}, "", false}, // a negotiate 429 is the client's business
 		{errors.New("HTTP 429"), "", false},
 		{nil, "", false},
 	}
@@ -62,9 +69,9 @@ func TestClassifyRESTThrottle(t *testing.T) {
 
 func TestRESTErrorText(t *testing.T) {
 	cases := map[string]*RESTError{
-		"probe: REST broadcast: HTTP 500":                                       {Op: "broadcast", StatusCode: 500, Body: "secret-looking body", Attempts: 1},
-		"probe: REST send to user: HTTP 429 after 4 attempts":                   {Op: "send to user", StatusCode: 429, Attempts: 4},
-		"probe: REST add to group: HTTP 429 after 2 attempts: context canceled": {Op: "add to group", StatusCode: 429, Attempts: 2, Err: errors.New("context canceled")},
+		"azure: REST broadcast: HTTP 500":                                       {Op: "broadcast", StatusCode: 500, Body: "secret-looking body", Attempts: 1},
+		"azure: REST send to user: HTTP 429 after 4 attempts":                   {Op: "send to user", StatusCode: 429, Attempts: 4},
+		"azure: REST add to group: HTTP 429 after 2 attempts: context canceled": {Op: "add to group", StatusCode: 429, Attempts: 2, Err: errors.New("context canceled")},
 	}
 	for want, e := range cases {
 		if e.Error() != want {

@@ -1,8 +1,10 @@
-package probe
+package azure
 
 import (
 	"errors"
 	"net/http"
+
+	"github.com/hubprobe/hubprobe/throttle"
 )
 
 // ClassifyRESTThrottle tells whether err is a REST call the service
@@ -14,11 +16,5 @@ func ClassifyRESTThrottle(err error) (reason string, throttled bool) {
 	if !errors.As(err, &re) || re.StatusCode != http.StatusTooManyRequests {
 		return "", false
 	}
-	switch {
-	case mentionsLimit(re.Body, "connection"):
-		return ThrottleConnectionLimit, true
-	case mentionsLimit(re.Body, "message"):
-		return ThrottleMessageLimit, true
-	}
-	return ThrottleHTTP429, true
+	return throttle.FromHTTPBody(re.Body), true
 }
