@@ -128,7 +128,7 @@ func checkRowAt(t *testing.T, sc *scenario, row TableRow, f float64) {
 func rowLoad(sc *scenario, row TableRow, f float64) Load {
 	l := Load{
 		Name: "row", Kind: sc.kind, Connections: int64(math.Round(float64(row.Connections) * f)),
-		Senders: int64(math.Round(float64(row.Senders) * f)), MessageSize: row.MessageSize, SendInterval: row.SendInterval,
+		Senders: int64(math.Round(float64(row.Senders) * f)), MessageSize: Size(row.MessageSize), SendInterval: row.SendInterval,
 	}
 	switch {
 	case sc.fanout == fanoutAll:
