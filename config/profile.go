@@ -43,17 +43,12 @@ type Tier struct {
 var profileKinds = map[string]string{
 	"echo":                "echo",
 	"broadcast":           "broadcast",
-	"send_to_small_group": "send_to_group",
-	"send_to_big_group":   "send_to_group",
+	tiers.TableSmallGroup: "send_to_group",
+	tiers.TableBigGroup:   "send_to_group",
 	"send_to_connection":  "send_to_client",
 	"rest_broadcast":      "rest_broadcast",
 	"rest_send_to_user":   "rest_send_to_user",
 }
-
-// bigGroupTable follows the big-group rule: a fixed number of groups
-// (group_count of its row) whose size grows with the connections. The
-// small-group table keeps the row's group size and scales the group count.
-const bigGroupTable = "send_to_big_group"
 
 // profileKeys are the scenario keys a profile can fill, in display order.
 var profileKeys = []string{"connections", "senders", "group_size", "message_size", "send_interval"}
@@ -150,7 +145,7 @@ func scaleRow(row tiers.TableRow, scale float64, written int, connectionsWritten
 	}
 	switch {
 	case row.GroupCount == 0:
-	case row.Scenario == bigGroupTable:
+	case row.Scenario == tiers.TableBigGroup: // a fixed group count, as the guides' big groups
 		size := int(math.Ceil(float64(conns) / float64(row.GroupCount)))
 		values["group_size"] = func(s *Scenario) { s.GroupSize = max(size, 1) }
 	default:

@@ -266,7 +266,7 @@ func (s *service) checkKinds() error {
 		slices.Sort(names)
 		want := len(names) == 1
 		if kind == KindSendToGroup {
-			want = slices.Equal(names, []string{tableBigGroup, tableSmallGroup})
+			want = slices.Equal(names, []string{TableBigGroup, TableSmallGroup})
 		}
 		if !want {
 			return fmt.Errorf("kind %q maps to tables %v", kind, names)

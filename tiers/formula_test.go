@@ -109,7 +109,7 @@ func TestBigGroupSizesFollowTheDefinition(t *testing.T) {
 		units, _ := Units(svc)
 		differ := 0
 		for _, u := range units {
-			r, err := Row(svc, tableBigGroup, u)
+			r, err := Row(svc, TableBigGroup, u)
 			if err != nil {
 				t.Fatal(err)
 			}

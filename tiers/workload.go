@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/hubprobe/hubprobe/internal/yamldecode"
 )
 
 // Scenario kinds a workload is split into: the guides' basic scenarios.
@@ -126,7 +128,7 @@ func (w Workload) validate(svc *service) *FieldError {
 	names := map[string]int{}
 	var most int64
 	for i, l := range w.Scenarios {
-		path := "scenarios[" + strconv.Itoa(i) + "]"
+		path := yamldecode.IndexPath("scenarios", i)
 		if first, dup := names[l.Name]; dup && l.Name != "" {
 			return fieldErr(path+".name", "%q is already the name of scenarios[%d]", l.Name, first)
 		}
@@ -200,19 +202,21 @@ func (l Load) receivers(fanout string) float64 {
 	return 1
 }
 
-// Names of the two group tables; send_to_group picks one by group size.
+// Names of the two group tables; send_to_group picks one by group size. The
+// big-group table keeps a fixed number of groups (its group_count) whose
+// size grows with the connections; the small-group table a fixed size.
 const (
-	tableSmallGroup = "send_to_small_group"
-	tableBigGroup   = "send_to_big_group"
+	TableSmallGroup = "send_to_small_group"
+	TableBigGroup   = "send_to_big_group"
 )
 
 // table picks the guide's table that l is planned with.
 func (l Load) table(svc *service) *scenario {
 	if l.Kind == KindSendToGroup {
 		if l.receivers(fanoutGroup) < SmallGroupBelow {
-			return svc.scenario(tableSmallGroup)
+			return svc.scenario(TableSmallGroup)
 		}
-		return svc.scenario(tableBigGroup)
+		return svc.scenario(TableBigGroup)
 	}
 	for _, sc := range svc.scenarios {
 		if sc.kind == l.Kind {
