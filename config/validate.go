@@ -2,15 +2,12 @@ package config
 
 import (
 	"errors"
-	"fmt"
 	"maps"
 	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/robfig/cron/v3"
 
 	"github.com/hubprobe/hubprobe/internal/yamldecode"
 )
@@ -126,17 +123,3 @@ func validHeaderName(name string) bool {
 }
 
 func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
-
-// parseSchedule wraps cron.ParseStandard, which in v3.0.1 slices out of
-// range on a time zone prefix without a following schedule.
-func parseSchedule(spec string) (s cron.Schedule, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			s, err = nil, fmt.Errorf("malformed schedule")
-		}
-	}()
-	if (strings.HasPrefix(spec, "TZ=") || strings.HasPrefix(spec, "CRON_TZ=")) && !strings.Contains(spec, " ") {
-		return nil, fmt.Errorf("time zone must be followed by a space and a schedule")
-	}
-	return cron.ParseStandard(spec)
-}

@@ -29,7 +29,7 @@ func (v *validator) scenarios(c *Config) error {
 		); err != nil {
 			return err
 		}
-		interval, err := v.schedule(item, s.Schedule)
+		interval, err := v.schedule(item, s)
 		if err != nil {
 			return err
 		}
@@ -130,9 +130,9 @@ func (v *validator) capacitySearch(item string, s *Scenario) error {
 
 // schedule checks the cron spec and returns the interval of an "@every"
 // schedule, 0 for calendar schedules.
-func (v *validator) schedule(item, spec string) (time.Duration, error) {
-	key := keyPath(item, "schedule")
-	sched, err := parseSchedule(spec)
+func (v *validator) schedule(item string, s *Scenario) (time.Duration, error) {
+	key, spec := keyPath(item, "schedule"), s.Schedule
+	sched, err := s.CronSchedule()
 	if err != nil {
 		return 0, v.Errorf(key, "invalid schedule %q: %s", spec, err)
 	}
