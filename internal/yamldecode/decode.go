@@ -163,10 +163,7 @@ func (d *Decoder) decode(n *yaml.Node, path string, out reflect.Value) error {
 }
 
 func (d *Decoder) structure(n *yaml.Node, path string, out reflect.Value) error {
-	if n.Kind != yaml.MappingNode {
-		return d.kindError(n, path, "a mapping")
-	}
-	pairs, err := d.pairs(n, path, map[*yaml.Node]bool{})
+	pairs, err := d.mapping(n, path)
 	if err != nil {
 		return err
 	}
@@ -227,10 +224,7 @@ func newDefault(t reflect.Type) reflect.Value {
 
 // stringMap decodes a map with string keys, such as headers.
 func (d *Decoder) stringMap(n *yaml.Node, path string, out reflect.Value) error {
-	if n.Kind != yaml.MappingNode {
-		return d.kindError(n, path, "a mapping")
-	}
-	pairs, err := d.pairs(n, path, map[*yaml.Node]bool{})
+	pairs, err := d.mapping(n, path)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,14 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// mapping returns the key/value pairs of n, which must be a mapping.
+func (d *Decoder) mapping(n *yaml.Node, path string) ([]pair, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, d.kindError(n, path, "a mapping")
+	}
+	return d.pairs(n, path, map[*yaml.Node]bool{})
+}
+
 // pairs returns the key/value pairs of mapping n, with YAML merge keys
 // ("<<: *anchor") expanded: explicit keys win over merged ones, and earlier
 // merge sources over later ones. A key written twice is an error. visited
