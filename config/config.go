@@ -5,8 +5,9 @@ package config
 
 import (
 	_ "embed" // for DefaultYAML
-	"os"
 	"time"
+
+	"github.com/hubprobe/hubprobe/internal/yamldecode"
 )
 
 // Config is the whole configuration file.
@@ -264,12 +265,12 @@ func (t Target) MarshalYAML() (any, error) {
 	return p, nil
 }
 
-// setDefaults lets the decoder start every list item from its defaults.
-func (t *Target) setDefaults()   { *t = DefaultTarget }
-func (s *Scenario) setDefaults() { *s = DefaultScenario }
-
-// setDefaults lets an optional capacity_search section start from defaults.
-func (c *CapacitySearch) setDefaults() { *c = DefaultCapacitySearch }
+// SetDefaults resets the value to its defaults; the decoder calls it on every
+// new list item and on an optional capacity_search section before decoding
+// the file's keys on top.
+func (t *Target) SetDefaults()         { *t = DefaultTarget }
+func (s *Scenario) SetDefaults()       { *s = DefaultScenario }
+func (c *CapacitySearch) SetDefaults() { *c = DefaultCapacitySearch }
 
 // DefaultYAML is the configuration used when no file is given: one embedded
 // hub target with a declared tier, the echo, broadcast, send_to_group and
@@ -307,9 +308,9 @@ func (c *Config) Target(name string) (*Target, bool) {
 // valid scenario kinds; nil skips that check. Relative access_token_file
 // paths are resolved against the file's directory.
 func Load(path string, kinds []string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := yamldecode.ReadFile(path)
 	if err != nil {
-		return nil, &Error{File: path, Msg: "cannot read file: " + pathErrorReason(err)}
+		return nil, err
 	}
 	return Parse(data, path, kinds)
 }

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hubprobe/hubprobe/internal/yamldecode"
 )
 
 // Every key of the schema is described in CONFIGURATION.md.
@@ -18,7 +20,7 @@ func TestConfigurationDocCoversEveryKey(t *testing.T) {
 		reflect.TypeFor[EmbeddedHub](), reflect.TypeFor[Scenario](), reflect.TypeFor[Profile](),
 		reflect.TypeFor[Tier](), reflect.TypeFor[CapacitySearch](),
 	} {
-		for key := range yamlFields(typ) {
+		for _, key := range yamldecode.Keys(typ) {
 			if !strings.Contains(string(doc), key+":") {
 				t.Errorf("CONFIGURATION.md does not describe %s.%s (%q)", typ.Name(), key, key+":")
 			}

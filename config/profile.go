@@ -43,17 +43,12 @@ type Tier struct {
 var profileKinds = map[string]string{
 	"echo":                "echo",
 	"broadcast":           "broadcast",
-	"send_to_small_group": "send_to_group",
-	"send_to_big_group":   "send_to_group",
+	tiers.TableSmallGroup: "send_to_group",
+	tiers.TableBigGroup:   "send_to_group",
 	"send_to_connection":  "send_to_client",
 	"rest_broadcast":      "rest_broadcast",
 	"rest_send_to_user":   "rest_send_to_user",
 }
-
-// bigGroupTable follows the big-group rule: a fixed number of groups
-// (group_count of its row) whose size grows with the connections. The
-// small-group table keeps the row's group size and scales the group count.
-const bigGroupTable = "send_to_big_group"
 
 // profileKeys are the scenario keys a profile can fill, in display order.
 var profileKeys = []string{"connections", "senders", "group_size", "message_size", "send_interval"}
@@ -76,16 +71,16 @@ func (v *validator) profile(item string, s *Scenario) error {
 		return err
 	}
 	s.Kind = kind
-	if n := float64(row.Connections) * p.Scale; n > MaxConnections && !v.has(keyPath(item, "connections")) {
-		return v.errorf(keyPath(key, "scale"), "gives %.0f connections, more than %d; lower the scale or write connections", n, MaxConnections)
+	if n := float64(row.Connections) * p.Scale; n > MaxConnections && !v.Has(keyPath(item, "connections")) {
+		return v.Errorf(keyPath(key, "scale"), "gives %.0f connections, more than %d; lower the scale or write connections", n, MaxConnections)
 	}
-	values := scaleRow(row, p.Scale, s.Connections, v.has(keyPath(item, "connections")))
+	values := scaleRow(row, p.Scale, s.Connections, v.Has(keyPath(item, "connections")))
 	p.Set, p.Explicit = nil, nil
 	for _, k := range profileKeys {
 		if _, applies := values[k]; !applies {
 			continue
 		}
-		if v.has(keyPath(item, k)) {
+		if v.Has(keyPath(item, k)) {
 			p.Explicit = append(p.Explicit, k)
 			continue
 		}
@@ -106,14 +101,14 @@ func (v *validator) profileRow(key string, p *Profile) (tiers.TableRow, error) {
 		return tiers.TableRow{}, err
 	}
 	if p.Scale <= 0 || p.Scale > 1 {
-		return tiers.TableRow{}, v.errorf(keyPath(key, "scale"), "must be greater than 0 and at most 1, got %g", p.Scale)
+		return tiers.TableRow{}, v.Errorf(keyPath(key, "scale"), "must be greater than 0 and at most 1, got %g", p.Scale)
 	}
 	row, err := tiers.Row(p.Service, p.Scenario, p.Units)
 	if errors.Is(err, tiers.ErrUnknownTier) {
-		return row, v.errorf(keyPath(key, "units"), "the %s %s table has no column for %d units", p.Service, p.Scenario, p.Units)
+		return row, v.Errorf(keyPath(key, "units"), "the %s %s table has no column for %d units", p.Service, p.Scenario, p.Units)
 	}
 	if err != nil {
-		return row, v.errorf(key, "%s", err)
+		return row, v.Errorf(key, "%s", err)
 	}
 	return row, nil
 }
@@ -123,11 +118,11 @@ func (v *validator) profileRow(key string, p *Profile) (tiers.TableRow, error) {
 func (v *validator) profileKind(item, key string, p *Profile, written string) (string, error) {
 	kind, ok := profileKinds[p.Scenario]
 	if !ok {
-		return "", v.errorf(keyPath(key, "scenario"), "table %q has no hubprobe scenario kind (tables with one: %s)",
+		return "", v.Errorf(keyPath(key, "scenario"), "table %q has no hubprobe scenario kind (tables with one: %s)",
 			p.Scenario, strings.Join(sortedKeys(profileKinds), ", "))
 	}
 	if written != "" && written != kind {
-		return "", v.errorf(keyPath(item, "kind"), "%q does not run the %s table of the profile; leave kind out or write %q",
+		return "", v.Errorf(keyPath(item, "kind"), "%q does not run the %s table of the profile; leave kind out or write %q",
 			written, p.Scenario, kind)
 	}
 	return kind, nil
@@ -150,7 +145,7 @@ func scaleRow(row tiers.TableRow, scale float64, written int, connectionsWritten
 	}
 	switch {
 	case row.GroupCount == 0:
-	case row.Scenario == bigGroupTable:
+	case row.Scenario == tiers.TableBigGroup: // a fixed group count, as the guides' big groups
 		size := int(math.Ceil(float64(conns) / float64(row.GroupCount)))
 		values["group_size"] = func(s *Scenario) { s.GroupSize = max(size, 1) }
 	default:
@@ -216,7 +211,7 @@ func (v *validator) tier(item string, t *Target) error {
 	}
 	if _, err := tiers.Limits(t.Tier.Service, t.Tier.Units); err != nil {
 		units, _ := tiers.Units(t.Tier.Service)
-		return v.errorf(keyPath(key, "units"), "%s has no published limits for %d units (units: %s)",
+		return v.Errorf(keyPath(key, "units"), "%s has no published limits for %d units (units: %s)",
 			t.Tier.Service, t.Tier.Units, strings.Trim(fmt.Sprint(units), "[]"))
 	}
 	return nil

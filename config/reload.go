@@ -2,12 +2,13 @@ package config
 
 import (
 	"crypto/sha256"
-	"os"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
+
+	"github.com/hubprobe/hubprobe/internal/yamldecode"
 )
 
 // SafeConfig holds the current configuration for concurrent readers and
@@ -70,9 +71,9 @@ func (s *SafeConfig) Reload(path string) (err error) {
 		s.reloadSuccess.Set(1)
 		s.reloadTimestamp.Set(float64(time.Now().UnixNano()) / 1e9)
 	}()
-	data, err := os.ReadFile(path)
+	data, err := yamldecode.ReadFile(path)
 	if err != nil {
-		return &Error{File: path, Msg: "cannot read file: " + pathErrorReason(err)}
+		return err
 	}
 	cfg, err := Parse(data, path, s.kinds)
 	if err != nil {

@@ -4,12 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/hubprobe/hubprobe/internal/yamldecode"
 )
 
 // Secret is a string that never shows itself: printing it with any fmt verb
@@ -74,7 +75,7 @@ func readSecretFile(dir, name string) (value, path string, err error) {
 	}
 	data, err := readSmallFile(path)
 	if err != nil {
-		return "", path, fmt.Errorf("cannot read %q: %s", name, pathErrorReason(err))
+		return "", path, fmt.Errorf("cannot read %q: %s", name, yamldecode.PathErrorReason(err))
 	}
 	value = strings.TrimSpace(string(data))
 	if value == "" {
@@ -105,13 +106,4 @@ func readSmallFile(path string) ([]byte, error) {
 		err = fmt.Errorf("larger than %d bytes", maxSecretFileSize)
 	}
 	return data, err
-}
-
-// pathErrorReason drops the path that *fs.PathError repeats ("open x: ...").
-func pathErrorReason(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }

@@ -2,34 +2,26 @@ package config
 
 import (
 	"errors"
-	"fmt"
 	"maps"
 	"net/url"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/robfig/cron/v3"
+	"github.com/hubprobe/hubprobe/internal/yamldecode"
 )
 
 // Parse decodes and validates a config held in memory. filename is used in
 // error messages and to resolve relative access_token_file paths. kinds lists
 // the valid scenario kinds; nil skips that check.
 func Parse(data []byte, filename string, kinds []string) (*Config, error) {
-	d := &decoder{file: filename, lines: map[string]int{}}
-	root, err := d.document(data)
-	if err != nil {
+	d := yamldecode.New(filename)
+	cfg := &Config{Global: DefaultGlobal}
+	if _, err := d.Decode(data, cfg); err != nil {
 		return nil, err
 	}
-	cfg := &Config{Global: DefaultGlobal}
-	if root != nil {
-		if err := d.decode(root, "", reflect.ValueOf(cfg).Elem()); err != nil {
-			return nil, err
-		}
-	}
-	v := &validator{decoder: d, dir: filepath.Dir(filename), kinds: kinds}
+	v := &validator{Decoder: d, dir: filepath.Dir(filename), kinds: kinds}
 	if err := v.targets(cfg); err != nil {
 		return nil, err
 	}
@@ -40,33 +32,12 @@ func Parse(data []byte, filename string, kinds []string) (*Config, error) {
 }
 
 // validator fills the defaults that depend on other fields and checks the
-// rules that span fields. Its errors point at the key's line, or at the
-// enclosing item's line when the key was left out.
+// rules that span fields. Its errors (the decoder's Errorf) point at the
+// key's line, or at the enclosing item's line when the key was left out.
 type validator struct {
-	*decoder
+	*yamldecode.Decoder
 	dir   string
 	kinds []string
-}
-
-func (v *validator) errorf(key, format string, args ...any) *Error {
-	return errorAt(v.file, v.lineOf(key), key, format, args...)
-}
-
-// lineOf finds where key, or failing that its nearest parent, was written.
-func (v *validator) lineOf(key string) int {
-	for key != "" {
-		if line, ok := v.lines[key]; ok {
-			return line
-		}
-		key = key[:max(strings.LastIndexAny(key, ".["), 0)]
-	}
-	return 0
-}
-
-// has reports whether key was written in the file with a non-null value.
-func (v *validator) has(key string) bool {
-	_, ok := v.lines[key]
-	return ok
 }
 
 // name checks a target or scenario name: it becomes a label value.
@@ -74,14 +45,14 @@ func (v *validator) name(item, what, name string, seen map[string]int) error {
 	key := keyPath(item, "name")
 	switch {
 	case name == "":
-		return v.errorf(key, "must not be empty")
+		return v.Errorf(key, "must not be empty")
 	case strings.IndexFunc(name, notNameRune) >= 0:
-		return v.errorf(key, "invalid name %q: use only letters, digits, \"_\", \".\" and \"-\"", name)
+		return v.Errorf(key, "invalid name %q: use only letters, digits, \"_\", \".\" and \"-\"", name)
 	}
 	if line, dup := seen[name]; dup {
-		return v.errorf(key, "duplicate %s name %q (first defined at line %d)", what, name, line)
+		return v.Errorf(key, "duplicate %s name %q (first defined at line %d)", what, name, line)
 	}
-	seen[name] = v.lineOf(key)
+	seen[name] = v.LineOf(key)
 	return nil
 }
 
@@ -93,19 +64,19 @@ func (v *validator) intRange(key string, got, lo, hi int, hiName string) error {
 	if got >= lo && got <= hi {
 		return nil
 	}
-	return v.errorf(key, "must be between %d and %s, got %d", lo, hiName, got)
+	return v.Errorf(key, "must be between %d and %s, got %d", lo, hiName, got)
 }
 
 func (v *validator) positive(key string, d time.Duration) error {
 	if d <= 0 {
-		return v.errorf(key, "must be greater than 0, got %s", d)
+		return v.Errorf(key, "must be greater than 0, got %s", d)
 	}
 	return nil
 }
 
 func (v *validator) notNegative(key string, d time.Duration) error {
 	if d < 0 {
-		return v.errorf(key, "must not be negative, got %s", d)
+		return v.Errorf(key, "must not be negative, got %s", d)
 	}
 	return nil
 }
@@ -113,15 +84,15 @@ func (v *validator) notNegative(key string, d time.Duration) error {
 func (v *validator) oneOf(key, what, got string, valid []string) error {
 	switch {
 	case got == "" && valid == nil:
-		return v.errorf(key, "must not be empty")
+		return v.Errorf(key, "must not be empty")
 	case valid == nil || slices.Contains(valid, got):
 		return nil
 	}
 	list := strings.Join(slices.Sorted(slices.Values(valid)), ", ")
 	if got == "" {
-		return v.errorf(key, "must not be empty (valid: %s)", list)
+		return v.Errorf(key, "must not be empty (valid: %s)", list)
 	}
-	return v.errorf(key, "unknown %s %q (valid: %s)", what, got, list)
+	return v.Errorf(key, "unknown %s %q (valid: %s)", what, got, list)
 }
 
 // firstError runs checks in order and returns the first failure.
@@ -152,17 +123,3 @@ func validHeaderName(name string) bool {
 }
 
 func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
-
-// parseSchedule wraps cron.ParseStandard, which in v3.0.1 slices out of
-// range on a time zone prefix without a following schedule.
-func parseSchedule(spec string) (s cron.Schedule, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			s, err = nil, fmt.Errorf("malformed schedule")
-		}
-	}()
-	if (strings.HasPrefix(spec, "TZ=") || strings.HasPrefix(spec, "CRON_TZ=")) && !strings.Contains(spec, " ") {
-		return nil, fmt.Errorf("time zone must be followed by a space and a schedule")
-	}
-	return cron.ParseStandard(spec)
-}

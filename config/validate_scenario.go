@@ -10,7 +10,7 @@ import (
 
 func (v *validator) scenarios(c *Config) error {
 	if len(c.Scenarios) == 0 {
-		return v.errorf("scenarios", "at least one scenario is required")
+		return v.Errorf("scenarios", "at least one scenario is required")
 	}
 	seen := map[string]int{}
 	for i := range c.Scenarios {
@@ -29,7 +29,7 @@ func (v *validator) scenarios(c *Config) error {
 		); err != nil {
 			return err
 		}
-		interval, err := v.schedule(item, s.Schedule)
+		interval, err := v.schedule(item, s)
 		if err != nil {
 			return err
 		}
@@ -50,15 +50,15 @@ func (v *validator) scenarioTarget(item string, s *Scenario, c *Config) error {
 		s.Target = c.Targets[0].Name
 		return nil
 	case s.Target == "":
-		return v.errorf(key, "must not be empty when there is more than one target")
+		return v.Errorf(key, "must not be empty when there is more than one target")
 	}
-	return v.errorf(key, "unknown target %q", s.Target)
+	return v.Errorf(key, "unknown target %q", s.Target)
 }
 
 // load checks the sizes and rates of a run and fills group_size.
 func (v *validator) load(item string, s *Scenario) error {
 	key := func(k string) string { return keyPath(item, k) }
-	if !v.has(key("group_size")) && !s.Profile.sets("group_size") {
+	if !v.Has(key("group_size")) && !s.Profile.sets("group_size") {
 		s.GroupSize = min(DefaultGroupSize, s.Connections)
 	}
 	conns := fmt.Sprintf("connections (%d)", s.Connections)
@@ -86,10 +86,10 @@ func (v *validator) kindFitsTarget(item string, s *Scenario, c *Config) error {
 	case !ok:
 		return nil // scenarioTarget reports it
 	case restKind(s.Kind) && !t.Serverless():
-		return v.errorf(keyPath(item, "kind"), "%q sends through the REST API and needs a target with mode: %s, not %q",
+		return v.Errorf(keyPath(item, "kind"), "%q sends through the REST API and needs a target with mode: %s, not %q",
 			s.Kind, TargetModeServerless, t.Name)
 	case !restKind(s.Kind) && t.Serverless():
-		return v.errorf(keyPath(item, "kind"), "%q invokes hub methods, which serverless mode does not take from clients; target %q needs mode: %s",
+		return v.Errorf(keyPath(item, "kind"), "%q invokes hub methods, which serverless mode does not take from clients; target %q needs mode: %s",
 			s.Kind, t.Name, TargetModeDefault)
 	}
 	return nil
@@ -104,7 +104,7 @@ func (v *validator) capacitySearch(item string, s *Scenario) error {
 	}
 	if s.Mode != ModeCapacitySearch {
 		if s.CapacitySearch != nil {
-			return v.errorf(key, "only allowed with mode: %s", ModeCapacitySearch)
+			return v.Errorf(key, "only allowed with mode: %s", ModeCapacitySearch)
 		}
 		return nil
 	}
@@ -113,10 +113,10 @@ func (v *validator) capacitySearch(item string, s *Scenario) error {
 		s.CapacitySearch = &c
 	}
 	c, defaults := s.CapacitySearch, CapacitySearchFor(s.Connections)
-	if !v.has(keyPath(key, "base_sending")) {
+	if !v.Has(keyPath(key, "base_sending")) {
 		c.BaseSending = defaults.BaseSending
 	}
-	if !v.has(keyPath(key, "step")) {
+	if !v.Has(keyPath(key, "step")) {
 		c.Step = defaults.Step
 	}
 	conns := fmt.Sprintf("connections (%d)", s.Connections)
@@ -130,11 +130,11 @@ func (v *validator) capacitySearch(item string, s *Scenario) error {
 
 // schedule checks the cron spec and returns the interval of an "@every"
 // schedule, 0 for calendar schedules.
-func (v *validator) schedule(item, spec string) (time.Duration, error) {
-	key := keyPath(item, "schedule")
-	sched, err := parseSchedule(spec)
+func (v *validator) schedule(item string, s *Scenario) (time.Duration, error) {
+	key, spec := keyPath(item, "schedule"), s.Schedule
+	sched, err := s.CronSchedule()
 	if err != nil {
-		return 0, v.errorf(key, "invalid schedule %q: %s", spec, err)
+		return 0, v.Errorf(key, "invalid schedule %q: %s", spec, err)
 	}
 	every, ok := sched.(cron.ConstantDelaySchedule)
 	if !ok {
@@ -144,7 +144,7 @@ func (v *validator) schedule(item, spec string) (time.Duration, error) {
 	// rate other than the one written.
 	_, written, _ := strings.Cut(spec, "@every ")
 	if d, _ := time.ParseDuration(strings.TrimSpace(written)); d != every.Delay {
-		return 0, v.errorf(key, "invalid schedule %q: interval must be a whole number of seconds, at least 1s", spec)
+		return 0, v.Errorf(key, "invalid schedule %q: interval must be a whole number of seconds, at least 1s", spec)
 	}
 	return every.Delay, nil
 }
@@ -159,12 +159,12 @@ func (v *validator) timeout(item string, s *Scenario, interval time.Duration) er
 	}
 	if interval > 0 && busy >= interval {
 		if busyName == "duration" {
-			return v.errorf(busyKey, "must be shorter than the schedule interval %s, got %s", interval, busy)
+			return v.Errorf(busyKey, "must be shorter than the schedule interval %s, got %s", interval, busy)
 		}
-		return v.errorf(busyKey, "%s (%s) must be shorter than the schedule interval %s", busyName, busy, interval)
+		return v.Errorf(busyKey, "%s (%s) must be shorter than the schedule interval %s", busyName, busy, interval)
 	}
 	key := keyPath(item, "timeout")
-	if !v.has(key) {
+	if !v.Has(key) {
 		s.Timeout = s.ConnectTimeout + busy + s.LossTimeout + DefaultTimeoutPad
 		if interval > 0 {
 			s.Timeout = min(s.Timeout, interval)
@@ -172,10 +172,10 @@ func (v *validator) timeout(item string, s *Scenario, interval time.Duration) er
 		return nil
 	}
 	if s.Timeout <= busy {
-		return v.errorf(key, "must be greater than %s %s, got %s", busyName, busy, s.Timeout)
+		return v.Errorf(key, "must be greater than %s %s, got %s", busyName, busy, s.Timeout)
 	}
 	if interval > 0 && s.Timeout > interval {
-		return v.errorf(key, "must not exceed the schedule interval %s, got %s", interval, s.Timeout)
+		return v.Errorf(key, "must not exceed the schedule interval %s, got %s", interval, s.Timeout)
 	}
 	return nil
 }
@@ -186,7 +186,7 @@ func (v *validator) messageFits(item string, s *Scenario, c *Config) error {
 	if !t.Embedded || int64(s.MessageSize) <= t.EmbeddedHub.MaxMessageSize {
 		return nil
 	}
-	return v.errorf(keyPath(item, "message_size"), "must not exceed max_message_size %d of embedded target %q, got %d",
+	return v.Errorf(keyPath(item, "message_size"), "must not exceed max_message_size %d of embedded target %q, got %d",
 		t.EmbeddedHub.MaxMessageSize, t.Name, s.MessageSize)
 }
 
@@ -204,7 +204,7 @@ func (v *validator) transports(item string, s *Scenario) error {
 	}
 	for _, t := range append([]string{s.Transport}, s.FallbackTransports...) {
 		if t == "sse" {
-			return v.errorf(keyPath(item, "protocol"), "messagepack needs a binary transport; sse carries text only")
+			return v.Errorf(keyPath(item, "protocol"), "messagepack needs a binary transport; sse carries text only")
 		}
 	}
 	return nil

@@ -22,11 +22,11 @@ func (v *validator) targetMode(item string, t *Target) error {
 	}
 	switch {
 	case cs && !t.Serverless():
-		return v.errorf(key, "a connection_string target is reached in serverless mode; for default mode give the app server's url")
+		return v.Errorf(key, "a connection_string target is reached in serverless mode; for default mode give the app server's url")
 	case t.Serverless() && t.URL != "":
-		return v.errorf(key, "serverless needs connection_string, or embedded: true with embedded_hub.access_key")
+		return v.Errorf(key, "serverless needs connection_string, or embedded: true with embedded_hub.access_key")
 	case t.Serverless() && t.Embedded && t.EmbeddedHub.AccessKey == "":
-		return v.errorf(key, "serverless needs embedded_hub.access_key on an embedded target")
+		return v.Errorf(key, "serverless needs embedded_hub.access_key on an embedded target")
 	}
 	if !t.Serverless() {
 		return firstError(v.onlyServerless(item, "hub"), v.onlyServerless(item, "rest_api_version"))
@@ -35,8 +35,8 @@ func (v *validator) targetMode(item string, t *Target) error {
 }
 
 func (v *validator) onlyServerless(item, k string) error {
-	if v.has(keyPath(item, k)) {
-		return v.errorf(keyPath(item, k), "only allowed with mode: %s", TargetModeServerless)
+	if v.Has(keyPath(item, k)) {
+		return v.Errorf(keyPath(item, k), "only allowed with mode: %s", TargetModeServerless)
 	}
 	return nil
 }
@@ -46,12 +46,12 @@ func (v *validator) onlyServerless(item, k string) error {
 func (v *validator) serverlessHub(item string, t *Target, cs bool) error {
 	switch {
 	case t.Hub == "" && cs:
-		return v.errorf(item, "hub is required with connection_string")
+		return v.Errorf(item, "hub is required with connection_string")
 	case t.Hub == "":
 		t.Hub = EmbeddedHubName
 		return nil
 	case !validHubName(t.Hub):
-		return v.errorf(keyPath(item, "hub"), "invalid hub name %q: use a letter, then letters, digits or \"_\"", t.Hub)
+		return v.Errorf(keyPath(item, "hub"), "invalid hub name %q: use a letter, then letters, digits or \"_\"", t.Hub)
 	}
 	return nil
 }
@@ -68,13 +68,13 @@ func (v *validator) restAPIVersion(item string, t *Target) error {
 // negotiate.
 func (v *validator) serverlessConflicts(item string, t *Target) error {
 	for _, k := range []string{"access_token", "access_token_file", "skip_negotiation"} {
-		if v.has(keyPath(item, k)) {
-			return v.errorf(keyPath(item, k), "not allowed with mode: %s (hubprobe mints the client tokens and negotiates)", TargetModeServerless)
+		if v.Has(keyPath(item, k)) {
+			return v.Errorf(keyPath(item, k), "not allowed with mode: %s (hubprobe mints the client tokens and negotiates)", TargetModeServerless)
 		}
 	}
 	for name := range t.Headers {
 		if strings.EqualFold(name, "Authorization") {
-			return v.errorf(keyPath(keyPath(item, "headers"), name), "not allowed with mode: %s (hubprobe mints the client tokens)", TargetModeServerless)
+			return v.Errorf(keyPath(keyPath(item, "headers"), name), "not allowed with mode: %s (hubprobe mints the client tokens)", TargetModeServerless)
 		}
 	}
 	return nil

@@ -12,7 +12,7 @@ import (
 
 func (v *validator) targets(c *Config) error {
 	if len(c.Targets) == 0 {
-		return v.errorf("targets", "at least one target is required")
+		return v.Errorf("targets", "at least one target is required")
 	}
 	seen := map[string]int{}
 	for i := range c.Targets {
@@ -41,28 +41,28 @@ func (v *validator) endpoint(item string, t *Target) error {
 	cs := t.ConnectionString != "" || t.ConnectionStringFile != ""
 	switch {
 	case t.URL != "" && t.Embedded:
-		return v.errorf(item, "url and embedded are mutually exclusive")
+		return v.Errorf(item, "url and embedded are mutually exclusive")
 	case cs && t.URL != "":
-		return v.errorf(item, "connection_string and url are mutually exclusive")
+		return v.Errorf(item, "connection_string and url are mutually exclusive")
 	case cs && t.Embedded:
-		return v.errorf(item, "connection_string and embedded are mutually exclusive")
+		return v.Errorf(item, "connection_string and embedded are mutually exclusive")
 	case t.URL == "" && !t.Embedded && !cs:
-		return v.errorf(item, "one of url, embedded: true or connection_string is required")
+		return v.Errorf(item, "one of url, embedded: true or connection_string is required")
 	case t.Embedded, cs:
 		return nil
 	}
 	key := keyPath(item, "url")
 	u, err := url.Parse(t.URL)
 	if err != nil {
-		return v.errorf(key, "invalid url: %s", urlError(err))
+		return v.Errorf(key, "invalid url: %s", urlError(err))
 	}
 	switch u.Scheme {
 	case "http", "https", "ws", "wss":
 	default:
-		return v.errorf(key, "scheme must be http, https, ws or wss, got %q", u.Scheme)
+		return v.Errorf(key, "scheme must be http, https, ws or wss, got %q", u.Scheme)
 	}
 	if u.Host == "" {
-		return v.errorf(key, "url has no host")
+		return v.Errorf(key, "url has no host")
 	}
 	return nil
 }
@@ -70,20 +70,20 @@ func (v *validator) endpoint(item string, t *Target) error {
 func (v *validator) embeddedHub(item string, t *Target) error {
 	key := keyPath(item, "embedded_hub")
 	if !t.Embedded {
-		if v.has(key) {
-			return v.errorf(key, "only allowed with embedded: true")
+		if v.Has(key) {
+			return v.Errorf(key, "only allowed with embedded: true")
 		}
 		return nil
 	}
 	h := &t.EmbeddedHub
 	if h.MaxMessageSize < 1 {
-		return v.errorf(keyPath(key, "max_message_size"), "must be at least 1, got %d", h.MaxMessageSize)
+		return v.Errorf(keyPath(key, "max_message_size"), "must be at least 1, got %d", h.MaxMessageSize)
 	}
 	if h.MessageRateLimit < 0 {
-		return v.errorf(keyPath(key, "message_rate_limit"), "must not be negative, got %g", h.MessageRateLimit)
+		return v.Errorf(keyPath(key, "message_rate_limit"), "must not be negative, got %g", h.MessageRateLimit)
 	}
 	if h.RedirectNegotiate && h.AccessKey == "" {
-		return v.errorf(keyPath(key, "redirect_negotiate"), "needs access_key")
+		return v.Errorf(keyPath(key, "redirect_negotiate"), "needs access_key")
 	}
 	return firstError(
 		v.notNegative(keyPath(key, "delivery_delay"), h.DeliveryDelay),
@@ -101,19 +101,19 @@ func (v *validator) headers(item string, t *Target) error {
 	canonical := map[string]string{}
 	for _, name := range sortedKeys(t.Headers) {
 		if !validHeaderName(name) {
-			return errorAt(v.file, v.lineOf(keyPath(key, name)), key, "invalid header name %q", name)
+			return v.ErrorAt(v.LineOf(keyPath(key, name)), key, "invalid header name %q", name)
 		}
 		if strings.ContainsAny(t.Headers[name], "\r\n\x00") {
-			return v.errorf(keyPath(key, name), "value must not contain line breaks or NUL")
+			return v.Errorf(keyPath(key, name), "value must not contain line breaks or NUL")
 		}
 		c := http.CanonicalHeaderKey(name)
 		if other, dup := canonical[c]; dup {
-			return v.errorf(keyPath(key, name), "duplicate header %q (also written as %q)", name, other)
+			return v.Errorf(keyPath(key, name), "duplicate header %q (also written as %q)", name, other)
 		}
 		canonical[c] = name
 	}
 	if _, ok := canonical["Authorization"]; ok && (t.AccessToken != "" || t.AccessTokenFile != "") {
-		return v.errorf(keyPath(key, canonical["Authorization"]), "conflicts with access_token")
+		return v.Errorf(keyPath(key, canonical["Authorization"]), "conflicts with access_token")
 	}
 	return nil
 }
@@ -136,7 +136,7 @@ func (v *validator) targetSecrets(item string, t *Target) error {
 		if t.ConnectionStringFile != "" {
 			key = file
 		}
-		return v.errorf(key, "%s", connectionStringProblem(err))
+		return v.Errorf(key, "%s", connectionStringProblem(err))
 	}
 	return nil
 }
@@ -158,20 +158,20 @@ func (v *validator) secret(inlineKey, fileKey string, value *Secret, file *strin
 	inlineName, fileName := lastKey(inlineKey), lastKey(fileKey)
 	switch {
 	case *value != "" && file != nil && *file != "":
-		return v.errorf(parentKey(inlineKey), "%s and %s are mutually exclusive", inlineName, fileName)
+		return v.Errorf(parentKey(inlineKey), "%s and %s are mutually exclusive", inlineName, fileName)
 	case *value != "":
 		s, err := expandEnv(string(*value))
 		if err != nil {
-			return v.errorf(inlineKey, "%s", err)
+			return v.Errorf(inlineKey, "%s", err)
 		}
 		if s == "" {
-			return v.errorf(inlineKey, "is empty after expanding environment variables")
+			return v.Errorf(inlineKey, "is empty after expanding environment variables")
 		}
 		*value = Secret(s)
 	case file != nil && *file != "":
 		s, path, err := readSecretFile(v.dir, *file)
 		if err != nil {
-			return v.errorf(fileKey, "%s", err)
+			return v.Errorf(fileKey, "%s", err)
 		}
 		*value, *file = Secret(s), path
 	}

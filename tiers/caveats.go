@@ -51,7 +51,7 @@ func (p *planner) caveats(r Recommendation) []string {
 // connections, whose routing cost the guides single out.
 func (p *planner) routingHeavy() bool {
 	for _, sc := range p.tables {
-		if sc.name == tableSmallGroup || sc.kind == KindSendToConnection {
+		if sc.name == TableSmallGroup || sc.kind == KindSendToConnection {
 			return true
 		}
 	}

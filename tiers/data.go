@@ -1,18 +1,16 @@
 package tiers
 
 import (
-	"bytes"
 	"embed"
 	"errors"
 	"fmt"
-	"io"
 	"path"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"github.com/hubprobe/hubprobe/internal/yamldecode"
 )
 
 // dataVersion is the only data file format this code reads, and
@@ -103,81 +101,65 @@ func loadCatalogue() (map[string]*service, error) {
 		if err != nil {
 			return nil, err
 		}
-		svc, err := decodeService(raw)
+		svc, err := decodeService(raw, file)
 		if err != nil {
-			return nil, fmt.Errorf("tiers: %s: %w", file, err)
-		}
-		if want := strings.TrimSuffix(e.Name(), ".yaml"); svc.name != want {
-			return nil, fmt.Errorf("tiers: %s: service %q does not match the file name", file, svc.name)
+			return nil, fmt.Errorf("tiers: %w", err)
 		}
 		out[svc.name] = svc
 	}
 	return out, nil
 }
 
-// decodeService decodes one data file strictly: unknown keys, a second
-// document or a wrongly typed value are errors, never silently dropped.
-func decodeService(raw []byte) (*service, error) {
-	if err := rejectFloats(raw); err != nil {
-		return nil, err
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(raw))
-	dec.KnownFields(true)
+// decodeService decodes the data file named file strictly, as the
+// configuration is decoded: unknown keys, a second document or a wrongly
+// typed value (a float where a count belongs) are errors, never silently
+// dropped. Every error is a *yamldecode.Error naming file, line and key.
+func decodeService(raw []byte, file string) (*service, error) {
+	d := yamldecode.New(file)
 	var f fileSchema
-	if err := dec.Decode(&f); err != nil {
+	if _, err := d.Decode(raw, &f); err != nil {
 		return nil, err
 	}
-	if err := dec.Decode(new(any)); !errors.Is(err, io.EOF) {
-		return nil, errors.New("only one YAML document is allowed")
-	}
-	if f.Version != dataVersion {
-		return nil, fmt.Errorf("version %d is not supported (want %d)", f.Version, dataVersion)
-	}
-	if f.BandwidthUnit != bandwidthUnit {
-		return nil, fmt.Errorf("bandwidth_unit %q is not supported (want %q)", f.BandwidthUnit, bandwidthUnit)
-	}
-	if f.Service == "" || f.Source == "" || len(f.Scenarios) == 0 || len(f.Units) == 0 {
-		return nil, errors.New("service, source, units and scenarios are required")
+	if err := f.check(d, file); err != nil {
+		return nil, err
 	}
 	svc := &service{
 		name: f.Service, source: f.Source, premiumAboveUnits: f.PremiumAboveUnits, units: f.Units,
 	}
 	for i := range f.Scenarios {
+		key := yamldecode.IndexPath("scenarios", i)
 		sc, err := buildScenario(f.Service, &f.Scenarios[i])
 		if err != nil {
-			return nil, fmt.Errorf("scenarios[%d] (%s): %w", i, f.Scenarios[i].Name, err)
+			return nil, d.Errorf(key, "%s", err)
 		}
 		if svc.scenario(sc.name) != nil {
-			return nil, fmt.Errorf("scenario %q appears twice", sc.name)
+			return nil, d.Errorf(yamldecode.KeyPath(key, "name"), "scenario %q appears twice", sc.name)
 		}
 		if missing := sc.missing(svc.units); len(missing) > 0 && !sc.rateCeiling {
-			return nil, fmt.Errorf("scenario %q has no column for units %v", sc.name, missing)
+			return nil, d.Errorf(yamldecode.KeyPath(key, "units"), "scenario %q has no column for units %v", sc.name, missing)
 		}
 		svc.scenarios = append(svc.scenarios, sc)
 	}
-	return svc, svc.checkKinds()
+	if err := svc.checkKinds(); err != nil {
+		return nil, d.Errorf("scenarios", "%s", err)
+	}
+	return svc, nil
 }
 
-// rejectFloats fails on any float scalar: the data holds only whole numbers,
-// and yaml.v3 would silently truncate 2.5 into an integer field.
-func rejectFloats(raw []byte) error {
-	var root yaml.Node
-	if err := yaml.Unmarshal(raw, &root); err != nil {
-		return err
+// check validates the header of a data file: the format, the unit and the
+// service, which must match the file's name.
+func (f *fileSchema) check(d *yamldecode.Decoder, file string) error {
+	switch {
+	case f.Version != dataVersion:
+		return d.Errorf("version", "%d is not supported (want %d)", f.Version, dataVersion)
+	case f.BandwidthUnit != bandwidthUnit:
+		return d.Errorf("bandwidth_unit", "%q is not supported (want %q)", f.BandwidthUnit, bandwidthUnit)
+	case f.Service == "" || f.Source == "" || len(f.Scenarios) == 0 || len(f.Units) == 0:
+		return d.Errorf("", "service, source, units and scenarios are required")
+	case f.Service != strings.TrimSuffix(path.Base(file), ".yaml"):
+		return d.Errorf("service", "%q does not match the file name", f.Service)
 	}
-	var walk func(n *yaml.Node) error
-	walk = func(n *yaml.Node) error {
-		if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!float" {
-			return fmt.Errorf("line %d: %q is not a whole number", n.Line, n.Value)
-		}
-		for _, c := range n.Content {
-			if err := walk(c); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return walk(&root)
+	return nil
 }
 
 func buildScenario(serviceName string, s *scenarioSchema) (*scenario, error) {
@@ -284,7 +266,7 @@ func (s *service) checkKinds() error {
 		slices.Sort(names)
 		want := len(names) == 1
 		if kind == KindSendToGroup {
-			want = slices.Equal(names, []string{tableBigGroup, tableSmallGroup})
+			want = slices.Equal(names, []string{TableBigGroup, TableSmallGroup})
 		}
 		if !want {
 			return fmt.Errorf("kind %q maps to tables %v", kind, names)

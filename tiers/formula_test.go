@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hubprobe/hubprobe/internal/yamldecode"
 )
 
 // eachRow calls f for every row of every table.
@@ -107,7 +109,7 @@ func TestBigGroupSizesFollowTheDefinition(t *testing.T) {
 		units, _ := Units(svc)
 		differ := 0
 		for _, u := range units {
-			r, err := Row(svc, tableBigGroup, u)
+			r, err := Row(svc, TableBigGroup, u)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -187,11 +189,16 @@ func TestDataFilesDecodeStrictly(t *testing.T) {
 		if raw == string(good) {
 			t.Fatalf("%s: the edit did not apply", name)
 		}
-		if _, err := decodeService([]byte(raw)); err == nil {
+		_, err := decodeService([]byte(raw), "data/signalr.yaml")
+		if err == nil {
 			t.Errorf("%s: decoded without error", name)
 		}
+		var yerr *yamldecode.Error
+		if !errors.As(err, &yerr) || yerr.File != "data/signalr.yaml" || yerr.Msg == "" {
+			t.Errorf("%s: error %#v does not name the file", name, err)
+		}
 	}
-	if _, err := decodeService(good); err != nil {
+	if _, err := decodeService(good, "data/signalr.yaml"); err != nil {
 		t.Errorf("the shipped file: %v", err)
 	}
 }

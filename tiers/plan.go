@@ -166,13 +166,14 @@ func newPlanner(svc *service, w Workload) *planner {
 // demandOf applies bandwidth = connections × message size / send interval
 // in each direction: senders for inbound, their receivers for outbound.
 func demandOf(l Load, sc *scenario) ScenarioDemand {
-	counted := max(l.MessageSize, MinCountedMessageSize)
+	size := int64(l.MessageSize)
+	counted := max(size, MinCountedMessageSize)
 	receivers := l.receivers(sc.fanout)
 	in := float64(l.Senders) / l.SendInterval.Seconds()
 	return ScenarioDemand{
 		Name: l.Name, Kind: l.Kind, Table: sc.name,
 		Connections: l.Connections, Senders: l.Senders, ReceiversPerMessage: receivers,
-		MessageSize: l.MessageSize, CountedMessageSize: counted,
+		MessageSize: size, CountedMessageSize: counted,
 		SendIntervalSeconds: l.SendInterval.Seconds(),
 		Rates: Rates{
 			InboundMessagesPerSecond:  in,

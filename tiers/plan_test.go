@@ -128,12 +128,12 @@ func checkRowAt(t *testing.T, sc *scenario, row TableRow, f float64) {
 func rowLoad(sc *scenario, row TableRow, f float64) Load {
 	l := Load{
 		Name: "row", Kind: sc.kind, Connections: int64(math.Round(float64(row.Connections) * f)),
-		Senders: int64(math.Round(float64(row.Senders) * f)), MessageSize: row.MessageSize, SendInterval: row.SendInterval,
+		Senders: int64(math.Round(float64(row.Senders) * f)), MessageSize: Size(row.MessageSize), SendInterval: row.SendInterval,
 	}
 	switch {
 	case sc.fanout == fanoutAll:
 		l.Senders = row.Senders
-	case sc.name == tableBigGroup:
+	case sc.name == TableBigGroup:
 		l.Senders, l.GroupCount = row.Senders, row.GroupCount
 	case sc.fanout == fanoutGroup:
 		l.GroupSize = row.GroupSize
@@ -201,7 +201,7 @@ func TestPlanGroupTableBySize(t *testing.T) {
 		size, count int64
 		table       string
 	}{
-		{19, 0, tableSmallGroup}, {20, 0, tableBigGroup}, {0, 100, tableSmallGroup}, {0, 10, tableBigGroup},
+		{19, 0, TableSmallGroup}, {20, 0, TableBigGroup}, {0, 100, TableSmallGroup}, {0, 10, TableBigGroup},
 	} {
 		w := Workload{Service: WebPubSub, Scenarios: []Load{{
 			Name: "g", Kind: KindSendToGroup, Connections: 1000, Senders: 10, GroupSize: tc.size, GroupCount: tc.count,

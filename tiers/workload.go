@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/hubprobe/hubprobe/internal/yamldecode"
 )
 
 // Scenario kinds a workload is split into: the guides' basic scenarios.
@@ -44,33 +46,33 @@ const (
 
 // Workload is a mix of basic scenarios to size a tier for.
 type Workload struct {
-	Service string `json:"service"`
+	Service string `json:"service" yaml:"service"`
 	// MaxLoad is the share of each limit the plan may use, in (0, 1];
 	// zero means DefaultMaxLoad.
-	MaxLoad float64 `json:"max_load,omitempty"`
+	MaxLoad float64 `json:"max_load,omitempty" yaml:"max_load"`
 	// Connections is the number of distinct client connections when
 	// scenarios share clients; zero means the sum over scenarios.
-	Connections int64  `json:"connections,omitempty"`
-	Scenarios   []Load `json:"scenarios"`
+	Connections int64  `json:"connections,omitempty" yaml:"connections"`
+	Scenarios   []Load `json:"scenarios" yaml:"scenarios"`
 }
 
 // Load is one basic scenario of a workload.
 type Load struct {
-	Name string `json:"name"`
-	Kind string `json:"kind"`
+	Name string `json:"name" yaml:"name"`
+	Kind string `json:"kind" yaml:"kind"`
 	// Connections are the clients this scenario keeps open; for broadcast
 	// they are also the receivers of every message.
-	Connections int64 `json:"connections"`
+	Connections int64 `json:"connections" yaml:"connections"`
 	// Senders send one message each per SendInterval. Zero means every
 	// connection for echo, send_to_connection and upstream_echo; the other
 	// kinds must say.
-	Senders      int64         `json:"senders,omitempty"`
-	MessageSize  int64         `json:"message_size_bytes,omitempty"` // zero means 2,048 bytes
-	SendInterval time.Duration `json:"send_interval,omitempty"`      // zero means one second
+	Senders      int64         `json:"senders,omitempty" yaml:"senders"`
+	MessageSize  Size          `json:"message_size_bytes,omitempty" yaml:"message_size"` // zero means 2,048 bytes
+	SendInterval time.Duration `json:"send_interval,omitempty" yaml:"send_interval"`     // zero means one second
 	// GroupSize (members of the group each message goes to) or GroupCount
 	// (connections split evenly into that many groups): send_to_group only.
-	GroupSize  int64 `json:"group_size,omitempty"`
-	GroupCount int64 `json:"group_count,omitempty"`
+	GroupSize  int64 `json:"group_size,omitempty" yaml:"group_size"`
+	GroupCount int64 `json:"group_count,omitempty" yaml:"group_count"`
 }
 
 // FieldError is a workload value that fails validation; Path is the YAML
@@ -126,7 +128,7 @@ func (w Workload) validate(svc *service) *FieldError {
 	names := map[string]int{}
 	var most int64
 	for i, l := range w.Scenarios {
-		path := "scenarios[" + strconv.Itoa(i) + "]"
+		path := yamldecode.IndexPath("scenarios", i)
 		if first, dup := names[l.Name]; dup && l.Name != "" {
 			return fieldErr(path+".name", "%q is already the name of scenarios[%d]", l.Name, first)
 		}
@@ -200,19 +202,21 @@ func (l Load) receivers(fanout string) float64 {
 	return 1
 }
 
-// Names of the two group tables; send_to_group picks one by group size.
+// Names of the two group tables; send_to_group picks one by group size. The
+// big-group table keeps a fixed number of groups (its group_count) whose
+// size grows with the connections; the small-group table a fixed size.
 const (
-	tableSmallGroup = "send_to_small_group"
-	tableBigGroup   = "send_to_big_group"
+	TableSmallGroup = "send_to_small_group"
+	TableBigGroup   = "send_to_big_group"
 )
 
 // table picks the guide's table that l is planned with.
 func (l Load) table(svc *service) *scenario {
 	if l.Kind == KindSendToGroup {
 		if l.receivers(fanoutGroup) < SmallGroupBelow {
-			return svc.scenario(tableSmallGroup)
+			return svc.scenario(TableSmallGroup)
 		}
-		return svc.scenario(tableBigGroup)
+		return svc.scenario(TableBigGroup)
 	}
 	for _, sc := range svc.scenarios {
 		if sc.kind == l.Kind {
