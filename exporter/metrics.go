@@ -59,6 +59,8 @@ type Metrics struct {
 	sent          *prometheus.CounterVec
 	received      *prometheus.CounterVec
 	lost          *prometheus.CounterVec
+	duplicated    *prometheus.CounterVec
+	reordered     *prometheus.CounterVec
 	sentBytes     *prometheus.CounterVec
 	receivedBytes *prometheus.CounterVec
 	throttled     *prometheus.CounterVec
@@ -125,8 +127,10 @@ func newCatalogue() *Metrics {
 	m.latency = histogramVec("message_latency_seconds",
 		"Time from sending a message to receiving it, per delivered message.", latencyBuckets)
 	m.sent = counterVec("messages_sent_total", "Messages the probe sent.")
-	m.received = counterVec("messages_received_total", "Message deliveries the probe received, fan-out counted per receiver.")
-	m.lost = counterVec("messages_lost_total", "Expected deliveries not seen within the loss timeout.")
+	m.received = counterVec("messages_received_total", "Distinct expected message deliveries the probe received, fan-out counted per receiver.")
+	m.lost = counterVec("messages_lost_total", "Expected deliveries, by message identity, not seen within the loss timeout.")
+	m.duplicated = counterVec("messages_duplicated_total", "Deliveries of a message the receiver had already seen.")
+	m.reordered = counterVec("messages_reordered_total", "Deliveries behind a later message of the same sender to the same receiver.")
 	m.sentBytes = counterVec("sent_bytes_total", "Bytes the probe wrote to the wire.")
 	m.receivedBytes = counterVec("received_bytes_total", "Bytes the probe read from the wire.")
 	m.throttled = counterVec("throttled_total", "Times the target throttled the probe, by reason.", "reason")
@@ -150,7 +154,7 @@ func newCatalogue() *Metrics {
 
 func (m *Metrics) collectors() []prometheus.Collector {
 	return append([]prometheus.Collector{
-		m.info, m.latency, m.sent, m.received, m.lost, m.sentBytes, m.receivedBytes,
+		m.info, m.latency, m.sent, m.received, m.lost, m.duplicated, m.reordered, m.sentBytes, m.receivedBytes,
 		m.throttled, m.httpRequests, m.connect, m.connFailures, m.connsActive,
 		m.reconnects, m.runs, m.runSuccess, m.runDuration, m.lastRun, m.sendLag,
 		m.runLatency, m.serverLoad, m.buildInfo,
@@ -166,7 +170,7 @@ type partialDeleter interface {
 // i.e. what Forget has to clean.
 func (m *Metrics) vecs() []partialDeleter {
 	return append([]partialDeleter{
-		m.info, m.latency, m.sent, m.received, m.lost, m.sentBytes, m.receivedBytes,
+		m.info, m.latency, m.sent, m.received, m.lost, m.duplicated, m.reordered, m.sentBytes, m.receivedBytes,
 		m.throttled, m.httpRequests, m.connect, m.connFailures, m.connsActive,
 		m.reconnects, m.runs, m.runSuccess, m.runDuration, m.lastRun, m.sendLag,
 	}, m.planning.scenarioVecs()...)

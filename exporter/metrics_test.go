@@ -66,6 +66,9 @@ func feed(rec scenarios.Recorder) {
 		rec.BytesReceived(120)
 	}
 	rec.MessagesLost(1)
+	rec.MessageDuplicated()
+	rec.MessageDuplicated()
+	rec.MessageReordered()
 	rec.Throttled(throttle.ConnectionLimit)
 	rec.Throttled("made_up_reason") // ignored: keeps the label bounded
 	rec.ConnectionFailed(scenarios.FailClosed)
@@ -125,12 +128,18 @@ hubprobe_message_latency_seconds_count{` + wantLabels + `} 9
 # HELP hubprobe_messages_sent_total Messages the probe sent.
 # TYPE hubprobe_messages_sent_total counter
 hubprobe_messages_sent_total{` + wantLabels + `} 10
-# HELP hubprobe_messages_received_total Message deliveries the probe received, fan-out counted per receiver.
+# HELP hubprobe_messages_received_total Distinct expected message deliveries the probe received, fan-out counted per receiver.
 # TYPE hubprobe_messages_received_total counter
 hubprobe_messages_received_total{` + wantLabels + `} 9
-# HELP hubprobe_messages_lost_total Expected deliveries not seen within the loss timeout.
+# HELP hubprobe_messages_lost_total Expected deliveries, by message identity, not seen within the loss timeout.
 # TYPE hubprobe_messages_lost_total counter
 hubprobe_messages_lost_total{` + wantLabels + `} 1
+# HELP hubprobe_messages_duplicated_total Deliveries of a message the receiver had already seen.
+# TYPE hubprobe_messages_duplicated_total counter
+hubprobe_messages_duplicated_total{` + wantLabels + `} 2
+# HELP hubprobe_messages_reordered_total Deliveries behind a later message of the same sender to the same receiver.
+# TYPE hubprobe_messages_reordered_total counter
+hubprobe_messages_reordered_total{` + wantLabels + `} 1
 # HELP hubprobe_sent_bytes_total Bytes the probe wrote to the wire.
 # TYPE hubprobe_sent_bytes_total counter
 hubprobe_sent_bytes_total{` + wantLabels + `} 1000

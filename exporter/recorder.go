@@ -47,6 +47,7 @@ type recorder struct {
 	st *scenarioState
 
 	sent, received, lost     prometheus.Counter
+	duplicated, reordered    prometheus.Counter
 	sentBytes, receivedBytes prometheus.Counter
 	latency, sendLag         prometheus.Observer
 	connect                  prometheus.Observer
@@ -66,6 +67,8 @@ func newRecorder(m *Metrics, st *scenarioState) *recorder {
 		sent:          m.sent.WithLabelValues(t, s),
 		received:      m.received.WithLabelValues(t, s),
 		lost:          m.lost.WithLabelValues(t, s),
+		duplicated:    m.duplicated.WithLabelValues(t, s),
+		reordered:     m.reordered.WithLabelValues(t, s),
 		sentBytes:     m.sentBytes.WithLabelValues(t, s),
 		receivedBytes: m.receivedBytes.WithLabelValues(t, s),
 		latency:       m.latency.WithLabelValues(t, s),
@@ -86,10 +89,12 @@ func newRecorder(m *Metrics, st *scenarioState) *recorder {
 	return r
 }
 
-func (r *recorder) MessageSent()      { r.sent.Inc() }
-func (r *recorder) ConnectionOpened() { r.active.Inc() }
-func (r *recorder) ConnectionClosed() { r.active.Dec() }
-func (r *recorder) Reconnected()      { r.reconnects.Inc() }
+func (r *recorder) MessageSent()       { r.sent.Inc() }
+func (r *recorder) MessageDuplicated() { r.duplicated.Inc() }
+func (r *recorder) MessageReordered()  { r.reordered.Inc() }
+func (r *recorder) ConnectionOpened()  { r.active.Inc() }
+func (r *recorder) ConnectionClosed()  { r.active.Dec() }
+func (r *recorder) Reconnected()       { r.reconnects.Inc() }
 
 func (r *recorder) MessageReceived(latency time.Duration) {
 	r.received.Inc()

@@ -224,19 +224,13 @@ func (rn *Runner) paceStep(ctx context.Context, run *Run, kind Kind, p pacer, he
 		if health.failed[sender] {
 			return
 		}
-		rt := run.routes[sender]
-		buf = run.payloads.Append(buf[:0], rt.key, rt.value)
-		expected, err := kind.Send(ctx, run, sender, buf)
+		err := run.sendOne(ctx, kind, sender, lag, &buf)
 		if err != nil && new(refusedSends).add(run, err) {
 			return // a throttle stops the search; the sender is not broken
 		}
-		if err != nil {
-			if ctx.Err() == nil {
-				health.sendFailed(sender)
-			}
-			return
+		if err != nil && ctx.Err() == nil {
+			health.sendFailed(sender)
 		}
-		run.tracker.sentMessage(expected, lag)
 	})
 	return maxLag
 }

@@ -116,4 +116,6 @@ func (r *stepRecorder) Throttled(reason string) {
 // Kept to the search; see the type's comment.
 func (r *stepRecorder) MessageSent()          {}
 func (r *stepRecorder) MessagesLost(int)      {}
+func (r *stepRecorder) MessageDuplicated()    {}
+func (r *stepRecorder) MessageReordered()     {}
 func (r *stepRecorder) SendLag(time.Duration) {}

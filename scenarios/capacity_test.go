@@ -348,6 +348,8 @@ func (nopRecorder) BytesReceived(int)             {}
 func (nopRecorder) MessageSent()                  {}
 func (nopRecorder) MessageReceived(time.Duration) {}
 func (nopRecorder) MessagesLost(int)              {}
+func (nopRecorder) MessageDuplicated()            {}
+func (nopRecorder) MessageReordered()             {}
 func (nopRecorder) SendLag(time.Duration)         {}
 func (nopRecorder) Throttled(string)              {}
 func (nopRecorder) ConnectDone(time.Duration)     {}

@@ -112,9 +112,7 @@ func (rn *Runner) dialOptions(run *Run) (probe.Options, error) {
 	if err != nil {
 		return probe.Options{}, err
 	}
-	handlers := map[string]probe.Handler{
-		"RecordLatency": run.recordLatency,
-	}
+	handlers := map[string]probe.Handler{}
 	// The benchmark hub sends OnConnected once the connection is registered
 	// for broadcasts and groups, which can be after the handshake reply.
 	handlers["OnConnected"] = func([]json.RawMessage) { run.onConnected.Add(1) }
@@ -133,6 +131,18 @@ func (rn *Runner) dialOptions(run *Run) (probe.Options, error) {
 		Observer:           observer{run.tracker},
 		Handlers:           handlers,
 	}, nil
+}
+
+// withReceiver gives connection i its own RecordLatency handler, so every
+// delivery is counted against the receiver that got it.
+func withReceiver(opts probe.Options, run *Run, i int) probe.Options {
+	handlers := make(map[string]probe.Handler, len(opts.Handlers)+1)
+	for name, h := range opts.Handlers {
+		handlers[name] = h
+	}
+	handlers["RecordLatency"] = func(args []json.RawMessage) { run.recordLatency(i, args) }
+	opts.Handlers = handlers
+	return opts
 }
 
 func summarizeConnectErrors(errs []error) error {

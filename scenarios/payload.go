@@ -17,6 +17,7 @@ const (
 	keyTimestamp    = "payload.Timestamp"
 	keyBlob         = "payload.MessageBlob"
 	keyRun          = "payload.Run"
+	keySeq          = "payload.Seq"
 	keyConnectionID = "information.ConnectionId"
 	keyGroupName    = "information.GroupName"
 )
@@ -52,9 +53,9 @@ func newPayloadBuilder(runID string, size int) *payloadBuilder {
 	return &b
 }
 
-// Append writes a payload routed by (routeKey, routeValue) when routeKey is
-// set, stamped now.
-func (b *payloadBuilder) Append(dst []byte, routeKey, routeValue string) []byte {
+// Append writes message id's payload, routed by (routeKey, routeValue) when
+// routeKey is set, stamped now.
+func (b *payloadBuilder) Append(dst []byte, routeKey, routeValue string, id uint64) []byte {
 	dst = append(dst, '{')
 	if routeKey != "" {
 		dst = appendKey(dst, routeKey)
@@ -63,31 +64,44 @@ func (b *payloadBuilder) Append(dst []byte, routeKey, routeValue string) []byte 
 	}
 	dst = append(dst, b.body...)
 	dst = strconv.AppendInt(dst, stamp(), 10)
+	dst = append(append(dst, ','), seqKey...)
+	dst = strconv.AppendUint(dst, id, 10)
 	return append(dst, '}')
 }
 
-// Parse returns the send stamp of a payload of this run. ok is false for a
-// payload of another run or one hubprobe did not write. Hubs may re-encode the
-// dictionary (key order, spacing), so the fast path falls back to a decode.
-func (b *payloadBuilder) Parse(p []byte) (us int64, ok bool) {
+// seqKey is the payload.Seq key as written, quoted and with its colon.
+var seqKey = appendKey(nil, keySeq)
+
+// Parse returns the send stamp and the identity of a payload of this run.
+// ok is false for a payload of another run or one hubprobe did not write.
+// Hubs may re-encode the dictionary (key order, spacing, numbers as
+// floats), so the fast path falls back to a decode.
+func (b *payloadBuilder) Parse(p []byte) (us int64, id uint64, ok bool) {
 	if bytes.Contains(p, b.run) {
-		if us, ok = scanInt(p, keyTimestamp); ok {
-			return us, true
+		us, okStamp := scanInt(p, keyTimestamp)
+		seq, okSeq := scanInt(p, keySeq)
+		if okStamp && okSeq && seq >= 0 {
+			return us, uint64(seq), true
 		}
 	}
+	return b.decode(p)
+}
+
+// decode is Parse's slow path for a dictionary the hub re-encoded.
+func (b *payloadBuilder) decode(p []byte) (us int64, id uint64, ok bool) {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(p, &m) != nil {
-		return 0, false
+		return 0, 0, false
 	}
 	var run string
 	if json.Unmarshal(m[keyRun], &run) != nil || !bytes.Contains(b.run, []byte(strconv.Quote(run))) {
-		return 0, false
+		return 0, 0, false
 	}
-	var f float64
-	if json.Unmarshal(m[keyTimestamp], &f) != nil {
-		return 0, false
+	var stampF, seqF float64
+	if json.Unmarshal(m[keyTimestamp], &stampF) != nil || json.Unmarshal(m[keySeq], &seqF) != nil || seqF < 0 {
+		return 0, 0, false
 	}
-	return int64(f), true
+	return int64(stampF), uint64(seqF), true
 }
 
 // scanInt finds "key": and parses the integer after it.
@@ -105,6 +119,11 @@ func scanInt(p []byte, key string) (int64, bool) {
 	end := 0
 	for end < len(rest) && (rest[end] >= '0' && rest[end] <= '9' || end == 0 && rest[end] == '-') {
 		end++
+	}
+	// A number written as a float ("3.0064771072e+10", as some hubs
+	// re-encode) is not an integer here; the caller decodes it instead.
+	if end < len(rest) && !bytes.ContainsRune([]byte(",} \t\r\n"), rune(rest[end])) {
+		return 0, false
 	}
 	v, err := strconv.ParseInt(string(rest[:end]), 10, 64)
 	return v, err == nil

@@ -20,6 +20,8 @@ type Recorder interface {
 	MessageSent()
 	MessageReceived(latency time.Duration)
 	MessagesLost(n int)
+	MessageDuplicated()
+	MessageReordered()
 	// SendLag is how late the pacer sent a message against its schedule.
 	SendLag(lag time.Duration)
 	Throttled(reason string)
@@ -71,9 +73,14 @@ type Result struct {
 
 	Connections   int // connections that completed the handshake
 	Sent          int64
-	Received      int64 // deliveries seen, fan-out counted per receiver
+	Received      int64 // distinct expected deliveries seen, fan-out counted per receiver
 	Expected      int64 // deliveries that should have been seen
-	Lost          int64
+	Lost          int64 // expected deliveries never seen
+	// Duplicated counts deliveries of a message the receiver had already
+	// seen; Reordered, deliveries behind a later message of the same sender
+	// to the same receiver (they count as received too).
+	Duplicated    int64
+	Reordered     int64
 	SentBytes     int64
 	ReceivedBytes int64
 	Throttled     map[string]int64

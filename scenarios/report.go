@@ -21,6 +21,8 @@ type JSONReport struct {
 	Expected       int64            `json:"expected"`
 	Received       int64            `json:"received"`
 	Lost           int64            `json:"lost"`
+	Duplicated     int64            `json:"duplicated"`
+	Reordered      int64            `json:"reordered"`
 	SlowMessages   int64            `json:"slow_messages"`
 	SentBytes      int64            `json:"sent_bytes"`
 	ReceivedBytes  int64            `json:"received_bytes"`
@@ -57,6 +59,7 @@ func (r Result) Report() JSONReport {
 		Target: r.Target, Scenario: r.Scenario, Kind: r.Kind, Start: r.Start,
 		DurationSecs: r.Duration.Seconds(), Connections: r.Connections,
 		Sent: r.Sent, Expected: r.Expected, Received: r.Received, Lost: r.Lost,
+		Duplicated: r.Duplicated, Reordered: r.Reordered,
 		SlowMessages: r.SlowMessages, SentBytes: r.SentBytes, ReceivedBytes: r.ReceivedBytes,
 		Throttled:      throttled,
 		Latency:        latencyReport(r.Latency),
@@ -95,6 +98,7 @@ func (r Result) WriteText(w io.Writer) error {
 		fmt.Sprintf("  %s (%s) against %s, %d connections, %s", r.Scenario, r.Kind, r.Target, r.Connections, r.Duration.Round(time.Millisecond)),
 		"-----------",
 		fmt.Sprintf("  Messages: sent %d, expected %d, received %d, lost %d", r.Sent, r.Expected, r.Received, r.Lost),
+		fmt.Sprintf("    Duplicated: %d, reordered: %d", r.Duplicated, r.Reordered),
 		fmt.Sprintf("    Requests/sec: %.2f", float64(r.Sent)/secs),
 		fmt.Sprintf("    Responses/sec: %.2f", float64(r.Received)/secs),
 		fmt.Sprintf("    Write throughput: %s/s", humanBytes(float64(r.SentBytes)/secs)),

@@ -68,12 +68,29 @@ func (r *Run) SetRoute(sender int, key, value string) {
 	r.routes[sender] = route{key, value}
 }
 
-// Delivered records a payload seen by a receiver. Payloads of other runs are
-// ignored, so a broadcast from a neighbouring scenario is never counted.
-func (r *Run) Delivered(payload json.RawMessage) {
-	if us, ok := r.payloads.Parse(payload); ok {
-		r.tracker.delivered(sinceStamp(us))
+// Delivered records a payload seen by the client at index receiver.
+// Payloads of other runs are ignored, so a broadcast from a neighbouring
+// scenario is never counted.
+func (r *Run) Delivered(receiver int, payload json.RawMessage) {
+	if us, id, ok := r.payloads.Parse(payload); ok {
+		_, seq := splitMessageID(id)
+		r.tracker.delivered(receiver, id, uint64(seq), sinceStamp(us))
 	}
+}
+
+// sendOne sends sender's next message, in buf, and counts it as sent when
+// the hub took it; a message whose send failed is expected nowhere.
+func (r *Run) sendOne(ctx context.Context, kind Kind, sender int, lag time.Duration, buf *[]byte) error {
+	id := r.tracker.ids.assign(sender)
+	rt := r.routes[sender]
+	*buf = r.payloads.Append((*buf)[:0], rt.key, rt.value, id)
+	expected, err := kind.Send(ctx, r, sender, *buf)
+	if err != nil {
+		r.tracker.ids.unsent(id)
+		return err
+	}
+	r.tracker.sentMessage(expected, lag)
+	return nil
 }
 
 // Throttled records a throttle seen by a kind (for example a refused send).
@@ -161,9 +178,7 @@ func (rn *Runner) pace(ctx context.Context, run *Run, kind Kind) error {
 		if failed[sender] {
 			return
 		}
-		rt := run.routes[sender]
-		buf = run.payloads.Append(buf[:0], rt.key, rt.value)
-		expected, err := kind.Send(ctx, run, sender, buf)
+		err := run.sendOne(ctx, kind, sender, lag, &buf)
 		if err != nil && refused.add(run, err) {
 			return // counted as throttled, not as sent; the sender goes on
 		}
@@ -172,9 +187,7 @@ func (rn *Runner) pace(ctx context.Context, run *Run, kind Kind) error {
 			if firstErr == nil && ctx.Err() == nil {
 				firstErr = fmt.Errorf("send from connection %d: %w", sender, err)
 			}
-			return
 		}
-		run.tracker.sentMessage(expected, lag)
 	})
 	if firstErr == nil {
 		firstErr = refused.err()

@@ -31,25 +31,39 @@ func (k serverPush) Send(ctx context.Context, r *Run, sender int, payload json.R
 	return k.batch, r.Clients[sender].Conn.Send(ctx, "ServerPush", payload, count)
 }
 
-// recordLatency handles the hub's RecordLatency(p) and, from ServerPush,
-// RecordLatency(p, i): one delivery of p, and for the batch's last index
-// the end of a batch. Payloads of other runs are ignored.
-func (r *Run) recordLatency(args []json.RawMessage) {
+// recordLatency handles the hub's RecordLatency(p) to the client at index
+// receiver and, from ServerPush, RecordLatency(p, i): one delivery of p (the
+// i-th of its batch), and for the batch's last index the end of a batch.
+// Payloads of other runs are ignored.
+func (r *Run) recordLatency(receiver int, args []json.RawMessage) {
 	if len(args) == 0 {
 		return
 	}
-	us, ok := r.payloads.Parse(args[0])
+	us, id, ok := r.payloads.Parse(args[0])
 	if !ok {
 		return
 	}
+	_, seq := splitMessageID(id)
+	pos := uint64(seq)
+	if r.batchSize > 0 {
+		index, ok := batchIndex(args, r.batchSize)
+		if !ok {
+			return
+		}
+		pos = pos*uint64(r.batchSize) + uint64(index)
+	}
 	latency := sinceStamp(us)
-	r.tracker.delivered(latency)
-	if r.batchSize > 0 && len(args) > 1 && isIndex(args[1], r.batchSize-1) {
+	if r.tracker.delivered(receiver, id, pos, latency) && r.batchSize > 0 && pos%uint64(r.batchSize) == uint64(r.batchSize-1) {
 		r.tracker.batchDone(latency)
 	}
 }
 
-func isIndex(arg json.RawMessage, want int) bool {
-	i, err := strconv.Atoi(string(bytes.TrimSpace(arg)))
-	return err == nil && i == want
+// batchIndex reads the index argument of a batch message, which must be
+// below size.
+func batchIndex(args []json.RawMessage, size int) (int, bool) {
+	if len(args) < 2 {
+		return 0, false
+	}
+	i, err := strconv.Atoi(string(bytes.TrimSpace(args[1])))
+	return i, err == nil && i >= 0 && i < size
 }

@@ -30,6 +30,7 @@ func (r *Run) UserID(i int) string { return "hubprobe-" + r.ID + "-" + strconv.I
 // connectClient opens client i. In serverless mode it carries a client
 // token of its own, minted for its user id.
 func (rn *Runner) connectClient(ctx context.Context, run *Run, opts probe.Options, i int) (*probe.Conn, error) {
+	opts = withReceiver(opts, run, i)
 	if s := rn.Endpoint.Serverless; s != nil {
 		so, err := probe.ServerlessOptions(s.ConnectionString, s.Hub, run.UserID(i))
 		if err != nil {

@@ -35,7 +35,7 @@ func (s *streamingEcho) Prepare(ctx context.Context, r *Run) error {
 		s.uploads[i] = up
 		go func() {
 			for item := range stream.Items() {
-				r.Delivered(item)
+				r.Delivered(i, item)
 			}
 		}()
 	}

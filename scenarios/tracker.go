@@ -19,9 +19,12 @@ type tracker struct {
 	rec Recorder
 
 	sent, expected, received, slow atomic.Int64
+	duplicated, reordered          atomic.Int64
 	sentBytes, receivedBytes       atomic.Int64
 	maxLag, latencySum             atomic.Int64
 	closed                         atomic.Bool
+
+	ids *identities
 
 	mu        sync.Mutex
 	latencies *hdrhistogram.Histogram // microseconds
@@ -29,9 +32,10 @@ type tracker struct {
 	throttled map[string]int64
 }
 
-func newTracker(rec Recorder) *tracker {
+func newTracker(rec Recorder, clients int) *tracker {
 	return &tracker{
 		rec:       rec,
+		ids:       newIdentities(clients),
 		latencies: hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3),
 		throttled: map[string]int64{},
 	}
@@ -51,12 +55,32 @@ func (t *tracker) sentMessage(expected int, lag time.Duration) {
 	}
 }
 
-// delivered records one delivery. Deliveries after the drain ended are
-// ignored: those messages are already counted lost.
-func (t *tracker) delivered(latency time.Duration) {
+// delivered records that receiver got message id, at position pos of its
+// sender's stream. A message seen again counts as duplicated and not as
+// received; one behind a later message of the same sender counts as
+// received and reordered; an identity the run never gave out is ignored.
+// Deliveries after the drain ended are ignored too: those messages are
+// already counted lost. fresh tells whether the delivery was counted.
+func (t *tracker) delivered(receiver int, id, pos uint64, latency time.Duration) (fresh bool) {
 	if t.closed.Load() {
-		return
+		return false
 	}
+	switch t.ids.see(receiver, id, pos) {
+	case deliveryUnknown:
+		return false
+	case deliveryDuplicate:
+		t.duplicated.Add(1)
+		t.rec.MessageDuplicated()
+		return false
+	case deliveryReordered:
+		t.reordered.Add(1)
+		t.rec.MessageReordered()
+	}
+	t.countLatency(latency)
+	return true
+}
+
+func (t *tracker) countLatency(latency time.Duration) {
 	if latency < 0 {
 		latency = 0
 	}
@@ -93,13 +117,12 @@ func (t *tracker) throttle(reason string) {
 // complete reports whether every expected delivery arrived.
 func (t *tracker) complete() bool { return t.received.Load() >= t.expected.Load() }
 
-// close stops counting deliveries and records what never came as lost.
+// close stops counting deliveries and records what never came as lost:
+// received counts each expected message once, so the difference is exactly
+// the expected deliveries never seen.
 func (t *tracker) close() (lost int64) {
 	t.closed.Store(true)
-	lost = t.expected.Load() - t.received.Load()
-	if lost < 0 {
-		lost = 0 // a hub that duplicates messages must not hide losses elsewhere
-	}
+	lost = max(t.expected.Load()-t.received.Load(), 0)
 	if lost > 0 {
 		t.rec.MessagesLost(int(lost))
 	}
@@ -109,6 +132,7 @@ func (t *tracker) close() (lost int64) {
 func (t *tracker) fill(r *Result) {
 	r.Sent, r.Expected, r.Received = t.sent.Load(), t.expected.Load(), t.received.Load()
 	r.SlowMessages = t.slow.Load()
+	r.Duplicated, r.Reordered = t.duplicated.Load(), t.reordered.Load()
 	r.SentBytes, r.ReceivedBytes = t.sentBytes.Load(), t.receivedBytes.Load()
 	r.MaxSendLag = time.Duration(t.maxLag.Load())
 	r.LatencySum = time.Duration(t.latencySum.Load())

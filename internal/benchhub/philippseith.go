@@ -19,8 +19,7 @@ import (
 // name to a built-in of its own.
 type Hub struct {
 	signalr.Hub
-	echoDelay *atomic.Int64
-	dropEcho  *atomic.Bool
+	server *Server
 }
 
 // OnConnected tells the client its id, as the benchmark hub does.
@@ -29,38 +28,40 @@ func (h *Hub) OnConnected(id string) {
 }
 
 func (h *Hub) Echo(p map[string]any) {
-	if h.dropEcho.Load() {
+	s := h.server
+	if s.DropEcho.Load() {
 		return
 	}
-	if d := time.Duration(h.echoDelay.Load()); d > 0 {
+	if d := time.Duration(s.EchoDelay.Load()); d > 0 {
 		time.Sleep(d)
 	}
-	h.Clients().Caller().Send("RecordLatency", p)
+	fault := EchoAnswer
+	if plan := s.echoPlan.Load(); plan != nil {
+		fault = (*plan)(s.echoes.Add(1) - 1)
+	}
+	caller := h.Clients().Caller()
+	switch fault {
+	case EchoDrop:
+		return
+	case EchoTwice:
+		caller.Send("RecordLatency", p)
+	}
+	caller.Send("RecordLatency", p)
 }
 
-func (h *Hub) Broadcast(p map[string]any) { h.Clients().All().Send("RecordLatency", p) }
+// EchoFault is what the hub does with one Echo, to rehearse a hub that
+// misdelivers.
+type EchoFault int
 
-func (h *Hub) SendToClient(p map[string]any) {
-	id, _ := p["information.ConnectionId"].(string)
-	h.Clients().Client(id).Send("RecordLatency", p)
-}
+const (
+	EchoAnswer EchoFault = iota // answer once
+	EchoDrop                    // answer nothing
+	EchoTwice                   // answer twice
+)
 
-func (h *Hub) SendToGroup(p map[string]any) {
-	group, _ := p["information.GroupName"].(string)
-	h.Clients().Group(group).Send("RecordLatency", p)
-}
-
-func (h *Hub) JoinGroup(group string) {
-	h.Groups().AddToGroup(group, h.ConnectionID())
-	h.Clients().Caller().Send("JoinGroup")
-}
-
-func (h *Hub) LeaveGroup(group string) {
-	h.Groups().RemoveFromGroup(group, h.ConnectionID())
-	h.Clients().Caller().Send("LeaveGroup")
-}
-
-func (h *Hub) GetConnectionId() string { return h.ConnectionID() }
+// SetEchoPlan makes plan decide every Echo, by its number across the
+// server, from 0.
+func (s *Server) SetEchoPlan(plan func(n int64) EchoFault) { s.echoPlan.Store(&plan) }
 
 // Server is a running third-party benchmark hub.
 type Server struct {
@@ -70,6 +71,9 @@ type Server struct {
 	DropEcho atomic.Bool
 	http     *httptest.Server
 	cancel   context.CancelFunc
+
+	echoPlan atomic.Pointer[func(int64) EchoFault]
+	echoes   atomic.Int64
 }
 
 // Start serves the benchmark hub at /signalrbench on a loopback port.
@@ -77,7 +81,7 @@ func Start() (*Server, error) {
 	s := &Server{}
 	ctx, cancel := context.WithCancel(context.Background())
 	srv, err := signalr.NewServer(ctx,
-		signalr.HubFactory(func() signalr.HubInterface { return &Hub{echoDelay: &s.EchoDelay, dropEcho: &s.DropEcho} }),
+		signalr.HubFactory(func() signalr.HubInterface { return &Hub{server: s} }),
 		signalr.InsecureSkipVerify(true),
 		signalr.KeepAliveInterval(2*time.Second),
 		signalr.TimeoutInterval(30*time.Second),

@@ -52,6 +52,10 @@ const (
 	Frames
 	// Mute reads every echo and never answers one.
 	Mute
+	// Reorder holds back each connection's first echo answer and every
+	// Script.After-th after it, and sends each held answer right behind
+	// the connection's next one.
+	Reorder
 )
 
 // Frame is one WebSocket data frame the server sends as is.

@@ -58,6 +58,7 @@ type hubConn struct {
 	stop     chan struct{}
 	writeMu  sync.Mutex
 	pending  chan delayedEcho // Slow only
+	held     []json.RawMessage // Reorder only: the answer held back
 }
 
 type delayedEcho struct {
@@ -134,6 +135,8 @@ func (c *hubConn) onEcho(args []json.RawMessage) bool {
 	switch sc.Fault {
 	case Mute:
 		return true
+	case Reorder:
+		return c.reorder(args)
 	case Slow:
 		select {
 		case c.pending <- delayedEcho{due: time.Now().Add(sc.Delay), args: args}:
@@ -151,6 +154,21 @@ func (c *hubConn) onEcho(args []json.RawMessage) bool {
 		}
 	}
 	c.answered++
+	return c.recordLatency(args) == nil
+}
+
+// reorder answers echoes with every Script.After-th answer held back until
+// right after the next one, so it arrives behind a later message.
+func (c *hubConn) reorder(args []json.RawMessage) bool {
+	c.answered++
+	if held := c.held; held != nil {
+		c.held = nil
+		return c.recordLatency(args) == nil && c.recordLatency(held) == nil
+	}
+	if (c.answered-1)%max(c.s.script.After, 1) == 0 {
+		c.held = args
+		return true
+	}
 	return c.recordLatency(args) == nil
 }
 

@@ -1,0 +1,81 @@
+package scenarios_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/internal/benchhub"
+	"github.com/hubprobe/hubprobe/internal/faultserver"
+	"github.com/hubprobe/hubprobe/scenarios"
+)
+
+// identityEcho is 20 connections echoing every 100 ms for 5 s: exactly
+// 1,000 sends, numbered by the third-party hub in the order it gets them.
+func identityEcho() (s config.Scenario, sends int64) {
+	s = scenario("echo", 20, 5*time.Second, 100*time.Millisecond)
+	return s, 1000
+}
+
+// A hub that drops 10 messages and answers 10 others twice delivers 1,000
+// answers for 1,000 sends; counted by identity, that is 10 lost and 10
+// duplicated, and the run misses the capacity line.
+func TestLossAndDuplicatesCountedByIdentity(t *testing.T) {
+	t.Parallel()
+	srv := startThirdParty(t)
+	srv.SetEchoPlan(func(n int64) benchhub.EchoFault {
+		switch n % 100 {
+		case 50:
+			return benchhub.EchoDrop
+		case 10:
+			return benchhub.EchoTwice
+		}
+		return benchhub.EchoAnswer
+	})
+	s, sends := identityEcho()
+	o := runAgainst(t, srv.URL, s)
+	r := o.res
+	if r.Sent != sends || r.Expected != sends || r.Received != sends-10 || r.Lost != 10 || r.Duplicated != 10 || r.Reordered != 0 {
+		t.Fatalf("sent/expected/received/lost/duplicated/reordered = %d/%d/%d/%d/%d/%d, want %d/%d/%d/10/10/0",
+			r.Sent, r.Expected, r.Received, r.Lost, r.Duplicated, r.Reordered, sends, sends, sends-10)
+	}
+	for name, want := range map[string]float64{
+		"hubprobe_messages_received_total":   float64(sends - 10),
+		"hubprobe_messages_lost_total":       10,
+		"hubprobe_messages_duplicated_total": 10,
+		"hubprobe_messages_reordered_total":  0,
+		"hubprobe_message_latency_seconds":   float64(sends - 10),
+	} {
+		if got := counter(t, o.reg, name); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	if r.MetSLO() {
+		t.Error("a run that lost 10 messages met the capacity line")
+	}
+}
+
+// A hub that holds back each connection's 1st, 11th, 21st, 31st and 41st
+// answer until right after the next one delivers all 1,000 messages, 100 of
+// them behind a later message of the same sender.
+func TestReorderingCountedPerSenderAndReceiver(t *testing.T) {
+	t.Parallel()
+	srv, err := faultserver.Start(faultserver.Script{Fault: faultserver.Reorder, After: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	s, sends := identityEcho()
+	o := runAgainst(t, srv.URL(), s)
+	r := o.res
+	if r.Outcome != scenarios.ResultSuccess || r.Received != sends || r.Lost != 0 || r.Duplicated != 0 || r.Reordered != 100 {
+		t.Fatalf("outcome %s (%s), received/lost/duplicated/reordered = %d/%d/%d/%d, want %d/0/0/100",
+			r.Outcome, r.Error, r.Received, r.Lost, r.Duplicated, r.Reordered, sends)
+	}
+	if got := counter(t, o.reg, "hubprobe_messages_reordered_total"); got != 100 {
+		t.Errorf("hubprobe_messages_reordered_total = %v, want 100", got)
+	}
+	if !r.MetSLO() {
+		t.Error("reordering alone is not loss: the run should meet the capacity line")
+	}
+}
