@@ -71,11 +71,11 @@ type Result struct {
 	Start    time.Time
 	Duration time.Duration
 
-	Connections   int // connections that completed the handshake
-	Sent          int64
-	Received      int64 // distinct expected deliveries seen, fan-out counted per receiver
-	Expected      int64 // deliveries that should have been seen
-	Lost          int64 // expected deliveries never seen
+	Connections int // connections that completed the handshake
+	Sent        int64
+	Received    int64 // distinct expected deliveries seen, fan-out counted per receiver
+	Expected    int64 // deliveries that should have been seen
+	Lost        int64 // expected deliveries never seen
 	// Duplicated counts deliveries of a message the receiver had already
 	// seen; Reordered, deliveries behind a later message of the same sender
 	// to the same receiver (they count as received too).

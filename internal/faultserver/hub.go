@@ -57,7 +57,7 @@ type hubConn struct {
 	struck   bool // the mid-run fault happened; later echoes go unanswered
 	stop     chan struct{}
 	writeMu  sync.Mutex
-	pending  chan delayedEcho // Slow only
+	pending  chan delayedEcho  // Slow only
 	held     []json.RawMessage // Reorder only: the answer held back
 }
 
