@@ -1,10 +1,6 @@
 package azure
 
 import (
-	"bytes"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/golang-jwt/jwt/v5"
 )
 
 // Token lifetimes used when a caller passes ttl <= 0. One hour is the
@@ -47,18 +45,10 @@ type TokenClaims struct {
 	UserID    string    // nameid: the user id that user-targeted sends address
 }
 
-var azureJWTHeader = base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`))
-
-type azureJWTPayload struct {
-	Audience  string `json:"aud"`
-	ExpiresAt int64  `json:"exp"`
-	IssuedAt  int64  `json:"iat,omitempty"`
-	NotBefore int64  `json:"nbf,omitempty"`
-	UserID    string `json:"nameid,omitempty"`
-}
-
-// MintToken signs claims as an HS256 JWT. key is the AccessKey string's
-// UTF-8 bytes (not base64-decoded), which is how the service checks it.
+// MintToken signs claims as an HS256 JWT with the header {"alg":"HS256",
+// "typ":"JWT"}. key is the AccessKey string's UTF-8 bytes (not
+// base64-decoded), which is how the service checks it. Times go out as
+// whole seconds, aud as a single string.
 func MintToken(key []byte, claims TokenClaims) (string, error) {
 	switch {
 	case len(key) == 0:
@@ -68,31 +58,21 @@ func MintToken(key []byte, claims TokenClaims) (string, error) {
 	case claims.ExpiresAt.IsZero():
 		return "", errors.New("azure: token: no expiry")
 	}
-	payload, err := json.Marshal(azureJWTPayload{
-		Audience:  claims.Audience,
-		ExpiresAt: claims.ExpiresAt.Unix(),
-		IssuedAt:  azureUnix(claims.IssuedAt),
-		NotBefore: azureUnix(claims.NotBefore),
-		UserID:    claims.UserID,
-	})
+	payload := jwt.MapClaims{"aud": claims.Audience, "exp": claims.ExpiresAt.Unix()}
+	if !claims.IssuedAt.IsZero() {
+		payload["iat"] = claims.IssuedAt.Unix()
+	}
+	if !claims.NotBefore.IsZero() {
+		payload["nbf"] = claims.NotBefore.Unix()
+	}
+	if claims.UserID != "" {
+		payload["nameid"] = claims.UserID
+	}
+	token, err := jwt.NewWithClaims(jwt.SigningMethodHS256, payload).SignedString(key)
 	if err != nil {
 		return "", fmt.Errorf("azure: token: %w", err)
 	}
-	signingInput := azureJWTHeader + "." + base64.RawURLEncoding.EncodeToString(payload)
-	return signingInput + "." + base64.RawURLEncoding.EncodeToString(azureHS256(key, signingInput)), nil
-}
-
-func azureUnix(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.Unix()
-}
-
-func azureHS256(key []byte, signingInput string) []byte {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(signingInput))
-	return m.Sum(nil)
+	return token, nil
 }
 
 // ClientToken mints the token a serverless negotiate hands to a client of
@@ -142,144 +122,143 @@ func azureMint(cs ConnectionString, audience, userID string, ttl time.Duration, 
 }
 
 // VerifyToken checks token the way the service does: HS256 only, signed
-// with key, aud containing audience, now before exp and not before nbf.
-// It returns the token's claims, with Audience set to the one matched.
-// Errors wrap one of the ErrToken* values and never quote the token or key.
+// with key, aud containing audience (compared exactly: no case folding, no
+// trailing-slash trimming), now before exp and not before nbf, with no
+// leeway for clock skew. It returns the token's claims, with Audience set
+// to the one matched. Errors wrap one of the ErrToken* values and never
+// quote the token or key.
 func VerifyToken(key []byte, token, audience string, now time.Time) (TokenClaims, error) {
 	if len(key) == 0 || audience == "" {
 		return TokenClaims{}, errors.New("azure: verify token: empty key or audience")
 	}
-	payload, err := azureVerifySignature(key, token)
-	if err != nil {
-		return TokenClaims{}, err
-	}
-	claims, audiences, err := azureDecodeClaims(payload)
-	if err != nil {
-		return TokenClaims{}, err
-	}
-	switch {
-	case claims.ExpiresAt.IsZero():
-		return TokenClaims{}, fmt.Errorf("%w: no exp claim", ErrTokenMalformed)
-	case !now.Before(claims.ExpiresAt):
-		return TokenClaims{}, fmt.Errorf("%w at %s", ErrTokenExpired, claims.ExpiresAt.UTC().Format(time.RFC3339))
-	case !claims.NotBefore.IsZero() && now.Before(claims.NotBefore):
-		return TokenClaims{}, fmt.Errorf("%w until %s", ErrTokenNotYetValid, claims.NotBefore.UTC().Format(time.RFC3339))
-	}
-	for _, a := range audiences {
-		if a == audience {
-			claims.Audience = a
-			return claims, nil
-		}
-	}
-	return TokenClaims{}, fmt.Errorf("%w: expected %q, token has %s", ErrTokenAudience, audience, azureQuoteShort(audiences))
-}
-
-// azureVerifySignature checks the header and signature and returns the
-// decoded payload.
-func azureVerifySignature(key []byte, token string) ([]byte, error) {
 	if len(token) > azureMaxTokenLen {
-		return nil, fmt.Errorf("%w: longer than %d bytes", ErrTokenMalformed, azureMaxTokenLen)
+		return TokenClaims{}, fmt.Errorf("%w: longer than %d bytes", ErrTokenMalformed, azureMaxTokenLen)
 	}
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
-		return nil, fmt.Errorf("%w: not three dot-separated parts", ErrTokenMalformed)
+	var claims verifiedClaims
+	var refused error // why the key function turned the header down
+	parsed, err := jwt.ParseWithClaims(token, &claims, func(t *jwt.Token) (any, error) {
+		if refused = checkTokenHeader(t); refused != nil {
+			return nil, refused
+		}
+		return key, nil
+	}, jwt.WithAudience(audience), jwt.WithExpirationRequired(), jwt.WithStrictDecoding(),
+		jwt.WithTimeFunc(func() time.Time { return now }))
+	switch {
+	case refused != nil:
+		return TokenClaims{}, refused
+	case err != nil:
+		return TokenClaims{}, tokenRefusal(err, parsed, &claims, audience)
 	}
-	if err := azureCheckHeader(parts[0]); err != nil {
-		return nil, err
-	}
-	sig, err := base64.RawURLEncoding.Strict().DecodeString(parts[2])
-	if err != nil {
-		return nil, fmt.Errorf("%w: signature is not base64url", ErrTokenMalformed)
-	}
-	if !hmac.Equal(sig, azureHS256(key, parts[0]+"."+parts[1])) {
-		return nil, ErrTokenSignature
-	}
-	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		return nil, fmt.Errorf("%w: payload is not base64url", ErrTokenMalformed)
-	}
-	return payload, nil
+	return TokenClaims{
+		Audience:  audience,
+		ExpiresAt: claims.ExpiresAt.time(),
+		IssuedAt:  claims.IssuedAt.time(),
+		NotBefore: claims.NotBefore.time(),
+		UserID:    claims.UserID,
+	}, nil
 }
 
-func azureCheckHeader(segment string) error {
-	raw, err := base64.RawURLEncoding.DecodeString(segment)
-	if err != nil {
-		return fmt.Errorf("%w: header is not base64url", ErrTokenMalformed)
+// checkTokenHeader is the check golang-jwt leaves to the key function: the
+// alg must be HS256 itself (not "none", another HMAC or a public-key alg
+// that would take key as a public key), and RFC 7515 requires refusing a
+// crit header naming extensions we do not understand, which is all of them.
+func checkTokenHeader(t *jwt.Token) error {
+	if t.Method != jwt.SigningMethodHS256 {
+		return fmt.Errorf("%w: alg %q", ErrTokenAlgorithm, azureTruncate(t.Method.Alg(), 16))
 	}
-	var h struct {
-		Alg  string          `json:"alg"`
-		Crit json.RawMessage `json:"crit"`
-	}
-	if err := json.Unmarshal(raw, &h); err != nil {
-		return fmt.Errorf("%w: header is not a JSON object", ErrTokenMalformed)
-	}
-	if h.Alg != "HS256" {
-		return fmt.Errorf("%w: alg %q", ErrTokenAlgorithm, azureTruncate(h.Alg, 16))
-	}
-	if h.Crit != nil {
+	if _, has := t.Header["crit"]; has {
 		return fmt.Errorf("%w: unsupported crit header", ErrTokenMalformed)
 	}
 	return nil
 }
 
-// azureDecodeClaims reads the claims the service uses; aud may be a string or
+// tokenRefusal maps golang-jwt's verdict onto one ErrToken* value. The
+// validator reports every failed claim at once; the first in this order
+// wins, so an expired token for another audience is expired (the hub tries
+// other audiences only on ErrTokenAudience). golang-jwt's own messages are
+// not passed on: they may quote pieces of the decoded token.
+func tokenRefusal(err error, parsed *jwt.Token, claims *verifiedClaims, audience string) error {
+	switch {
+	case errors.Is(err, jwt.ErrTokenMalformed):
+		return fmt.Errorf("%w: not three base64url parts holding a JSON header and claims of the right types", ErrTokenMalformed)
+	case errors.Is(err, jwt.ErrTokenUnverifiable): // alg missing or unknown
+		return fmt.Errorf("%w: alg %q", ErrTokenAlgorithm, azureTruncate(headerAlg(parsed), 16))
+	case errors.Is(err, jwt.ErrTokenSignatureInvalid):
+		return ErrTokenSignature
+	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing) && claims.ExpiresAt == nil:
+		return fmt.Errorf("%w: no exp claim", ErrTokenMalformed)
+	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
+		return fmt.Errorf("%w: no aud claim, or an empty one", ErrTokenMalformed)
+	case errors.Is(err, jwt.ErrTokenExpired):
+		return fmt.Errorf("%w at %s", ErrTokenExpired, claims.ExpiresAt.UTC().Format(time.RFC3339))
+	case errors.Is(err, jwt.ErrTokenNotValidYet):
+		return fmt.Errorf("%w until %s", ErrTokenNotYetValid, claims.NotBefore.UTC().Format(time.RFC3339))
+	case errors.Is(err, jwt.ErrTokenInvalidAudience):
+		return fmt.Errorf("%w: expected %q, token has %s", ErrTokenAudience, audience, azureQuoteShort(claims.Audience))
+	}
+	return fmt.Errorf("%w: claims refused", ErrTokenMalformed)
+}
+
+func headerAlg(parsed *jwt.Token) string {
+	if parsed == nil {
+		return ""
+	}
+	alg, _ := parsed.Header["alg"].(string)
+	return alg
+}
+
+// verifiedClaims are the claims VerifyToken reads; aud may be a string or
 // an array of strings (RFC 7519 allows both).
-func azureDecodeClaims(payload []byte) (TokenClaims, []string, error) {
-	var p struct {
-		Audience  json.RawMessage `json:"aud"`
-		ExpiresAt *json.Number    `json:"exp"`
-		IssuedAt  *json.Number    `json:"iat"`
-		NotBefore *json.Number    `json:"nbf"`
-		UserID    string          `json:"nameid"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(payload))
-	dec.UseNumber()
-	if err := dec.Decode(&p); err != nil {
-		return TokenClaims{}, nil, fmt.Errorf("%w: claims are not a valid JSON object", ErrTokenMalformed)
-	}
-	audiences, err := azureDecodeAudience(p.Audience)
-	if err != nil {
-		return TokenClaims{}, nil, err
-	}
-	var c TokenClaims
-	c.UserID = p.UserID
-	for _, f := range []struct {
-		n   *json.Number
-		dst *time.Time
-	}{{p.ExpiresAt, &c.ExpiresAt}, {p.IssuedAt, &c.IssuedAt}, {p.NotBefore, &c.NotBefore}} {
-		if *f.dst, err = azureNumericDate(f.n); err != nil {
-			return TokenClaims{}, nil, err
-		}
-	}
-	return c, audiences, nil
+type verifiedClaims struct {
+	Audience  jwt.ClaimStrings `json:"aud"`
+	ExpiresAt *exactDate       `json:"exp"`
+	IssuedAt  *exactDate       `json:"iat"`
+	NotBefore *exactDate       `json:"nbf"`
+	UserID    string           `json:"nameid"`
 }
 
-func azureDecodeAudience(raw json.RawMessage) ([]string, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, fmt.Errorf("%w: no aud claim", ErrTokenMalformed)
-	}
-	var one string
-	if json.Unmarshal(raw, &one) == nil {
-		return []string{one}, nil
-	}
-	var many []string
-	if err := json.Unmarshal(raw, &many); err != nil {
-		return nil, fmt.Errorf("%w: aud is neither a string nor an array of strings", ErrTokenMalformed)
-	}
-	return many, nil
+func (c *verifiedClaims) GetAudience() (jwt.ClaimStrings, error) { return c.Audience, nil }
+func (c *verifiedClaims) GetExpirationTime() (*jwt.NumericDate, error) {
+	return c.ExpiresAt.numeric(), nil
 }
+func (c *verifiedClaims) GetIssuedAt() (*jwt.NumericDate, error)  { return c.IssuedAt.numeric(), nil }
+func (c *verifiedClaims) GetNotBefore() (*jwt.NumericDate, error) { return c.NotBefore.numeric(), nil }
+func (c *verifiedClaims) GetIssuer() (string, error)              { return "", nil }
+func (c *verifiedClaims) GetSubject() (string, error)             { return "", nil }
 
-// azureNumericDate converts a JWT NumericDate (seconds, possibly fractional).
-func azureNumericDate(n *json.Number) (time.Time, error) {
-	if n == nil {
-		return time.Time{}, nil
+// exactDate is a NumericDate kept to the nanosecond. golang-jwt's own
+// NumericDate truncates to jwt.TimePrecision (a second unless a program
+// changes that global), which would expire a token with exp = now+0.5 s
+// half a second early.
+type exactDate struct{ time.Time }
+
+func (d *exactDate) UnmarshalJSON(b []byte) error {
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return err
 	}
 	f, err := n.Float64()
 	if err != nil || math.IsNaN(f) || math.Abs(f) > 1e15 {
-		return time.Time{}, fmt.Errorf("%w: a time claim is not a number of seconds", ErrTokenMalformed)
+		return errors.New("a time claim is not a number of seconds")
 	}
 	sec, frac := math.Modf(f)
-	return time.Unix(int64(sec), int64(frac*1e9)), nil
+	d.Time = time.Unix(int64(sec), int64(frac*1e9))
+	return nil
+}
+
+func (d *exactDate) numeric() *jwt.NumericDate {
+	if d == nil {
+		return nil
+	}
+	return &jwt.NumericDate{Time: d.Time}
+}
+
+// time is the date, or the zero time when the claim is absent.
+func (d *exactDate) time() time.Time {
+	if d == nil {
+		return time.Time{}
+	}
+	return d.Time
 }
 
 func azureQuoteShort(values []string) string {

@@ -1,8 +1,10 @@
 package azure
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/rsa"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -168,6 +170,21 @@ func TestRESTTokenAudienceIsRequestURLWithoutQuery(t *testing.T) {
 	}
 }
 
+// hs256 is the HMAC-SHA256 of signingInput under key, for hand-built tokens
+// that golang-jwt would not sign.
+func hs256(key []byte, signingInput string) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(signingInput))
+	return m.Sum(nil)
+}
+
+// handSigned is a token of header (JSON) and an encoded payload segment,
+// signed with HS256 under key whatever header says.
+func handSigned(key []byte, header, payloadSegment string) string {
+	in := base64.RawURLEncoding.EncodeToString([]byte(header)) + "." + payloadSegment
+	return in + "." + base64.RawURLEncoding.EncodeToString(hs256(key, in))
+}
+
 // jwtSign signs claims with golang-jwt.
 func jwtSign(t testing.TB, method jwt.SigningMethod, key any, claims jwt.Claims) string {
 	t.Helper()
@@ -227,10 +244,6 @@ func TestVerifyTokenRejects(t *testing.T) {
 	good := jwtSign(t, jwt.SigningMethodHS256, key, valid)
 	parts := strings.Split(good, ".")
 	forged, _ := json.Marshal(map[string]any{"aud": "https://x.service.signalr.net/api/v1/hubs/admin", "exp": now.Add(time.Minute).Unix()})
-	header := func(h string) string {
-		in := base64.RawURLEncoding.EncodeToString([]byte(h)) + "." + parts[1]
-		return in + "." + base64.RawURLEncoding.EncodeToString(azureHS256(key, in))
-	}
 	cases := []struct {
 		name, token string
 		want        error
@@ -240,11 +253,11 @@ func TestVerifyTokenRejects(t *testing.T) {
 		{"expired", jwtSign(t, jwt.SigningMethodHS256, key, jwt.MapClaims{"aud": aud, "exp": now.Unix()}), ErrTokenExpired},
 		{"not yet valid", jwtSign(t, jwt.SigningMethodHS256, key, jwt.MapClaims{"aud": aud, "exp": now.Add(time.Hour).Unix(), "nbf": now.Add(time.Second).Unix()}), ErrTokenNotYetValid},
 		{"alg none", none, ErrTokenAlgorithm},
-		{"alg none, HMAC appended", none + base64.RawURLEncoding.EncodeToString(azureHS256(key, strings.TrimSuffix(none, "."))), ErrTokenAlgorithm},
+		{"alg none, HMAC appended", none + base64.RawURLEncoding.EncodeToString(hs256(key, strings.TrimSuffix(none, "."))), ErrTokenAlgorithm},
 		{"RS256", jwtSign(t, jwt.SigningMethodRS256, rsaKey, valid), ErrTokenAlgorithm},
 		{"HS512 with the same key", jwtSign(t, jwt.SigningMethodHS512, key, valid), ErrTokenAlgorithm},
-		{"alg lower case", header(`{"alg":"hs256","typ":"JWT"}`), ErrTokenAlgorithm},
-		{"crit header", header(`{"alg":"HS256","crit":["exp"]}`), ErrTokenMalformed},
+		{"alg lower case", handSigned(key, `{"alg":"hs256","typ":"JWT"}`, parts[1]), ErrTokenAlgorithm},
+		{"crit header", handSigned(key, `{"alg":"HS256","crit":["exp"]}`, parts[1]), ErrTokenMalformed},
 		{"payload swapped", parts[0] + "." + base64.RawURLEncoding.EncodeToString(forged) + "." + parts[2], ErrTokenSignature},
 		{"signature dropped", parts[0] + "." + parts[1] + ".", ErrTokenSignature},
 		{"no exp", jwtSign(t, jwt.SigningMethodHS256, key, jwt.MapClaims{"aud": aud}), ErrTokenMalformed},
@@ -289,4 +302,48 @@ func TestMintedTokensRoundTripThroughVerifyToken(t *testing.T) {
 	if _, err := VerifyToken(cs.AccessKey(), token, "https://x.service.signalr.net/client/?hub=chat", time.Now().Add(2*time.Minute)); !errors.Is(err, ErrTokenExpired) {
 		t.Errorf("after ttl: %v", err)
 	}
+}
+
+// FuzzVerifyToken feeds VerifyToken hand-built tokens, signed with the right
+// key or not: it must accept only tokens for the audience that are live at
+// now, and refuse the rest with exactly one ErrToken* value and a message
+// that quotes neither the key nor the signature.
+func FuzzVerifyToken(f *testing.F) {
+	for _, seed := range [][2]string{
+		{`{"alg":"HS256","typ":"JWT"}`, `{"aud":"https://a/b","exp":1700000060,"nameid":"u"}`},
+		{`{"alg":"HS256"}`, `{"aud":["x","https://a/b"],"exp":1700000000.5,"nbf":1700000000}`},
+		{`{"alg":"none"}`, `{"aud":"https://a/b","exp":1700000060}`},
+		{`{"alg":"HS256","crit":["exp"]}`, `{"aud":"https://a/b","exp":1700000060}`},
+		{`{"alg":"HS256"}`, `{"aud":"","exp":"1700000060","iat":-1e16}`},
+		{`null`, `[]`},
+	} {
+		f.Add(seed[0], seed[1], true)
+		f.Add(seed[0], seed[1], false)
+	}
+	key, aud, now := []byte(azureTestKey), "https://a/b", time.Unix(1_700_000_000, 0)
+	refusals := []error{ErrTokenMalformed, ErrTokenAlgorithm, ErrTokenSignature, ErrTokenExpired, ErrTokenNotYetValid, ErrTokenAudience}
+	f.Fuzz(func(t *testing.T, header, payload string, signed bool) {
+		signingKey := []byte("not the key")
+		if signed {
+			signingKey = key
+		}
+		token := handSigned(signingKey, header, base64.RawURLEncoding.EncodeToString([]byte(payload)))
+		sig := token[strings.LastIndexByte(token, '.')+1:]
+		claims, err := VerifyToken(key, token, aud, now)
+		if err == nil {
+			if !signed || claims.Audience != aud || !now.Before(claims.ExpiresAt) || now.Before(claims.NotBefore) {
+				t.Fatalf("accepted %s.%s (signed %v): %+v", header, payload, signed, claims)
+			}
+			return
+		}
+		matched := 0
+		for _, r := range refusals {
+			if errors.Is(err, r) {
+				matched++
+			}
+		}
+		if msg := err.Error(); matched != 1 || strings.Contains(msg, azureTestKey) || strings.Contains(msg, sig) {
+			t.Fatalf("refusal %q wraps %d ErrToken* values or quotes the key or signature", msg, matched)
+		}
+	})
 }

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/config"
 )
@@ -16,40 +14,33 @@ import (
 // to the sender slot's group, delivered to every member. Groups are laid
 // out as in send_to_group.
 type restSendToGroup struct {
-	groups sendToGroup
-	rest   *azure.RESTClient
+	groupLayout
+	rest *azure.RESTClient
 }
 
 func newRESTSendToGroup(cfg config.Scenario) Kind {
-	return &restSendToGroup{groups: sendToGroup{size: max(cfg.GroupSize, 1)}}
+	return &restSendToGroup{groupLayout: newGroupLayout(cfg)}
 }
 
 func (k *restSendToGroup) Prepare(ctx context.Context, r *Run) (err error) {
 	if k.rest, err = r.restClient(); err != nil {
 		return err
 	}
-	g := &k.groups
-	g.members = make([]int, (len(r.Clients)+g.size-1)/g.size)
-	eg, ctx := errgroup.WithContext(ctx)
-	eg.SetLimit(max(r.Config.ConnectConcurrency, 1))
-	for i, c := range r.Clients {
-		g.members[g.group(i)]++
-		name := g.groupName(r, g.group(i))
-		eg.Go(func() error {
-			if err := k.rest.AddConnectionToGroup(ctx, name, c.ID); err != nil {
-				return fmt.Errorf("connection %d: add to group: %w", i, err)
-			}
-			return nil
-		})
+	return k.joinGroups(ctx, r, k.addToGroup)
+}
+
+// addToGroup joins through the service's REST API, by connection id.
+func (k *restSendToGroup) addToGroup(ctx context.Context, c *Client, group string) error {
+	if err := k.rest.AddConnectionToGroup(ctx, group, c.ID); err != nil {
+		return fmt.Errorf("add to group: %w", err)
 	}
-	return eg.Wait()
+	return nil
 }
 
 func (k *restSendToGroup) Send(ctx context.Context, r *Run, sender int, payload json.RawMessage) (int, error) {
-	g := &k.groups
-	if err := k.rest.SendToGroup(ctx, g.groupName(r, g.group(sender)), restTarget, []json.RawMessage{payload}); err != nil {
+	if err := k.rest.SendToGroup(ctx, k.groupName(r, sender), restTarget, []json.RawMessage{payload}); err != nil {
 		return 0, err
 	}
 	r.restSent(payload)
-	return g.members[g.group(sender)], nil
+	return k.reach(sender), nil
 }
