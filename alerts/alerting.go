@@ -16,6 +16,7 @@ const (
 	AlertConnectionFailures      = "HubprobeConnectionFailures"
 	AlertScenarioFailing         = "HubprobeScenarioFailing"
 	AlertScenarioStale           = "HubprobeScenarioStale"
+	AlertLatencySeriesMissing    = "HubprobeLatencySeriesMissing"
 	AlertProbeSaturated          = "HubprobeProbeSaturated"
 	AlertConfigReloadFailed      = "HubprobeConfigReloadFailed"
 )
@@ -108,7 +109,7 @@ func probeAlerts(cfg Config) []alert {
 		summary: "A probe scenario keeps failing.",
 		description: fmt.Sprintf("{{ $value | humanizePercentage }} of the runs of scenario {{ $labels.scenario }} "+
 			"against target {{ $labels.target }} failed over the last %s, the latest one included.", cfg.RunFailureWindow),
-	}, cfg.staleAlert(), {
+	}, cfg.staleAlert(), cfg.latencySeriesMissingAlert(), {
 		name: AlertProbeSaturated, severity: SeverityWarning, forDuration: "10m",
 		expr:    fmt.Sprintf("%s > %g", cfg.sendLagP99Record(), cfg.SendLagMaxSeconds),
 		summary: "hubprobe cannot keep to its sending schedule; its latency figures are not trustworthy.",
@@ -139,6 +140,27 @@ func (cfg Config) staleAlert() alert {
 			"last ran {{ $value | humanizeDuration }} ago" +
 			fmt.Sprintf(" (expected at least every %ds).", cfg.ExpectedRunIntervalSeconds) +
 			"{{ else }}No hubprobe reports any scenario run: it is not running or not scraped.{{ end }}",
+	}
+}
+
+// latencySeriesMissingAlert fires when a scenario delivers messages but the
+// latency rules read nothing for it: neither a native histogram nor the
+// classic 1 s bucket reaches them, so the latency alerts cannot fire. This
+// is what a change of ingestion (native histograms turned on without the
+// classic series, a renamed bucket, a metric relabelling) does silently.
+// Capacity searches deliver outside hubprobe_messages_received_total, so
+// they never trip it.
+func (cfg Config) latencySeriesMissingAlert() alert {
+	return alert{
+		name: AlertLatencySeriesMissing, severity: SeverityWarning, forDuration: "10m",
+		expr: fmt.Sprintf("%s (increase(%s[%s])) > 0\nunless on (target, scenario)\n  (%s and %s)",
+			byTargetScenario, cfg.selector("hubprobe_messages_received_total"), cfg.RateWindow,
+			cfg.slowShareRecord(), cfg.latencyP99Record()),
+		summary: "hubprobe delivers messages but the latency rules see no latency histogram; the latency alerts cannot fire.",
+		description: fmt.Sprintf("Scenario {{ $labels.scenario }} on target {{ $labels.target }} received {{ $value | humanize }} "+
+			"messages over the last %s, yet no latency reaches the rules for it (%s or %s is missing): "+
+			"Prometheus holds neither a native hubprobe_message_latency_seconds nor its classic le=\"1\" bucket and count.",
+			cfg.RateWindow, cfg.slowShareRecord(), cfg.latencyP99Record()),
 	}
 }
 

@@ -206,6 +206,29 @@ func TestRulesReadOnlyCatalogueMetrics(t *testing.T) {
 	}
 }
 
+// Every rule that reads a histogram reads its native and its classic form,
+// so that it answers whichever of them Prometheus stores.
+func TestHistogramsAreReadInBothForms(t *testing.T) {
+	rows := documented()
+	readers := 0
+	for _, r := range allRules(DefaultConfig) {
+		var names []string
+		for _, m := range metricRef.FindAllStringSubmatch(r.Expr, -1) {
+			names = append(names, m[1])
+		}
+		if !slices.ContainsFunc(names, func(n string) bool { _, _, ok := catalogue.HistogramOf(rows, n); return ok }) {
+			continue
+		}
+		readers++
+		for _, h := range catalogue.OneFormOnly(rows, names) {
+			t.Errorf("%s%s reads %s in one form only:\n%s", r.Record, r.Alert, h, r.Expr)
+		}
+	}
+	if readers != 4 {
+		t.Errorf("%d rules read a histogram, want 4: the slow share, p99, connect failure and send lag records", readers)
+	}
+}
+
 // metricRef finds raw hubprobe metric names; recorded names contain a colon
 // before "hubprobe_" and are left out.
 var metricRef = regexp.MustCompile(`(?:^|[^:\w])(hubprobe_\w+)`)

@@ -1,17 +1,26 @@
 package alerts
 
-import "fmt"
+import (
+	"fmt"
 
-// sloBucket selects the le="1" bucket of hubprobe_message_latency_seconds.
-// Prometheus 2 ingests that label as "1" from the text format but as "1.0"
-// from protobuf, and Prometheus 3 always normalises it to "1.0"; matching
-// both keeps the rule right on either.
-const sloBucket = `le=~"1|1.0"`
+	"github.com/hubprobe/hubprobe/internal/histogramql"
+)
 
-// byTargetScenario is the aggregation every per-scenario rule uses: the
-// scrape's job/instance labels are dropped, so two hubprobe replicas probing
-// the same scenario add up instead of alerting twice.
-const byTargetScenario = "sum by (target, scenario)"
+// targetScenario are the labels every per-scenario rule keeps: the scrape's
+// job/instance labels are dropped, so two hubprobe replicas probing the
+// same scenario add up instead of alerting twice.
+const targetScenario = "target, scenario"
+
+// byTargetScenario is the aggregation every per-scenario rule uses.
+const byTargetScenario = "sum by (" + targetScenario + ")"
+
+// The histograms the rules read. Each is read through package histogramql,
+// which answers whether Prometheus stored it classic, native or both.
+const (
+	latencyHistogram = "hubprobe_message_latency_seconds"
+	connectHistogram = "hubprobe_connect_duration_seconds"
+	sendLagHistogram = "hubprobe_send_lag_seconds"
+)
 
 // Names of the recorded series, level:metric:operation.
 func (cfg Config) slowShareRecord() string {
@@ -46,36 +55,46 @@ const ServerLoadRecord = "target:hubprobe_server_load:ratio"
 func recordingRules(cfg Config) []Rule {
 	return append([]Rule{
 		{Record: cfg.slowShareRecord(), Expr: cfg.slowShareExpr()},
-		{Record: cfg.latencyP99Record(), Expr: cfg.quantileExpr(0.99, "hubprobe_message_latency_seconds_bucket")},
+		{Record: cfg.latencyP99Record(), Expr: either("", histogramql.Quantile(0.99, targetScenario, cfg.windowRate, latencyHistogram))},
 		{Record: cfg.lostShareRecord(), Expr: cfg.shareExpr(
-			"hubprobe_messages_lost_total", "hubprobe_messages_received_total")},
+			"hubprobe_messages_lost_total", cfg.sumRate("hubprobe_messages_received_total"))},
 		{Record: cfg.connectFailureShareRecord(), Expr: cfg.shareExpr(
-			"hubprobe_connection_failures_total", "hubprobe_connect_duration_seconds_count")},
-		{Record: cfg.sendLagP99Record(), Expr: cfg.quantileExpr(0.99, "hubprobe_send_lag_seconds_bucket")},
+			"hubprobe_connection_failures_total", histogramql.Count(targetScenario, cfg.windowRate, connectHistogram).Or())},
+		{Record: cfg.sendLagP99Record(), Expr: either("", histogramql.Quantile(0.99, targetScenario, cfg.windowRate, sendLagHistogram))},
 		{Record: cfg.runFailureShareRecord(), Expr: cfg.runFailureShareExpr()},
 		{Record: ServerLoadRecord, Expr: "max by (target) (" + cfg.selector("hubprobe_server_load_ratio") + ")"},
 	}, cfg.tierRecordingRules()...)
 }
 
 // slowShareExpr is the share of delivered messages slower than 1 s. It is
-// exact, not interpolated, because the histogram has a bucket at 1 s.
+// exact, not interpolated, in either form of the histogram (see
+// histogramql.ShareUnderOneSecond).
 func (cfg Config) slowShareExpr() string {
-	return fmt.Sprintf("1 - (\n  %s (%s)\n/\n  %s (%s)\n)",
-		byTargetScenario, cfg.rate(cfg.RateWindow, "hubprobe_message_latency_seconds_bucket", sloBucket),
-		byTargetScenario, cfg.rate(cfg.RateWindow, "hubprobe_message_latency_seconds_count"))
+	return fmt.Sprintf("1 - (\n%s\n)", either("  ", histogramql.ShareUnderOneSecond(targetScenario, cfg.windowRate, latencyHistogram)))
 }
 
-func (cfg Config) quantileExpr(q float64, bucket string) string {
-	return fmt.Sprintf("histogram_quantile(%g, sum by (target, scenario, le) (%s))",
-		q, cfg.rate(cfg.RateWindow, bucket))
+// either lays out both forms of a histogram quantity joined by `or` (see
+// histogramql.Forms.Or), each form on its own line after indent.
+func either(indent string, f histogramql.Forms) string {
+	return fmt.Sprintf("%s%s\nor\n%s%s", indent, f.Native, indent, f.Classic)
 }
 
-// shareExpr is bad / (bad + good). The good side falls back to 0 × bad when
-// its series does not exist yet (every attempt failed so far), otherwise the
-// division would match nothing and hide exactly the worst case.
-func (cfg Config) shareExpr(bad, good string) string {
-	badRate := fmt.Sprintf("%s (%s)", byTargetScenario, cfg.rate(cfg.RateWindow, bad))
-	goodRate := fmt.Sprintf("%s (%s)", byTargetScenario, cfg.rate(cfg.RateWindow, good))
+// windowRate is rate() over RateWindow, the histogramql.Rate of the rules.
+func (cfg Config) windowRate(series string, matchers ...string) string {
+	return cfg.rate(cfg.RateWindow, series, matchers...)
+}
+
+// sumRate is a counter's rate over RateWindow per target and scenario.
+func (cfg Config) sumRate(counter string) string {
+	return fmt.Sprintf("%s (%s)", byTargetScenario, cfg.windowRate(counter))
+}
+
+// shareExpr is bad / (bad + good), where good is already a rate per target
+// and scenario. The good side falls back to 0 × bad when its series does
+// not exist yet (every attempt failed so far), otherwise the division would
+// match nothing and hide exactly the worst case.
+func (cfg Config) shareExpr(bad, goodRate string) string {
+	badRate := cfg.sumRate(bad)
 	return fmt.Sprintf("%s\n/\n(\n  %s\n+\n  (%s or %s * 0)\n)", badRate, badRate, goodRate, badRate)
 }
 

@@ -28,8 +28,9 @@ type Config struct {
 	// more: the capacity definition (p99 < 1 s) as a ratio.
 	SlowShareMax float64
 	// NearLimitSeconds is the p99 that warns before the 1 s limit. The
-	// message latency histogram has a bucket boundary here, so the p99
-	// comparison is exact.
+	// classic message latency histogram has a bucket boundary here, so the
+	// p99 comparison is exact from classic buckets; from native ones it is
+	// interpolated within a bucket under 10 % wide.
 	NearLimitSeconds float64
 	// ServerLoadMax is the server load under which latency inside the
 	// service stays low.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -181,6 +182,33 @@ func TestCountersOnlyThroughRateOrIncrease(t *testing.T) {
 	}
 	if checked < 10 {
 		t.Errorf("only %d counter reads found; the scanner is not seeing the queries", checked)
+	}
+}
+
+// Every query that reads a histogram reads its native and its classic form,
+// so that the panel answers whichever of them Prometheus stores.
+func TestHistogramsAreReadInBothForms(t *testing.T) {
+	rows := documented()
+	readers := 0
+	for name, d := range committedDashboards(t) {
+		for _, p := range d.queryPanels() {
+			for _, tg := range p.Targets {
+				var names []string
+				for _, use := range metricUses(tg.Expr) {
+					names = append(names, use.name)
+				}
+				if !slices.ContainsFunc(names, func(n string) bool { _, _, ok := catalogue.HistogramOf(rows, n); return ok }) {
+					continue
+				}
+				readers++
+				for _, h := range catalogue.OneFormOnly(rows, names) {
+					t.Errorf("%s: panel %q query %s reads %s in one form only: %s", name, p.Title, tg.RefID, h, tg.Expr)
+				}
+			}
+		}
+	}
+	if readers < 15 {
+		t.Errorf("only %d queries read a histogram; the scanner is not seeing the latency, connect and send lag panels", readers)
 	}
 }
 

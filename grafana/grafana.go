@@ -16,6 +16,8 @@ import (
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 	"github.com/grafana/grafana-foundation-sdk/go/prometheus"
 	"github.com/grafana/grafana-foundation-sdk/go/timeseries"
+
+	"github.com/hubprobe/hubprobe/internal/histogramql"
 )
 
 // Stable dashboard uids: links and bookmarks survive regeneration.
@@ -32,10 +34,6 @@ const (
 	serverLoadMax       = 0.70
 	sendLagMaxSeconds   = 0.1
 )
-
-// sloBucket matches the le="1" bucket whether Prometheus stored it as "1"
-// (Prometheus 2, text format) or "1.0" (protobuf, Prometheus 3).
-const sloBucket = `le=~"1|1.0"`
 
 // selector restricts a query to the scenarios picked in the variables.
 const selector = `target=~"$target", scenario=~"$scenario"`
@@ -62,15 +60,22 @@ func rate(name string, matchers ...string) string {
 	return fmt.Sprintf("rate(%s[$__rate_interval])", metric(name, matchers...))
 }
 
-// quantile is the q-quantile of a classic histogram, per the given labels.
-func quantile(q float64, bucket, by string) string {
-	return fmt.Sprintf("histogram_quantile(%g, sum by (%s, le) (%s))", q, by, rate(bucket))
+// The histograms the dashboards read, through package histogramql so that
+// each panel answers whether Prometheus stored them classic, native or both.
+const (
+	latencyHistogram = "hubprobe_message_latency_seconds"
+	connectHistogram = "hubprobe_connect_duration_seconds"
+	sendLagHistogram = "hubprobe_send_lag_seconds"
+)
+
+// quantile is the q-quantile of a histogram per target and scenario.
+func quantile(q float64, histogram string) string {
+	return histogramql.Quantile(q, "target, scenario", rate, histogram).Or()
 }
 
 // slowShare is the exact share of messages over 1 s, per target and scenario.
 func slowShare() string {
-	return fmt.Sprintf("1 - (sum by (target, scenario) (%s) / sum by (target, scenario) (%s))",
-		rate("hubprobe_message_latency_seconds_bucket", sloBucket), rate("hubprobe_message_latency_seconds_count"))
+	return "1 - (" + histogramql.ShareUnderOneSecond("target, scenario", rate, latencyHistogram).Or() + ")"
 }
 
 // datasourceVariable is the single Prometheus data source picker.

@@ -46,10 +46,11 @@ func capacityGraphs() []graph {
 		description: "99th percentile of send-to-receive latency over the rate interval, per target and scenario. " +
 			"Capacity is exceeded when it crosses the red 1 s line; the orange line is the 0.7 s warning.",
 		unit: units.Seconds, width: 12, min: ptr(0.0), limit: ptr(latencyLimitSeconds), warn: ptr(nearLimitSeconds),
-		queries: []query{{quantile(0.99, "hubprobe_message_latency_seconds_bucket", "target, scenario"), byScenario}},
+		queries: []query{{quantile(0.99, latencyHistogram), byScenario}},
 	}, {
 		title: "Messages over 1 s",
-		description: "Share of delivered messages that took more than 1 s, counted exactly from the 1 s histogram bucket. " +
+		description: "Share of delivered messages that took more than 1 s, counted exactly at the histogram's 1 s bucket boundary " +
+			"(native or classic, whichever Prometheus stores). " +
 			"At most 1 % (red line) is within capacity.",
 		unit: units.PercentUnit, width: 12, min: ptr(0.0), limit: ptr(slowShareMax),
 		queries: []query{{slowShare(), byScenario}},
@@ -64,7 +65,7 @@ func capacityGraphs() []graph {
 		description: "How late hubprobe sent its messages against its own schedule (99th percentile). Above the 100 ms line " +
 			"the probe is saturated and its latency figures measure itself, not the hub.",
 		unit: units.Seconds, width: 12, min: ptr(0.0), limit: ptr(sendLagMaxSeconds),
-		queries: []query{{quantile(0.99, "hubprobe_send_lag_seconds_bucket", "target, scenario"), byScenario}},
+		queries: []query{{quantile(0.99, sendLagHistogram), byScenario}},
 	}}
 }
 
@@ -111,8 +112,8 @@ func connectionGraphs() []graph {
 		description: "Time from the start of negotiate to a completed handshake, for successful connections (median and p99).",
 		unit:        units.Seconds, width: 12, min: ptr(0.0),
 		queries: []query{
-			{quantile(0.5, "hubprobe_connect_duration_seconds_bucket", "target, scenario"), "p50 " + byScenario},
-			{quantile(0.99, "hubprobe_connect_duration_seconds_bucket", "target, scenario"), "p99 " + byScenario},
+			{quantile(0.5, connectHistogram), "p50 " + byScenario},
+			{quantile(0.99, connectHistogram), "p99 " + byScenario},
 		},
 	}}
 }

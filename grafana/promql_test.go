@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/hubprobe/hubprobe/internal/catalogue"
 )
 
 // metricUse is one metric name in an expression and the function call it
@@ -148,8 +150,12 @@ func skipNumber(s string, i int) int {
 }
 
 // isCounterLike reports whether a name must only be read through rate() or
-// increase(): counters and the cumulative series of a histogram.
+// increase(): counters, and histograms in either form (a native histogram
+// counts up like its classic series).
 func isCounterLike(name string) bool {
+	if _, _, ok := catalogue.HistogramOf(documented(), name); ok {
+		return true
+	}
 	for _, suffix := range []string{"_total", "_bucket", "_count", "_sum"} {
 		if strings.HasSuffix(name, suffix) {
 			return true

@@ -9,6 +9,8 @@ import (
 	"github.com/grafana/grafana-foundation-sdk/go/prometheus"
 	"github.com/grafana/grafana-foundation-sdk/go/table"
 	"github.com/grafana/grafana-foundation-sdk/go/units"
+
+	"github.com/hubprobe/hubprobe/internal/histogramql"
 )
 
 // Scenario is the drill-down into one scenario of one target: the whole
@@ -53,13 +55,16 @@ func scenarioInfoTable() *table.PanelBuilder {
 			Datasource(datasourceRef()))
 }
 
-// latencyHeatmap draws the classic histogram's buckets over time.
+// latencyHeatmap draws the latency histogram's buckets over time: the
+// native histogram's where Prometheus stores it, else the classic ones.
+// Grafana's heatmap draws either kind of answer.
 func latencyHeatmap() *heatmap.PanelBuilder {
-	expr := fmt.Sprintf("sum by (le) (%s)", rate("hubprobe_message_latency_seconds_bucket"))
+	expr := histogramql.Distribution(rate, latencyHistogram)
 	return heatmap.NewPanelBuilder().
 		Title("Message latency distribution").
-		Description("Delivered messages per second in each latency bucket of the histogram. " +
-			"Everything above the 1 s row counts against the 1 % capacity budget.").
+		Description("Delivered messages per second in each latency bucket of the histogram: the fine native buckets " +
+			"where Prometheus stores native histograms, else the classic ones. " +
+			"Everything above 1 s counts against the 1 % capacity budget.").
 		Unit(units.Seconds).
 		Datasource(datasourceRef()).
 		Height(8).
@@ -85,7 +90,6 @@ func latencyHeatmap() *heatmap.PanelBuilder {
 }
 
 func latencyGraphs() []graph {
-	const bucket = "hubprobe_message_latency_seconds_bucket"
 	// The max is quantile "1", which Prometheus 3 stores as "1.0".
 	perRun := func(q string) string {
 		return fmt.Sprintf("max(%s)", metric("hubprobe_run_latency_seconds", `quantile=~"`+q+`"`))
@@ -104,9 +108,9 @@ func latencyGraphs() []graph {
 			"so they cover every run in the window.",
 		unit: units.Seconds, width: 12, min: ptr(0.0), limit: ptr(latencyLimitSeconds), warn: ptr(nearLimitSeconds),
 		queries: []query{
-			{quantile(0.5, bucket, "target, scenario"), "p50"},
-			{quantile(0.9, bucket, "target, scenario"), "p90"},
-			{quantile(0.99, bucket, "target, scenario"), "p99"},
+			{quantile(0.5, latencyHistogram), "p50"},
+			{quantile(0.9, latencyHistogram), "p90"},
+			{quantile(0.99, latencyHistogram), "p99"},
 		},
 	}, {
 		title:       "Messages over 1 s",
@@ -126,15 +130,14 @@ func latencyGraphs() []graph {
 }
 
 func scenarioConnectionGraphs() []graph {
-	const bucket = "hubprobe_connect_duration_seconds_bucket"
 	return []graph{{
 		title:       "Connect time",
 		description: "Negotiate, transport connect and handshake together, for successful connections (p50, p90, p99).",
 		unit:        units.Seconds, width: 8, min: ptr(0.0),
 		queries: []query{
-			{quantile(0.5, bucket, "target, scenario"), "p50"},
-			{quantile(0.9, bucket, "target, scenario"), "p90"},
-			{quantile(0.99, bucket, "target, scenario"), "p99"},
+			{quantile(0.5, connectHistogram), "p50"},
+			{quantile(0.9, connectHistogram), "p90"},
+			{quantile(0.99, connectHistogram), "p99"},
 		},
 	}, {
 		title: "Connection failures by reason",
@@ -187,8 +190,8 @@ func runGraphs() []graph {
 			"is saturated: check its CPU before trusting the latency panels.",
 		unit: units.Seconds, width: 8, min: ptr(0.0), limit: ptr(sendLagMaxSeconds),
 		queries: []query{
-			{quantile(0.5, "hubprobe_send_lag_seconds_bucket", "target, scenario"), "p50"},
-			{quantile(0.99, "hubprobe_send_lag_seconds_bucket", "target, scenario"), "p99"},
+			{quantile(0.5, sendLagHistogram), "p50"},
+			{quantile(0.99, sendLagHistogram), "p99"},
 		},
 	}}
 }

@@ -87,6 +87,45 @@ func Series(rows map[string]Row, name string) bool {
 	return false
 }
 
+// HistogramOf returns the documented histogram a series name belongs to,
+// and whether it is the native form (the bare name) rather than one of the
+// classic series (_bucket, _count, _sum).
+func HistogramOf(rows map[string]Row, name string) (histogram string, native, ok bool) {
+	if rows[name].Type == "histogram" {
+		return name, true, true
+	}
+	for _, suffix := range []string{"_bucket", "_count", "_sum"} {
+		if base, cut := strings.CutSuffix(name, suffix); cut && rows[base].Type == "histogram" {
+			return base, false, true
+		}
+	}
+	return "", false, false
+}
+
+// OneFormOnly returns the documented histograms that one expression, whose
+// metric names are names, reads in one form only: natively without the
+// classic series, or the other way round. Such an expression is empty
+// whenever Prometheus stores only the other form. The result is sorted.
+func OneFormOnly(rows map[string]Row, names []string) []string {
+	forms := map[string]map[bool]bool{}
+	for _, name := range names {
+		if h, native, ok := HistogramOf(rows, name); ok {
+			if forms[h] == nil {
+				forms[h] = map[bool]bool{}
+			}
+			forms[h][native] = true
+		}
+	}
+	var out []string
+	for h, read := range forms {
+		if len(read) == 1 {
+			out = append(out, h)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // InSection returns the rows documented under one heading.
 func InSection(rows map[string]Row, section string) map[string]Row {
 	out := map[string]Row{}
