@@ -512,6 +512,8 @@ var exporterShapedSeries = map[string]string{
 	`hubprobe_messages_sent_total{target="hub",scenario="echo"}`:                                              "0+10x60",
 	`hubprobe_messages_received_total{target="hub",scenario="echo"}`:                                          "0+10x60",
 	`hubprobe_messages_lost_total{target="hub",scenario="echo"}`:                                              "0+1x60",
+	`hubprobe_messages_duplicated_total{target="hub",scenario="echo"}`:                                        "0+1x60",
+	`hubprobe_messages_reordered_total{target="hub",scenario="echo"}`:                                         "0+1x60",
 	`hubprobe_sent_bytes_total{target="hub",scenario="echo"}`:                                                 "0+20480x60",
 	`hubprobe_received_bytes_total{target="hub",scenario="echo"}`:                                             "0+20480x60",
 	`hubprobe_throttled_total{target="hub",scenario="echo",reason="http_429"}`:                                "0+1x60",

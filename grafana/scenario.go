@@ -119,12 +119,14 @@ func latencyGraphs() []graph {
 		queries: []query{{slowShare(), "over 1 s"}},
 	}, {
 		title:       "Messages",
-		description: "Messages sent, deliveries received and deliveries lost per second.",
+		description: "Messages sent, deliveries received, lost, duplicated and reordered per second, each delivery counted by message identity.",
 		unit:        units.MessagesPerSecond, width: 12, min: ptr(0.0),
 		queries: []query{
 			{sumRate("hubprobe_messages_sent_total"), "sent"},
 			{sumRate("hubprobe_messages_received_total"), "received"},
 			{sumRate("hubprobe_messages_lost_total"), "lost"},
+			{sumRate("hubprobe_messages_duplicated_total"), "duplicated"},
+			{sumRate("hubprobe_messages_reordered_total"), "reordered"},
 		},
 	}}
 }
