@@ -15,6 +15,10 @@ type Decoder struct {
 	user    string
 	event   string
 	members memberState
+	// wrong is the first member of the wrong type. It is reported only
+	// once the whole frame has scanned as JSON, so that bad JSON is always
+	// a SyntaxError, as with encoding/json.
+	wrong error
 }
 
 // memberState is what the member walk found before the frame's type is
@@ -47,9 +51,12 @@ func Decode(data []byte) (Frame, error) {
 func (d *Decoder) Decode(data []byte, f *Frame) error {
 	*f = Frame{}
 	d.s = scanner{data: data}
-	d.members = memberState{}
+	d.members, d.wrong = memberState{}, nil
 	if err := d.frameObject(f); err != nil {
 		return err
+	}
+	if d.wrong != nil {
+		return d.wrong
 	}
 	return d.finish(f)
 }
@@ -58,23 +65,20 @@ func (d *Decoder) frameObject(f *Frame) error {
 	s := &d.s
 	switch c := s.next(); {
 	case c == '{':
-	case c == '[' || c == '"' || c == 't' || c == 'f' || c == 'n' || c == '-' || isDigit(c):
+	default:
+		// Report bad JSON as such before saying it is not an object.
 		if _, err := s.value(); err != nil {
 			return err
 		}
+		if err := s.end(); err != nil {
+			return err
+		}
 		return invalid("frame is not a JSON object")
-	default:
-		return s.syntaxError("looking for beginning of value")
 	}
-	err := d.eachMember(func(key []byte) error { return d.member(key, f) })
-	if err != nil {
+	if err := d.eachMember(func(key []byte) error { return d.member(key, f) }); err != nil {
 		return err
 	}
-	s.skipSpace()
-	if s.pos < len(s.data) {
-		return s.syntaxError("after top-level value")
-	}
-	return nil
+	return s.end()
 }
 
 // eachMember walks the object at the scanner's position, calling member
@@ -117,14 +121,21 @@ func (d *Decoder) eachMember(member func(key []byte) error) error {
 	}
 }
 
-// wrongType consumes the value at the scanner's position and reports that
+// wrongType consumes the value at the scanner's position and records that
 // member name holds the wrong kind of value.
 func (d *Decoder) wrongType(name, want string) error {
 	c, err := d.s.value()
 	if err != nil {
 		return err
 	}
-	return invalid(fmt.Sprintf("field %q: want %s, got %s", name, want, jsonKind(c)))
+	d.wrongValue(fmt.Sprintf("field %q: want %s, got %s", name, want, jsonKind(c)))
+	return nil
+}
+
+func (d *Decoder) wrongValue(msg string) {
+	if d.wrong == nil {
+		d.wrong = invalid(msg)
+	}
 }
 
 func jsonKind(c byte) string {
@@ -194,7 +205,8 @@ func (d *Decoder) uintValue(name string, quoted bool) (n uint64, present bool, e
 	default:
 		return 0, false, d.wrongType(name, "unsigned integer")
 	}
-	return 0, false, invalid(fmt.Sprintf("field %q: %s is not an unsigned 64-bit integer", name, quoteLimited(string(text))))
+	d.wrongValue(fmt.Sprintf("field %q: %s is not an unsigned 64-bit integer", name, quoteLimited(string(text))))
+	return 0, false, nil
 }
 
 func parseDigits(b []byte) (uint64, bool) {

@@ -51,15 +51,20 @@ func invalid(msg string) error { return &frameError{msg: msg} }
 // log line stays short and never carries a whole payload.
 const maxQuoted = 40
 
-// quoteLimited quotes at most maxQuoted bytes of s, cut at a rune boundary,
-// and marks a cut with an ellipsis.
+// quoteLimited quotes s, cut between runes (an invalid byte counts as one)
+// so that the quoted text holds at most maxQuoted characters between its
+// quotes, and marks a cut with an ellipsis.
 func quoteLimited(s string) string {
-	if len(s) <= maxQuoted {
-		return strconv.Quote(s)
+	if q := strconv.Quote(s); len(q) <= maxQuoted+2 {
+		return q
 	}
-	cut := maxQuoted
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	end := 0
+	for end < len(s) {
+		_, size := utf8.DecodeRuneInString(s[end:])
+		if len(strconv.Quote(s[:end+size])) > maxQuoted+2 {
+			break
+		}
+		end += size
 	}
-	return strconv.Quote(s[:cut]) + "…"
+	return strconv.Quote(s[:end]) + "…"
 }

@@ -44,6 +44,15 @@ func (s *scanner) skipSpace() {
 	}
 }
 
+// end checks that only white space follows the top-level value.
+func (s *scanner) end() error {
+	s.skipSpace()
+	if s.pos < len(s.data) {
+		return s.syntaxError("after top-level value")
+	}
+	return nil
+}
+
 // next skips white space and returns the next byte, or 0 at the end.
 func (s *scanner) next() byte {
 	s.skipSpace()
