@@ -8,9 +8,9 @@
 package webpubsub
 
 import (
+	"errors"
 	"fmt"
 	"mime"
-	"strings"
 )
 
 // The WebSocket subprotocols a PubSub client names in Sec-WebSocket-Protocol.
@@ -120,11 +120,19 @@ func (t DataType) ContentType() string {
 // DataTypeForContentType maps a Content-Type header value (parameters such
 // as charset allowed) to the data type the service derives from it.
 func DataTypeForContentType(contentType string) (DataType, error) {
+	t, err := dataTypeFor(contentType)
+	if err != nil {
+		return 0, errors.New("webpubsub: " + err.Error())
+	}
+	return t, nil
+}
+
+func dataTypeFor(contentType string) (DataType, error) {
 	mediaType, _, err := mime.ParseMediaType(contentType)
 	if err != nil {
-		return 0, fmt.Errorf("webpubsub: content type %s: %v", quoteLimited(contentType), err)
+		return 0, fmt.Errorf("content type %s: %v", quoteLimited(contentType), err)
 	}
-	switch strings.ToLower(mediaType) {
+	switch mediaType {
 	case ContentTypeJSON:
 		return DataTypeJSON, nil
 	case ContentTypeText:
@@ -132,5 +140,5 @@ func DataTypeForContentType(contentType string) (DataType, error) {
 	case ContentTypeBinary:
 		return DataTypeBinary, nil
 	}
-	return 0, fmt.Errorf("webpubsub: unsupported content type %s", quoteLimited(contentType))
+	return 0, fmt.Errorf("unsupported content type %s", quoteLimited(contentType))
 }
