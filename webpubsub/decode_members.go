@@ -77,19 +77,19 @@ func (d *Decoder) member(key []byte, f *Frame) error {
 	case "from":
 		return d.fromMember()
 	case "group":
-		return d.internedMember("group", &d.group, &f.Group, seenGroup)
+		return d.stringMember("group", &d.group, &f.Group, seenGroup)
 	case "event":
-		return d.internedMember("event", &d.event, &f.Event, seenEvent)
+		return d.stringMember("event", &d.event, &f.Event, seenEvent)
 	case "fromUserId":
-		return d.internedMember("fromUserId", &d.user, &f.FromUserID, 0)
+		return d.stringMember("fromUserId", &d.user, &f.FromUserID, 0)
 	case "userId":
-		return d.stringMember("userId", &f.UserID, 0)
+		return d.stringMember("userId", nil, &f.UserID, 0)
 	case "connectionId":
-		return d.stringMember("connectionId", &f.ConnectionID, seenConnectionID)
+		return d.stringMember("connectionId", nil, &f.ConnectionID, seenConnectionID)
 	case "reconnectionToken":
-		return d.stringMember("reconnectionToken", &f.ReconnectionToken, 0)
+		return d.stringMember("reconnectionToken", nil, &f.ReconnectionToken, 0)
 	case "message":
-		return d.stringMember("message", &f.Message, 0)
+		return d.stringMember("message", nil, &f.Message, 0)
 	case "ackId":
 		var err error
 		f.AckID, f.HasAckID, err = d.uintValue("ackId", false)
@@ -141,38 +141,35 @@ func (d *Decoder) fromMember() error {
 	return err
 }
 
-func (d *Decoder) internedMember(name string, last, dst *string, seen fieldSet) error {
-	b, present, err := d.stringValue(name)
-	if err != nil || !present {
-		*dst = ""
-		d.members.seen &^= seen
-		return err
+// mark records whether a member that a kind may require was present.
+func (m *memberState) mark(seen fieldSet, present bool) {
+	if present {
+		m.seen |= seen
+	} else {
+		m.seen &^= seen
 	}
-	*dst = intern(last, b)
-	d.members.seen |= seen
-	return nil
 }
 
-func (d *Decoder) stringMember(name string, dst *string, seen fieldSet) error {
+// stringMember reads a string member into dst; with last set, through the
+// name cache it points to.
+func (d *Decoder) stringMember(name string, last, dst *string, seen fieldSet) error {
 	b, present, err := d.stringValue(name)
-	if err != nil || !present {
+	d.members.mark(seen, present)
+	switch {
+	case !present:
 		*dst = ""
-		d.members.seen &^= seen
-		return err
+	case last != nil:
+		*dst = intern(last, b)
+	default:
+		*dst = string(b)
 	}
-	*dst = string(b)
-	d.members.seen |= seen
-	return nil
+	return err
 }
 
 func (d *Decoder) boolMember(name string, dst *bool, seen fieldSet) error {
 	v, present, err := d.boolValue(name)
 	*dst = v
-	if present {
-		d.members.seen |= seen
-	} else {
-		d.members.seen &^= seen
-	}
+	d.members.mark(seen, present)
 	return err
 }
 
@@ -181,11 +178,7 @@ func (d *Decoder) boolMember(name string, dst *bool, seen fieldSet) error {
 func (d *Decoder) sequenceIDMember(f *Frame) error {
 	n, present, err := d.uintValue("sequenceId", true)
 	f.SequenceID = n
-	if present {
-		d.members.seen |= seenSequenceID
-	} else {
-		d.members.seen &^= seenSequenceID
-	}
+	d.members.mark(seenSequenceID, present)
 	return err
 }
 
@@ -244,9 +237,9 @@ func (d *Decoder) errorMember(dst *AckError) error {
 	return d.eachMember(func(key []byte) error {
 		switch string(key) {
 		case "name":
-			return d.stringMember("error.name", &dst.Name, 0)
+			return d.stringMember("error.name", nil, &dst.Name, 0)
 		case "message":
-			return d.stringMember("error.message", &dst.Message, 0)
+			return d.stringMember("error.message", nil, &dst.Message, 0)
 		}
 		_, err := s.value()
 		return err
