@@ -1,4 +1,6 @@
-# Static, non-root image of hubprobe.
+# Static, non-root image of hubprobe, for building with Docker. scripts/image.sh
+# builds the same image with ko (.ko.yaml); the deploy tests hold both to the
+# same base, user and entrypoint.
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
@@ -8,7 +10,8 @@ ARG VERSION=dev
 RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X main.version=${VERSION}" -o /out/hubprobe ./cmd/hubprobe
 
 FROM gcr.io/distroless/static-debian12:nonroot
-COPY --from=build /out/hubprobe /bin/hubprobe
+# Where ko puts the binary.
+COPY --from=build /out/hubprobe /ko-app/hubprobe
 USER 65532:65532
 EXPOSE 9754
-ENTRYPOINT ["/bin/hubprobe"]
+ENTRYPOINT ["/ko-app/hubprobe"]

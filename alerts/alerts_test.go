@@ -27,8 +27,11 @@ func TestCommittedFilesMatchGenerator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 2 {
-		t.Fatalf("Files rendered %d files, want 2", len(files))
+	if len(files) != 3 {
+		t.Fatalf("Files rendered %d files, want the rules file, its copy in the Helm chart and the PrometheusRule", len(files))
+	}
+	if !bytes.Equal(files[ChartRulesPath], files[RulesFilePath]) {
+		t.Errorf("%s would differ from %s", ChartRulesPath, RulesFilePath)
 	}
 	for path, want := range files {
 		got, err := os.ReadFile(filepath.Join(repoRoot, path))

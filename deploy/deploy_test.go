@@ -1,21 +1,22 @@
-// Package deploy holds no Go code: its test renders the Kubernetes manifests
-// with kubectl's built-in kustomize and checks what a cluster would receive.
+// Package deploy holds no Go code: its tests render the Kubernetes manifests
+// (kubectl's built-in kustomize, the Helm chart), decode every object into
+// the types that will read it, and check what a cluster would receive; they
+// also build the container image and check what it runs.
 package deploy
 
 import (
-	"bytes"
-	"context"
-	"errors"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"gopkg.in/yaml.v3"
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"sigs.k8s.io/yaml"
 
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/scenarios"
@@ -25,89 +26,183 @@ const (
 	base    = "base"
 	overlay = "overlays/kube-prometheus-stack"
 	webPort = 9754
+	// secretName is the Secret the shipped config reads its token from; the
+	// user creates it, no rendering may contain it.
+	secretName = "hubprobe-credentials"
+	configDir  = "/etc/hubprobe"
 )
 
-// object is the part of a Kubernetes object these tests read.
-type object struct {
-	APIVersion string         `yaml:"apiVersion"`
-	Kind       string         `yaml:"kind"`
-	Metadata   metadata       `yaml:"metadata"`
-	Spec       map[string]any `yaml:"spec"`
-	Data       map[string]string
-	raw        map[string]any
-}
-
-type metadata struct {
-	Name      string            `yaml:"name"`
-	Namespace string            `yaml:"namespace"`
-	Labels    map[string]string `yaml:"labels"`
-}
-
-func TestBaseRenders(t *testing.T) {
-	objs := render(t, base)
-	for _, kind := range []string{"ServiceAccount", "Deployment", "Service", "ConfigMap", "PodMonitor", "PrometheusRule"} {
-		if len(byKind(objs, kind)) == 0 {
-			t.Errorf("kubectl kustomize %s renders no %s", base, kind)
-		}
-	}
-	if n := len(byKind(objs, "Secret")); n != 0 {
-		t.Errorf("base renders %d Secrets; a real token must never be overwritten by an example", n)
+// renderings is every way the repository deploys hubprobe, each rendered
+// and decoded strictly.
+func renderings(t *testing.T) []manifest {
+	t.Helper()
+	return []manifest{
+		kustomize(t, base),
+		kustomize(t, overlay),
+		helmTemplate(t, "helm unsharded"),
+		helmTemplate(t, "helm sharded", "--set", "shards=3"),
 	}
 }
 
-func TestDeploymentIsHardened(t *testing.T) {
-	pod := podSpec(t, one(t, render(t, base), "Deployment"))
-	c := pod.Containers[0]
+// kustomize renders dir with `kubectl kustomize`.
+func kustomize(t *testing.T, dir string) manifest {
+	t.Helper()
+	return decodeManifest(t, "kustomize "+dir, run(t, nil, kubectl(t), "kustomize", dir))
+}
+
+// Every rendering must pass every check: what one ships, the others do.
+func TestEveryRendering(t *testing.T) {
+	checks := []struct {
+		name  string
+		check func(*testing.T, manifest)
+	}{
+		{"objects", checkObjects},
+		{"hardened", checkHardened},
+		{"serves and loads its config", checkServesAndLoadsItsConfig},
+		{"config parses with the Secret mounted", checkConfigParsesWithTheSecretMounted},
+		{"service account", checkServiceAccount},
+		{"services and monitor select the pods", checkSelectors},
+		{"rules and dashboards", checkRulesAndDashboards},
+	}
+	for _, m := range renderings(t) {
+		t.Run(m.name, func(t *testing.T) {
+			for _, c := range checks {
+				t.Run(c.name, func(t *testing.T) { c.check(t, m) })
+			}
+		})
+	}
+}
+
+func checkObjects(t *testing.T, m manifest) {
+	m.pod(t)
+	only[corev1.ServiceAccount](t, m)
+	only[monitoringv1.PodMonitor](t, m)
+	only[monitoringv1.PrometheusRule](t, m)
+	if len(ofType[corev1.Service](m)) == 0 {
+		t.Error("no Service")
+	}
+	if n := len(ofType[corev1.ConfigMap](m)); n != 2 {
+		t.Errorf("%d ConfigMaps, want the config and the dashboards", n)
+	}
+	if n := len(ofType[corev1.Secret](m)); n != 0 {
+		t.Errorf("%d Secrets; a real token must never be overwritten by an example", n)
+	}
+}
+
+func checkHardened(t *testing.T, m manifest) {
+	pod, _ := m.pod(t)
+	c := container(t, pod)
 	sc := c.SecurityContext
-	if !sc.ReadOnlyRootFilesystem || !sc.RunAsNonRoot || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||
-		!reflect.DeepEqual(sc.Capabilities.Drop, []string{"ALL"}) {
+	if sc == nil || !isTrue(sc.ReadOnlyRootFilesystem) || !isTrue(sc.RunAsNonRoot) || !isFalse(sc.AllowPrivilegeEscalation) ||
+		sc.Capabilities == nil || !reflect.DeepEqual(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) || len(sc.Capabilities.Add) != 0 {
 		t.Errorf("container securityContext is not hardened: %+v", sc)
 	}
-	if !pod.SecurityContext.RunAsNonRoot || pod.SecurityContext.RunAsUser == 0 {
-		t.Errorf("pod securityContext must run as a non-root user: %+v", pod.SecurityContext)
+	psc := pod.Spec.SecurityContext
+	if psc == nil || !isTrue(psc.RunAsNonRoot) || psc.RunAsUser == nil {
+		t.Fatalf("pod securityContext must run as a numeric non-root user: %+v", psc)
 	}
-	if pod.AutomountServiceAccountToken == nil || *pod.AutomountServiceAccountToken {
+	if uid := imageUID(t); *psc.RunAsUser != uid {
+		t.Errorf("the pod runs as UID %d, the image as %d", *psc.RunAsUser, uid)
+	}
+	if !isFalse(pod.Spec.AutomountServiceAccountToken) {
 		t.Error("the pod mounts a service account token it does not need")
 	}
-	want := resources{Requests: map[string]string{"cpu": "100m", "memory": "64Mi"}}
-	if !reflect.DeepEqual(c.Resources.Requests, want.Requests) || c.Resources.Limits["memory"] == "" || c.Resources.Limits["cpu"] == "" {
-		t.Errorf("resources = %+v, want requests %v and cpu and memory limits", c.Resources, want.Requests)
+	requests := c.Resources.Requests
+	if !requests.Cpu().Equal(resource.MustParse("100m")) || !requests.Memory().Equal(resource.MustParse("64Mi")) ||
+		c.Resources.Limits.Cpu().IsZero() || c.Resources.Limits.Memory().IsZero() {
+		t.Errorf("resources = %+v, want requests of 100m CPU and 64Mi, and cpu and memory limits", c.Resources)
 	}
 }
 
-func TestDeploymentServesAndLoadsItsConfig(t *testing.T) {
-	objs := render(t, base)
-	pod := podSpec(t, one(t, objs, "Deployment"))
-	c := pod.Containers[0]
+// imageUID is the numeric user the Dockerfile's image runs as, which the ko
+// image test holds the ko image to.
+func imageUID(t *testing.T) int64 {
+	t.Helper()
+	uid, _, _ := strings.Cut(readDockerfile(t).user, ":")
+	n, err := strconv.ParseInt(uid, 10, 64)
+	if err != nil || n == 0 {
+		t.Fatalf("the Dockerfile's USER %q is not a numeric non-root UID", readDockerfile(t).user)
+	}
+	return n
+}
+
+func checkServesAndLoadsItsConfig(t *testing.T, m manifest) {
+	pod, _ := m.pod(t)
+	c := container(t, pod)
 	if len(c.Ports) != 1 || c.Ports[0].ContainerPort != webPort || c.Ports[0].Name != "web" {
 		t.Fatalf("ports = %+v, want web on %d", c.Ports, webPort)
 	}
-	if c.LivenessProbe.HTTPGet.Path != "/-/healthy" || c.LivenessProbe.HTTPGet.Port != "web" {
-		t.Errorf("liveness probe = %+v, want GET /-/healthy on web", c.LivenessProbe.HTTPGet)
+	for name, p := range map[string]*corev1.Probe{"/-/healthy": c.LivenessProbe, "/-/ready": c.ReadinessProbe} {
+		if p == nil || p.HTTPGet == nil || p.HTTPGet.Path != name || p.HTTPGet.Port.String() != "web" {
+			t.Errorf("probe = %+v, want GET %s on web", p, name)
+		}
 	}
-	if c.ReadinessProbe.HTTPGet.Path != "/-/ready" || c.ReadinessProbe.HTTPGet.Port != "web" {
-		t.Errorf("readiness probe = %+v, want GET /-/ready on web", c.ReadinessProbe.HTTPGet)
+	if len(c.Args) == 0 || c.Args[0] != "--config.file="+configDir+"/hubprobe.yml" {
+		t.Errorf("args = %v, want --config.file=%s/hubprobe.yml first", c.Args, configDir)
 	}
-	if !contains(c.Args, "--config.file=/etc/hubprobe/hubprobe.yml") {
-		t.Errorf("args = %v, want --config.file=/etc/hubprobe/hubprobe.yml", c.Args)
+	if _, ok := mountedConfig(t, m).Data["hubprobe.yml"]; !ok {
+		t.Errorf("the ConfigMap mounted at %s has no hubprobe.yml", configDir)
 	}
-	cm := configMapVolume(t, pod, c, "/etc/hubprobe")
-	if _, ok := findObject(objs, "ConfigMap", cm).Data["hubprobe.yml"]; !ok {
-		t.Errorf("the ConfigMap %s mounted at /etc/hubprobe has no hubprobe.yml", cm)
+}
+
+// mountedConfig is the ConfigMap mounted read-only at configDir.
+func mountedConfig(t *testing.T, m manifest) *corev1.ConfigMap {
+	t.Helper()
+	pod, _ := m.pod(t)
+	v := volumeAt(t, pod, configDir)
+	if v.ConfigMap == nil {
+		t.Fatalf("%s is not a ConfigMap volume", configDir)
 	}
+	cm := named[corev1.ConfigMap](m, v.ConfigMap.Name)
+	if cm == nil {
+		t.Fatalf("the pod mounts ConfigMap %s, which is not rendered", v.ConfigMap.Name)
+	}
+	return cm
+}
+
+// volumeAt is the volume mounted read-only at path in the pod's container.
+func volumeAt(t *testing.T, pod *corev1.PodTemplateSpec, path string) corev1.Volume {
+	t.Helper()
+	for _, mount := range container(t, pod).VolumeMounts {
+		if mount.MountPath != path || !mount.ReadOnly {
+			continue
+		}
+		for _, v := range pod.Spec.Volumes {
+			if v.Name == mount.Name {
+				return v
+			}
+		}
+	}
+	t.Fatalf("nothing is mounted read-only at %s", path)
+	return corev1.Volume{}
+}
+
+// secretMount returns where the Secret named name is mounted read-only.
+func secretMount(t *testing.T, pod *corev1.PodTemplateSpec, name string) string {
+	t.Helper()
+	for _, v := range pod.Spec.Volumes {
+		if v.Secret == nil || v.Secret.SecretName != name {
+			continue
+		}
+		for _, mount := range container(t, pod).VolumeMounts {
+			if mount.Name == v.Name && mount.ReadOnly {
+				return mount.MountPath
+			}
+		}
+	}
+	t.Fatalf("the %s Secret is not mounted read-only", name)
+	return ""
 }
 
 // The config that ships must be one hubprobe accepts, with its token read
 // from the Secret's mount path.
-func TestConfigParsesWithTheSecretMounted(t *testing.T) {
-	objs := render(t, base)
-	pod := podSpec(t, one(t, objs, "Deployment"))
-	yml := findObject(objs, "ConfigMap", configMapVolume(t, pod, pod.Containers[0], "/etc/hubprobe")).Data["hubprobe.yml"]
+func checkConfigParsesWithTheSecretMounted(t *testing.T, m manifest) {
+	yml := mountedConfig(t, m).Data["hubprobe.yml"]
 	if strings.Contains(yml, "${") {
-		t.Error("hubprobe.yml uses ${...}: the Deployment sets no such environment; use access_token_file")
+		t.Error("hubprobe.yml uses ${...}: the pod sets no such environment; use access_token_file")
 	}
-	mount := secretMount(t, pod)
-	tokenPath := mount + "/access-token"
+	pod, _ := m.pod(t)
+	tokenPath := secretMount(t, pod, secretName) + "/access-token"
 	if !strings.Contains(yml, "access_token_file: "+tokenPath) {
 		t.Fatalf("hubprobe.yml does not read its token from the Secret at %s", tokenPath)
 	}
@@ -129,184 +224,100 @@ func TestConfigParsesWithTheSecretMounted(t *testing.T) {
 	}
 }
 
-func TestServiceAndPodMonitorReachThePod(t *testing.T) {
-	objs := render(t, base)
-	deploy := one(t, objs, "Deployment")
-	podLabels := nested[map[string]any](t, deploy.raw, "spec", "template", "metadata", "labels")
-	svcSelector := nested[map[string]any](t, one(t, objs, "Service").raw, "spec", "selector")
-	pm := one(t, objs, "PodMonitor")
-	pmSelector := nested[map[string]any](t, pm.raw, "spec", "selector", "matchLabels")
-	for name, sel := range map[string]map[string]any{"Service": svcSelector, "PodMonitor": pmSelector} {
+func checkServiceAccount(t *testing.T, m manifest) {
+	sa := only[corev1.ServiceAccount](t, m)
+	pod, _ := m.pod(t)
+	if pod.Spec.ServiceAccountName != sa.Name {
+		t.Errorf("the pod runs as service account %q, the rendered one is %q", pod.Spec.ServiceAccountName, sa.Name)
+	}
+	if !isFalse(sa.AutomountServiceAccountToken) {
+		t.Error("the ServiceAccount lets pods mount a token hubprobe does not need")
+	}
+}
+
+func checkSelectors(t *testing.T, m manifest) {
+	pod, workloadSelector := m.pod(t)
+	selectors := map[string]map[string]string{"the workload": workloadSelector}
+	for _, svc := range ofType[corev1.Service](m) {
+		selectors["Service "+svc.Name] = svc.Spec.Selector
+		if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].TargetPort.String() != "web" {
+			t.Errorf("Service %s ports = %+v, want one to the web port", svc.Name, svc.Spec.Ports)
+		}
+	}
+	pm := only[monitoringv1.PodMonitor](t, m)
+	selectors["the PodMonitor"] = pm.Spec.Selector.MatchLabels
+	for name, sel := range selectors {
 		if len(sel) == 0 {
 			t.Errorf("%s has an empty selector", name)
 		}
 		for k, v := range sel {
-			if podLabels[k] != v {
-				t.Errorf("%s selects %s=%v, the pod has %v", name, k, v, podLabels[k])
+			if pod.Labels[k] != v {
+				t.Errorf("%s selects %s=%s, the pod has %q", name, k, v, pod.Labels[k])
 			}
 		}
 	}
-	endpoints := nested[[]any](t, pm.raw, "spec", "podMetricsEndpoints")
-	ep, _ := endpoints[0].(map[string]any)
-	if len(endpoints) != 1 || ep["port"] != "web" || ep["path"] != "/metrics" {
-		t.Errorf("podMetricsEndpoints = %v, want port web, path /metrics", endpoints)
+	eps := pm.Spec.PodMetricsEndpoints
+	if len(eps) != 1 || eps[0].Port == nil || *eps[0].Port != "web" || eps[0].Path != "/metrics" {
+		t.Errorf("podMetricsEndpoints = %+v, want port web, path /metrics", eps)
 	}
 }
 
-// What kustomize emits must carry exactly the rules file's groups and the
+// What a cluster gets must carry exactly the rules file's groups and the
 // committed dashboards.
-func TestRulesAndDashboardsReachTheCluster(t *testing.T) {
-	objs := render(t, base)
-	var rulesFile struct {
-		Groups []any `yaml:"groups"`
+func checkRulesAndDashboards(t *testing.T, m manifest) {
+	var rulesFile monitoringv1.PrometheusRuleSpec
+	data, err := os.ReadFile("../alerts/hubprobe-rules.yml")
+	if err != nil {
+		t.Fatal(err)
 	}
-	readYAML(t, "../alerts/hubprobe-rules.yml", &rulesFile)
-	rule := one(t, objs, "PrometheusRule")
-	if !reflect.DeepEqual(rule.Spec["groups"], any(rulesFile.Groups)) || len(rulesFile.Groups) == 0 {
-		t.Error("the rendered PrometheusRule's groups differ from alerts/hubprobe-rules.yml")
+	if err := yaml.UnmarshalStrict(data, &rulesFile); err != nil {
+		t.Fatalf("alerts/hubprobe-rules.yml is no PrometheusRule spec: %v", err)
 	}
-	var dashboards *object
-	for i, cm := range byKind(objs, "ConfigMap") {
-		if cm.Metadata.Labels["grafana_dashboard"] == "1" {
-			dashboards = &byKind(objs, "ConfigMap")[i]
+	rule := only[monitoringv1.PrometheusRule](t, m)
+	if len(rulesFile.Groups) == 0 || !reflect.DeepEqual(rule.Spec, rulesFile) {
+		t.Error("the rendered PrometheusRule's spec differs from alerts/hubprobe-rules.yml")
+	}
+	var dashboards []*corev1.ConfigMap
+	for _, cm := range ofType[corev1.ConfigMap](m) {
+		if cm.Labels["grafana_dashboard"] == "1" {
+			dashboards = append(dashboards, cm)
 		}
 	}
-	if dashboards == nil {
-		t.Fatal(`no ConfigMap labelled grafana_dashboard: "1"`)
+	if len(dashboards) != 1 {
+		t.Fatalf(`%d ConfigMaps labelled grafana_dashboard: "1", want 1`, len(dashboards))
 	}
 	files, _ := filepath.Glob("../grafana/dashboards/*.json")
-	if len(files) == 0 || len(dashboards.Data) != len(files) {
-		t.Fatalf("the dashboards ConfigMap has %d entries, grafana/dashboards has %d files", len(dashboards.Data), len(files))
+	if len(files) == 0 || len(dashboards[0].Data) != len(files) {
+		t.Fatalf("the dashboards ConfigMap has %d entries, grafana/dashboards has %d files", len(dashboards[0].Data), len(files))
 	}
 	for _, f := range files {
 		want, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if dashboards.Data[filepath.Base(f)] != string(want) {
+		if dashboards[0].Data[filepath.Base(f)] != string(want) {
 			t.Errorf("the dashboards ConfigMap's %s differs from %s", filepath.Base(f), f)
 		}
 	}
 }
 
 func TestKubePrometheusStackOverlayAddsTheReleaseLabel(t *testing.T) {
-	for _, o := range render(t, overlay) {
-		if o.Metadata.Namespace != "monitoring" {
-			t.Errorf("%s %s is in namespace %q, want monitoring", o.Kind, o.Metadata.Name, o.Metadata.Namespace)
-		}
-		selected := o.Kind == "PodMonitor" || o.Kind == "PrometheusRule"
-		if got := o.Metadata.Labels["release"]; selected && got != "kube-prometheus-stack" {
-			t.Errorf("%s has release=%q, want kube-prometheus-stack or Prometheus ignores it", o.Kind, got)
-		}
-	}
-}
-
-// render runs `kubectl kustomize dir` and decodes every object it prints.
-func render(t *testing.T, dir string) []object {
-	t.Helper()
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Fatal("kubectl is not on PATH: install the kubectl package (apt-get install -y kubectl; Debian's own kubernetes-client 1.20 is too old for this kustomization)")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, kubectl, "kustomize", dir)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("kubectl kustomize %s: %v\n%s", dir, err, stderr.String())
-	}
-	return decodeAll(t, out)
-}
-
-func decodeAll(t *testing.T, out []byte) []object {
-	t.Helper()
-	var objs []object
-	dec := yaml.NewDecoder(bytes.NewReader(out))
-	for {
-		var node yaml.Node
-		err := dec.Decode(&node)
-		if errors.Is(err, io.EOF) {
-			return objs
-		}
+	m := kustomize(t, overlay)
+	for _, o := range m.objects {
+		obj, err := meta.Accessor(o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var o object
-		var raw map[string]any
-		var data struct {
-			Data map[string]string `yaml:"data"`
+		kind := o.GetObjectKind().GroupVersionKind().Kind
+		if obj.GetNamespace() != "monitoring" {
+			t.Errorf("%s %s is in namespace %q, want monitoring", kind, obj.GetName(), obj.GetNamespace())
 		}
-		if err := errors.Join(node.Decode(&o), node.Decode(&raw), node.Decode(&data)); err != nil {
-			t.Fatal(err)
+		selected := kind == "PodMonitor" || kind == "PrometheusRule"
+		if got := obj.GetLabels()["release"]; selected && got != "kube-prometheus-stack" {
+			t.Errorf("%s has release=%q, want kube-prometheus-stack or Prometheus ignores it", kind, got)
 		}
-		o.raw, o.Data = raw, data.Data
-		objs = append(objs, o)
 	}
 }
 
-func byKind(objs []object, kind string) []object {
-	var out []object
-	for _, o := range objs {
-		if o.Kind == kind {
-			out = append(out, o)
-		}
-	}
-	return out
-}
-
-func one(t *testing.T, objs []object, kind string) object {
-	t.Helper()
-	found := byKind(objs, kind)
-	if len(found) != 1 {
-		t.Fatalf("rendered %d objects of kind %s, want 1", len(found), kind)
-	}
-	return found[0]
-}
-
-func findObject(objs []object, kind, name string) object {
-	for _, o := range byKind(objs, kind) {
-		if o.Metadata.Name == name {
-			return o
-		}
-	}
-	return object{}
-}
-
-func nested[T any](t *testing.T, m map[string]any, path ...string) T {
-	t.Helper()
-	var cur any = m
-	for _, key := range path {
-		next, ok := cur.(map[string]any)
-		if !ok {
-			t.Fatalf("no %s in the rendered object", strings.Join(path, "."))
-		}
-		cur = next[key]
-	}
-	v, ok := cur.(T)
-	if !ok {
-		t.Fatalf("%s is %T", strings.Join(path, "."), cur)
-	}
-	return v
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func readYAML(t *testing.T, path string, v any) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal(data, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-}
+func isTrue(b *bool) bool  { return b != nil && *b }
+func isFalse(b *bool) bool { return b != nil && !*b }

@@ -37,8 +37,8 @@ func TestCommittedFilesMatchGenerator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 3 {
-		t.Fatalf("Files rendered %d files, want 2 dashboards and 1 ConfigMap", len(files))
+	if len(files) != 5 {
+		t.Fatalf("Files rendered %d files, want 2 dashboards, their copies in the Helm chart and 1 ConfigMap", len(files))
 	}
 	for path, want := range files {
 		got, err := os.ReadFile(filepath.Join(repoRoot, path))
@@ -49,9 +49,11 @@ func TestCommittedFilesMatchGenerator(t *testing.T) {
 			t.Errorf("%s differs from what grafana/*.go renders; run `go run ./grafana/gen` and commit the result", path)
 		}
 	}
-	committed, _ := filepath.Glob(filepath.Join(repoRoot, DashboardsDir, "*.json"))
-	if len(committed) != len(files)-1 {
-		t.Errorf("%s holds %d dashboards, the generator writes %d: remove stale files", DashboardsDir, len(committed), len(files)-1)
+	for _, dir := range []string{DashboardsDir, ChartDashboardsDir} {
+		committed, _ := filepath.Glob(filepath.Join(repoRoot, dir, "*.json"))
+		if want := (len(files) - 1) / 2; len(committed) != want {
+			t.Errorf("%s holds %d dashboards, the generator writes %d: remove stale files", dir, len(committed), want)
+		}
 	}
 }
 

@@ -15,6 +15,9 @@ import (
 const (
 	DashboardsDir       = "grafana/dashboards"
 	DashboardsConfigMap = "deploy/base/grafana-dashboards.yaml"
+	// ChartDashboardsDir holds the dashboards' copies inside the Helm chart,
+	// which can read files only from its own directory.
+	ChartDashboardsDir = "deploy/helm/hubprobe/files/dashboards"
 )
 
 // builders maps each dashboard's file name to the code that builds it.
@@ -72,6 +75,7 @@ func Files() (map[string][]byte, error) {
 	files := map[string][]byte{}
 	for name, data := range dashboards {
 		files[path.Join(DashboardsDir, name)] = data
+		files[path.Join(ChartDashboardsDir, name)] = data
 	}
 	cm, err := configMap(dashboards)
 	if err != nil {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # hubprobe's test suite: installs what the tests need that Go modules do not
 # bring (Debian's prometheus package for prometheus and promtool, kubectl for
-# rendering the manifests, the pinned npm packages of the JavaScript client tests), then vets and tests everything.
+# rendering the manifests, helm, ko and crane built from the Go module proxy,
+# the pinned npm packages of the JavaScript client tests), then vets and tests everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +19,24 @@ if ! command -v kubectl >/dev/null 2>&1; then
   as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq kubectl >/dev/null
 fi
+
+# helm (renders and lints the chart), crane (a registry on loopback) and ko
+# (builds the image) for the tests in deploy/, at pinned versions, into
+# $(go env GOPATH)/bin, where the tests look first. A binary that is already
+# that build of that version is kept.
+gobin="$(go env GOPATH | cut -d: -f1)/bin"
+go_install() {
+  local pkg=${1%@*} version=${1#*@} bin
+  bin="$gobin/$(basename "$pkg")"
+  if [ -x "$bin" ] && [ "$(go version -m "$bin" 2>/dev/null | awk '$1 == "path" { p = $2 } $1 == "mod" { v = $3 } END { print p "@" v }')" = "$pkg@$version" ]; then
+    return
+  fi
+  echo "go install $1"
+  GOBIN="$gobin" go install "$1"
+}
+go_install helm.sh/helm/v3/cmd/helm@v3.22.0
+go_install github.com/google/go-containerregistry/cmd/crane@v0.22.1
+go_install github.com/google/ko@v0.19.1
 
 for lock in $(git ls-files '*package-lock.json'); do
   dir=$(dirname "$lock")

@@ -1,5 +1,6 @@
 // Command gen writes hubprobe's rule files from the rules in package alerts:
-// alerts/hubprobe-rules.yml and deploy/base/prometheusrule.yaml.
+// alerts/hubprobe-rules.yml, its copy in the Helm chart and
+// deploy/base/prometheusrule.yaml.
 //
 //	go run ./alerts/gen            # from the repository root
 //	go generate ./alerts/
@@ -35,6 +36,9 @@ func write(root string) error {
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755); err != nil {
+			return err
+		}
 		if err := os.WriteFile(filepath.Join(root, p), files[p], 0o644); err != nil {
 			return err
 		}

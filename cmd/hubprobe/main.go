@@ -39,7 +39,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app.HelpFlag.Short('h')
 	app.UsageWriter(stderr)
 	app.ErrorWriter(stderr)
-	app.Terminate(nil)
+	// kingpin calls this once it has printed --help or --version; it then
+	// returns the default command (serve), which must not start.
+	printed := false
+	app.Terminate(func(int) { printed = true })
 
 	var g globalFlags
 	app.Flag("config.file", "hubprobe configuration file; without it the embedded default (reference hub + default scenarios) runs.").StringVar(&g.configFile)
@@ -78,7 +81,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "hubprobe:", err)
 		return exitUsage
 	}
-	if cmd == "" { // --help or --version already printed
+	if printed || cmd == "" { // --help or --version already printed
 		return exitOK
 	}
 	logger := newLogger(stderr, g.logLevel, g.logFormat)

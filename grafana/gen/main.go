@@ -1,5 +1,6 @@
 // Command gen writes hubprobe's dashboards from the code in package grafana:
-// grafana/dashboards/*.json and deploy/base/grafana-dashboards.yaml.
+// grafana/dashboards/*.json, their copies in the Helm chart and
+// deploy/base/grafana-dashboards.yaml.
 //
 //	go run ./grafana/gen            # from the repository root
 //	go generate ./grafana/
@@ -35,6 +36,9 @@ func write(root string) error {
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755); err != nil {
+			return err
+		}
 		if err := os.WriteFile(filepath.Join(root, p), files[p], 0o644); err != nil {
 			return err
 		}
