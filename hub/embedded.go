@@ -1,0 +1,171 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/rs/zerolog"
+
+	"github.com/hubprobe/hubprobe/config"
+)
+
+// LoadSink is told the load of every embedded hub while it runs, so it can
+// be exported per target (exporter.Metrics is one).
+type LoadSink interface {
+	SetServerLoadSource(target string, load func() float64)
+	RemoveServerLoadSource(target string)
+}
+
+// Embedded runs one reference hub on loopback for every target with
+// embedded: true, and keeps them in step with the config across reloads.
+type Embedded struct {
+	ctx  context.Context
+	log  zerolog.Logger
+	sink LoadSink
+
+	mu      sync.Mutex
+	running map[string]*embeddedHub
+}
+
+type embeddedHub struct {
+	hub *Hub
+	srv *Server
+	reg *prometheus.Registry
+	cfg config.EmbeddedHub
+}
+
+// NewEmbedded runs no hub until Sync. The hubs serve until ctx ends or
+// Close; sink may be nil when nobody exports their load.
+func NewEmbedded(ctx context.Context, log zerolog.Logger, sink LoadSink) *Embedded {
+	return &Embedded{ctx: ctx, log: log, sink: sink, running: map[string]*embeddedHub{}}
+}
+
+// Sync starts hubs for new embedded targets, stops those no longer wanted,
+// and applies a changed delivery delay in place; any other change restarts
+// the hub.
+func (e *Embedded) Sync(cfg *config.Config) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	wanted := map[string]bool{}
+	for _, t := range cfg.Targets {
+		if !t.Embedded {
+			continue
+		}
+		wanted[t.Name] = true
+		if cur, ok := e.running[t.Name]; ok {
+			if sameButDelay(cur.cfg, t.EmbeddedHub) {
+				cur.hub.SetDeliveryDelay(t.EmbeddedHub.DeliveryDelay)
+				cur.cfg = t.EmbeddedHub
+				continue
+			}
+			e.stop(t.Name)
+		}
+		if err := e.start(t.Name, t.EmbeddedHub); err != nil {
+			return err
+		}
+	}
+	for name := range e.running {
+		if !wanted[name] {
+			e.stop(name)
+		}
+	}
+	return nil
+}
+
+// sameButDelay reports whether two settings differ in the delivery delay
+// at most, which a running hub can take in place.
+func sameButDelay(a, b config.EmbeddedHub) bool {
+	a.DeliveryDelay, b.DeliveryDelay = 0, 0
+	return a == b
+}
+
+// EmbeddedOptions are the options an embedded_hub section of the config
+// asks for; the Logger and the timeouts are left to the caller.
+func EmbeddedOptions(cfg config.EmbeddedHub) Options {
+	return Options{
+		MaxMessageSize:    cfg.MaxMessageSize,
+		DeliveryDelay:     cfg.DeliveryDelay,
+		AccessKey:         string(cfg.AccessKey),
+		Units:             cfg.Units,
+		ConnectionQuota:   cfg.ConnectionQuota,
+		MessageRateLimit:  cfg.MessageRateLimit,
+		RedirectNegotiate: cfg.RedirectNegotiate,
+	}
+}
+
+func (e *Embedded) start(name string, cfg config.EmbeddedHub) error {
+	reg := prometheus.NewRegistry()
+	opts := EmbeddedOptions(cfg)
+	opts.Logger = e.log.With().Str("hub", name).Logger()
+	h, err := New(opts, prometheus.WrapRegistererWith(prometheus.Labels{"target": name}, reg))
+	if err != nil {
+		return fmt.Errorf("embedded hub for target %q: %w", name, err)
+	}
+	srv, err := Start(e.ctx, "127.0.0.1:0", h)
+	if err != nil {
+		h.Close()
+		return fmt.Errorf("embedded hub for target %q: %w", name, err)
+	}
+	e.running[name] = &embeddedHub{hub: h, srv: srv, reg: reg, cfg: cfg}
+	if e.sink != nil {
+		e.sink.SetServerLoadSource(name, h.Load)
+	}
+	e.log.Info().Str("target", name).Str("url", srv.URL()).Msg("embedded reference hub listening")
+	return nil
+}
+
+func (e *Embedded) stop(name string) {
+	cur := e.running[name]
+	delete(e.running, name)
+	if e.sink != nil {
+		e.sink.RemoveServerLoadSource(name)
+	}
+	cur.hub.Close()
+	cur.srv.Close()
+}
+
+// URL is the address scenarios use to reach an embedded target.
+func (e *Embedded) URL(target string) (string, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	cur, ok := e.running[target]
+	if !ok {
+		return "", false
+	}
+	return cur.srv.URL(), true
+}
+
+// ConnectionString is the connection string of an embedded target's
+// emulated service; ok is false without an access key. It holds the key.
+func (e *Embedded) ConnectionString(target string) (string, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	cur, ok := e.running[target]
+	if !ok || cur.cfg.AccessKey == "" {
+		return "", false
+	}
+	return cur.srv.ConnectionString(), true
+}
+
+// Gather makes the hubs' own metrics part of /metrics.
+func (e *Embedded) Gather() ([]*dto.MetricFamily, error) {
+	e.mu.Lock()
+	gs := make(prometheus.Gatherers, 0, len(e.running))
+	for _, cur := range e.running {
+		gs = append(gs, cur.reg)
+	}
+	e.mu.Unlock()
+	return gs.Gather()
+}
+
+// Close stops every hub.
+func (e *Embedded) Close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for name := range e.running {
+		e.stop(name)
+	}
+}
