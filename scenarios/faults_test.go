@@ -403,7 +403,7 @@ func schedulerAgainstHungTarget(t *testing.T) {
 	f := newSchedulerFixture(t, srv.URL())
 	s := faultScenario("scheduled", 2)
 	s.Schedule, s.Timeout = "@every 1s", 3*time.Second
-	if err := f.sched.Apply(oneScenarioConfig(s)); err != nil {
+	if err := f.sched.Apply(oneJob(f.metrics, f.url, s), false); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(t, 10*time.Second, func() bool {
