@@ -89,12 +89,13 @@ type cli struct {
 	runCmd, hubCmd, checkCmd, planCmd *kingpin.CmdClause
 }
 
-// newCLI declares the commands.
+// newCLI declares the commands. Help and --version go to stdout, errors to
+// stderr.
 func newCLI(stdout, stderr io.Writer) *cli {
 	c := &cli{app: kingpin.New("hubprobe", "Canary for SignalR and Web PubSub hubs: scheduled benchmark scenarios exported as Prometheus metrics.")}
-	c.app.Version(version)
+	c.app.Version(buildInfo().String())
 	c.app.HelpFlag.Short('h')
-	c.app.UsageWriter(stderr)
+	c.app.UsageWriter(stdout)
 	c.app.ErrorWriter(stderr)
 	c.addGlobalFlags()
 	c.web = kingpinflag.AddFlags(c.app.Command("serve", "Run the canary daemon (default).").Default(), ":9754")
@@ -105,17 +106,31 @@ func newCLI(stdout, stderr io.Writer) *cli {
 	return c
 }
 
+// terminated is what kingpin's terminate handler panics with: where kingpin
+// would end the process (after help or the version), parse returns instead,
+// so that nothing runs with flags whose defaults were never applied.
+type terminated struct{ code int }
+
 // parse parses args. done is true when nothing is left to run: kingpin
 // answered (help, version) or the args are bad; code is the exit code then.
 func (c *cli) parse(args []string, stderr io.Writer) (cmd string, code int, done bool) {
-	c.app.Terminate(nil)
+	defer func() {
+		if r := recover(); r != nil {
+			t, ok := r.(terminated)
+			if !ok {
+				panic(r)
+			}
+			cmd, code, done = "", exitOK, true
+			if t.code != 0 {
+				code = exitUsage
+			}
+		}
+	}()
+	c.app.Terminate(func(code int) { panic(terminated{code}) })
 	cmd, err := c.app.Parse(args)
 	if err != nil {
 		fmt.Fprintln(stderr, "hubprobe:", err)
 		return "", exitUsage, true
-	}
-	if cmd == "" { // --help or --version already printed
-		return "", exitOK, true
 	}
 	return cmd, exitOK, false
 }
