@@ -55,6 +55,18 @@ func embeddedConfig(delay time.Duration, maxMessageSize int64) *config.Config {
 	}}
 }
 
+// syncedEmbedded runs the hubs of embeddedConfig until the test ends.
+func syncedEmbedded(t *testing.T) (*Embedded, *loadSinkLog) {
+	t.Helper()
+	sink := &loadSinkLog{sources: map[string]func() float64{}}
+	e := NewEmbedded(context.Background(), zerolog.Nop(), sink)
+	t.Cleanup(e.Close)
+	if err := e.Sync(embeddedConfig(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	return e, sink
+}
+
 func mustURL(t *testing.T, e *Embedded, target string) string {
 	t.Helper()
 	url, ok := e.URL(target)
@@ -84,12 +96,7 @@ hubprobe_hub_connections{target="plain"} 0
 `
 
 func TestEmbeddedStartsOneHubPerEmbeddedTarget(t *testing.T) {
-	sink := &loadSinkLog{sources: map[string]func() float64{}}
-	e := NewEmbedded(context.Background(), zerolog.Nop(), sink)
-	defer e.Close()
-	if err := e.Sync(embeddedConfig(0, 0)); err != nil {
-		t.Fatal(err)
-	}
+	e, sink := syncedEmbedded(t)
 	plain, keyed := mustURL(t, e, "plain"), mustURL(t, e, "keyed")
 	if plain == keyed || !negotiates(plain) || !negotiates(keyed) {
 		t.Errorf("hubs at %s and %s: want two hubs that answer negotiate", plain, keyed)
@@ -114,12 +121,7 @@ func TestEmbeddedStartsOneHubPerEmbeddedTarget(t *testing.T) {
 // A changed delay is applied in place, any other change restarts the hub,
 // a target that is gone loses its hub, and Close stops the rest.
 func TestEmbeddedSyncFollowsTheConfig(t *testing.T) {
-	sink := &loadSinkLog{sources: map[string]func() float64{}}
-	e := NewEmbedded(context.Background(), zerolog.Nop(), sink)
-	defer e.Close()
-	if err := e.Sync(embeddedConfig(0, 0)); err != nil {
-		t.Fatal(err)
-	}
+	e, sink := syncedEmbedded(t)
 	plain, keyed := mustURL(t, e, "plain"), mustURL(t, e, "keyed")
 	if err := e.Sync(embeddedConfig(300*time.Millisecond, 1<<20)); err != nil {
 		t.Fatal(err)
