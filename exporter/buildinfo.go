@@ -33,6 +33,11 @@ func ReadBuildInfo() BuildInfo {
 	return b
 }
 
+// String is the version line: "hubprobe VERSION (revision REV, GOVERSION)".
+func (b BuildInfo) String() string {
+	return "hubprobe " + orUnknown(b.Version) + " (revision " + orUnknown(b.Revision) + ", " + b.GoVersion + ")"
+}
+
 func newBuildInfoGauge(b BuildInfo) prometheus.Gauge {
 	if b.GoVersion == "" {
 		b.GoVersion = runtime.Version()

@@ -100,11 +100,9 @@ func newTestMetrics(t *testing.T, opts ...Option) (*prometheus.Registry, *Metric
 // le and quantile last.
 const wantLabels = `scenario="echo-ws",target="hub-a"`
 
-func TestRecorderExposition(t *testing.T) {
-	reg, m := newTestMetrics(t)
-	feed(m.Recorder(echoWS))
-
-	want := `
+// recorderExposition is all that /metrics shows after feed: every series of
+// the scenario, and the build info.
+var recorderExposition = `
 # HELP hubprobe_scenario_info What each configured scenario is; always 1.
 # TYPE hubprobe_scenario_info gauge
 hubprobe_scenario_info{kind="echo",protocol="json",scenario="echo-ws",target="hub-a",transport="websockets"} 1
@@ -229,7 +227,11 @@ hubprobe_send_lag_seconds_count{` + wantLabels + `} 2
 # TYPE hubprobe_build_info gauge
 hubprobe_build_info{goversion="go1.26.8",revision="abc123",version="1.2.3"} 1
 `
-	if err := testutil.GatherAndCompare(reg, strings.NewReader(want)); err != nil {
+
+func TestRecorderExposition(t *testing.T) {
+	reg, m := newTestMetrics(t)
+	feed(m.Recorder(echoWS))
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(recorderExposition)); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -63,8 +64,14 @@ const (
 	midRunBound  = 7 * time.Second
 )
 
+// faultCases are every fault, in the order they run: those that stop the
+// connect, those that end a connection mid-run, and hubs that deliver
+// nothing or late.
 func faultCases() []faultCase {
-	const internalErr = "Internal server error."
+	return slices.Concat(connectFaultCases(), midRunFaultCases(), deliveryFaultCases())
+}
+
+func connectFaultCases() []faultCase {
 	return []faultCase{
 		{
 			name: "port closed", url: closedPort, reason: scenarios.FailNegotiate, bound: connectBound,
@@ -119,6 +126,12 @@ func faultCases() []faultCase {
 			throttled: map[string]float64{throttle.HTTP429: 2, throttle.ConnectionLimit: 2},
 			errText:   `^4 of 4 connections failed: throttled \((http_429|connection_limit)\): probe: connect failed \(negotiate\): HTTP 429: unexpected HTTP status 429$`,
 		},
+	}
+}
+
+func midRunFaultCases() []faultCase {
+	const internalErr = "Internal server error."
+	return []faultCase{
 		midRun("close message", faultserver.Script{Fault: faultserver.CloseMessage, Message: internalErr},
 			`closed during the run: probe: server closed the connection: Internal server error\.$`),
 		midRun("abrupt TCP close", faultserver.Script{Fault: faultserver.AbruptClose},
@@ -144,6 +157,11 @@ func faultCases() []faultCase {
 			`closed during the run: protocol error: record larger than 1048576 bytes$`),
 		midRun("unknown message type", faultserver.Script{Fault: faultserver.Frames, Frames: []faultserver.Frame{faultserver.UnknownType(42)}},
 			`closed during the run: protocol error: unknown message type 42$`),
+	}
+}
+
+func deliveryFaultCases() []faultCase {
+	return []faultCase{
 		{
 			name: "hub delivers nothing", script: faultserver.Script{Fault: faultserver.Mute}, bound: midRunBound,
 			errText: `^the hub delivered none of 20 expected messages within loss_timeout 500ms$`,
@@ -403,7 +421,7 @@ func schedulerAgainstHungTarget(t *testing.T) {
 	f := newSchedulerFixture(t, srv.URL())
 	s := faultScenario("scheduled", 2)
 	s.Schedule, s.Timeout = "@every 1s", 3*time.Second
-	if err := f.sched.Apply(oneScenarioConfig(s)); err != nil {
+	if err := f.sched.Apply(oneJob(f.metrics, f.url, s), false); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(t, 10*time.Second, func() bool {

@@ -17,18 +17,22 @@ import (
 // cronParser accepts the standard five fields and descriptors like @every.
 var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 
-// RunnerFactory builds the runner for one scenario of a config: it resolves
-// the target and binds the scenario's recorder.
-type RunnerFactory func(cfg *config.Config, s config.Scenario) (*Runner, error)
+// Job is one scenario resolved against its target, ready to run on its
+// schedule (see Resolver).
+type Job struct {
+	Runner *Runner
+	// Target is what the runner's endpoint was resolved from: a change to
+	// it restarts the job as a change to the scenario does.
+	Target *config.Target
+}
 
 // Scheduler owns time: it runs every scenario on its schedule, never two runs
 // of one scenario at once, each bounded by its timeout and cancelled with the
 // scheduler's context.
 type Scheduler struct {
-	ctx     context.Context
-	factory RunnerFactory
-	log     zerolog.Logger
-	cron    *cron.Cron
+	ctx  context.Context
+	log  zerolog.Logger
+	cron *cron.Cron
 
 	mu      sync.Mutex
 	entries map[string]*entry
@@ -47,31 +51,32 @@ type entry struct {
 	running  atomic.Bool
 }
 
-// NewScheduler starts an empty scheduler; Apply gives it scenarios.
-func NewScheduler(ctx context.Context, factory RunnerFactory, log zerolog.Logger) *Scheduler {
-	s := &Scheduler{ctx: ctx, factory: factory, log: log, entries: map[string]*entry{}}
+// NewScheduler starts an empty scheduler; Apply gives it jobs.
+func NewScheduler(ctx context.Context, log zerolog.Logger) *Scheduler {
+	s := &Scheduler{ctx: ctx, log: log, entries: map[string]*entry{}}
 	s.cron = cron.New(cron.WithParser(cronParser), cron.WithLogger(cron.DiscardLogger))
 	s.cron.Start()
 	return s
 }
 
-// Apply makes the schedule match cfg: new scenarios start, removed ones stop
-// (their in-flight run is cancelled), changed ones restart, unchanged ones
-// keep their rhythm.
-func (s *Scheduler) Apply(cfg *config.Config) error {
+// Apply makes the schedule match jobs: new scenarios start, removed ones
+// stop (their in-flight run is cancelled), changed ones restart, unchanged
+// ones keep their rhythm. With startJitter, scenarios sharing a schedule are
+// spread out rather than started at once.
+func (s *Scheduler) Apply(jobs []Job, startJitter bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	wanted := map[string]bool{}
-	for _, sc := range cfg.Scenarios {
+	for _, j := range jobs {
+		sc := j.Runner.Scenario
 		wanted[sc.Name] = true
-		target, _ := cfg.Target(sc.Target)
 		if old, ok := s.entries[sc.Name]; ok {
-			if reflect.DeepEqual(old.scenario, sc) && reflect.DeepEqual(old.target, target) {
+			if reflect.DeepEqual(old.scenario, sc) && reflect.DeepEqual(old.target, j.Target) {
 				continue
 			}
 			s.remove(old)
 		}
-		if err := s.add(cfg, sc, target); err != nil {
+		if err := s.add(j, startJitter); err != nil {
 			return err
 		}
 	}
@@ -83,17 +88,14 @@ func (s *Scheduler) Apply(cfg *config.Config) error {
 	return nil
 }
 
-func (s *Scheduler) add(cfg *config.Config, sc config.Scenario, target *config.Target) error {
-	runner, err := s.factory(cfg, sc)
-	if err != nil {
-		return err
-	}
+func (s *Scheduler) add(j Job, startJitter bool) error {
+	sc := j.Runner.Scenario
 	sched, err := cronParser.Parse(sc.Schedule)
 	if err != nil {
 		return err
 	}
-	e := &entry{scenario: sc, target: target, runner: runner}
-	if cfg.Global.StartJitter {
+	e := &entry{scenario: sc, target: j.Target, runner: j.Runner}
+	if startJitter {
 		e.offset = jitter(sched)
 	}
 	e.ctx, e.cancel = context.WithCancel(s.ctx)

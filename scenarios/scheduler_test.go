@@ -18,28 +18,25 @@ type schedulerFixture struct {
 	reg     *prometheus.Registry
 	metrics *exporter.Metrics
 	sched   *scenarios.Scheduler
+	url     string
 }
 
 func newSchedulerFixture(t *testing.T, url string) *schedulerFixture {
 	t.Helper()
-	f := &schedulerFixture{reg: prometheus.NewRegistry()}
+	f := &schedulerFixture{reg: prometheus.NewRegistry(), url: url}
 	var err error
 	if f.metrics, err = exporter.NewMetrics(f.reg); err != nil {
 		t.Fatal(err)
 	}
-	factory := func(_ *config.Config, s config.Scenario) (*scenarios.Runner, error) {
-		info := exporter.ScenarioInfo{Target: s.Target, Scenario: s.Name, Kind: s.Kind}
-		return &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: url}, Recorder: f.metrics.Recorder(info)}, nil
-	}
-	f.sched = scenarios.NewScheduler(context.Background(), factory, zerolog.Nop())
+	f.sched = scenarios.NewScheduler(context.Background(), zerolog.Nop())
 	return f
 }
 
-func oneScenarioConfig(s config.Scenario) *config.Config {
-	return &config.Config{
-		Targets:   []config.Target{{Name: s.Target, URL: "http://unused"}},
-		Scenarios: []config.Scenario{s},
-	}
+// oneJob is s resolved against a hub at url, reporting to m.
+func oneJob(m *exporter.Metrics, url string, s config.Scenario) []scenarios.Job {
+	info := exporter.ScenarioInfo{Target: s.Target, Scenario: s.Name, Kind: s.Kind}
+	runner := &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: url}, Recorder: m.Recorder(info)}
+	return []scenarios.Job{{Runner: runner, Target: &config.Target{Name: s.Target, URL: "http://unused"}}}
 }
 
 func TestSchedulerSkipsOverlappingRunsAndStopsPromptly(t *testing.T) {
@@ -47,7 +44,7 @@ func TestSchedulerSkipsOverlappingRunsAndStopsPromptly(t *testing.T) {
 	f := newSchedulerFixture(t, srv.URL)
 	s := scenario("echo", 1, 1500*time.Millisecond, 500*time.Millisecond)
 	s.Schedule, s.Timeout = "@every 1s", 10*time.Second
-	if err := f.sched.Apply(oneScenarioConfig(s)); err != nil {
+	if err := f.sched.Apply(oneJob(f.metrics, f.url, s), false); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(t, 6*time.Second, func() bool {
@@ -72,12 +69,12 @@ func TestSchedulerApplyRemovesScenarios(t *testing.T) {
 	defer f.sched.Stop()
 	s := scenario("echo", 1, 30*time.Second, 500*time.Millisecond)
 	s.Schedule, s.Timeout = "@every 1h", time.Minute
-	if err := f.sched.Apply(oneScenarioConfig(s)); err != nil {
+	if err := f.sched.Apply(oneJob(f.metrics, f.url, s), false); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(t, 5*time.Second, func() bool { return counter(t, f.reg, "hubprobe_messages_sent_total") >= 2 })
 	// Removing the scenario cancels its 30 s run: it ends as a failure now.
-	if err := f.sched.Apply(&config.Config{}); err != nil {
+	if err := f.sched.Apply(nil, false); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(t, 5*time.Second, func() bool {

@@ -30,47 +30,34 @@ func soakRuns(t *testing.T) int {
 	return 3000
 }
 
-// TestAcceleratedSoak makes many short runs, one in six against a target
-// that is not listening, and checks that goroutines and heap come back to
-// where they started: nothing leaks per run, failed or not.
-func TestAcceleratedSoak(t *testing.T) {
-	h, err := hub.New(hub.Options{}, prometheus.NewRegistry())
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := hub.Start(context.Background(), "127.0.0.1:0", h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	defer h.Close()
-	dead := startThirdParty(t)
-	deadURL := dead.URL
-	dead.Close()
+// soakKinds are the kinds the soak cycles through.
+var soakKinds = []string{"echo", "broadcast", "send_to_group", "send_to_client", "streaming_echo"}
 
-	reg := prometheus.NewRegistry()
-	m, err := exporter.NewMetrics(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runOnce := func(i int) scenarios.Result {
-		s := scenario([]string{"echo", "broadcast", "send_to_group", "send_to_client", "streaming_echo"}[i%5], 4, 40*time.Millisecond, 10*time.Millisecond)
-		s.GroupSize, s.LossTimeout = 2, 3*time.Second
-		url := srv.URL()
-		if i%6 == 5 {
-			url = deadURL
-		}
-		info := exporter.ScenarioInfo{Target: "hub", Scenario: s.Name, Kind: s.Kind}
-		runner := &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: url}, Recorder: m.Recorder(info)}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		return runner.Run(ctx)
-	}
-	runOnce(0) // warm up pools and lazily started goroutines
-	baseGoroutines, baseHeap := settle()
+// soakTargets makes run i of the soak: one in six goes to a target that is
+// not listening (i%6 == 5), the others to the healthy hub.
+type soakTargets struct {
+	hubURL, deadURL string
+	metrics         *exporter.Metrics
+}
 
-	n := soakRuns(t)
-	var failed, unexpected atomic.Int64
+func (st soakTargets) run(i int) scenarios.Result {
+	s := scenario(soakKinds[i%5], 4, 40*time.Millisecond, 10*time.Millisecond)
+	s.GroupSize, s.LossTimeout = 2, 3*time.Second
+	url := st.hubURL
+	if i%6 == 5 {
+		url = st.deadURL
+	}
+	info := exporter.ScenarioInfo{Target: "hub", Scenario: s.Name, Kind: s.Kind}
+	runner := &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: url}, Recorder: st.metrics.Recorder(info)}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return runner.Run(ctx)
+}
+
+// soak makes runs 1 to n on 8 workers and counts the runs against the dead
+// target that failed, and the runs against the hub that failed or lost.
+func (st soakTargets) soak(t *testing.T, n int) (failed, unexpected int64) {
+	var failedN, unexpectedN atomic.Int64
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range 8 {
@@ -78,12 +65,12 @@ func TestAcceleratedSoak(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				res := runOnce(i)
+				res := st.run(i)
 				switch {
 				case i%6 == 5 && res.Outcome == scenarios.ResultFailure:
-					failed.Add(1)
+					failedN.Add(1)
 				case i%6 != 5 && (res.Outcome != scenarios.ResultSuccess || res.Lost != 0):
-					unexpected.Add(1)
+					unexpectedN.Add(1)
 					t.Logf("run %d (%s): %s, lost %d", i, res.Kind, res.Error, res.Lost)
 				}
 			}
@@ -94,14 +81,35 @@ func TestAcceleratedSoak(t *testing.T) {
 	}
 	close(work)
 	wg.Wait()
+	return failedN.Load(), unexpectedN.Load()
+}
+
+// TestAcceleratedSoak makes many short runs, one in six against a target
+// that is not listening, and checks that goroutines and heap come back to
+// where they started: nothing leaks per run, failed or not.
+func TestAcceleratedSoak(t *testing.T) {
+	srv := startEmbedded(t, hub.Options{})
+	dead := startThirdParty(t)
+	deadURL := dead.URL
+	dead.Close()
+	m, err := exporter.NewMetrics(prometheus.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := soakTargets{hubURL: srv.URL(), deadURL: deadURL, metrics: m}
+	st.run(0) // warm up pools and lazily started goroutines
+	baseGoroutines, baseHeap := settle()
+
+	n := soakRuns(t)
+	failed, unexpected := st.soak(t, n)
 
 	goroutines, heap := settle()
 	t.Logf("%d runs: goroutines %d → %d, heap %d KiB → %d KiB", n, baseGoroutines, goroutines, baseHeap>>10, heap>>10)
-	if unexpected.Load() > 0 {
-		t.Errorf("%d runs against the healthy hub failed or lost messages", unexpected.Load())
+	if unexpected > 0 {
+		t.Errorf("%d runs against the healthy hub failed or lost messages", unexpected)
 	}
-	if want := int64(n / 6); failed.Load() != want {
-		t.Errorf("%d runs against the dead target failed, want %d", failed.Load(), want)
+	if want := int64(n / 6); failed != want {
+		t.Errorf("%d runs against the dead target failed, want %d", failed, want)
 	}
 	if goroutines > baseGoroutines+5 {
 		t.Errorf("goroutines grew from %d to %d over %d runs", baseGoroutines, goroutines, n)

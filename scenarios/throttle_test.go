@@ -39,12 +39,8 @@ func TestConnectionQuotaFailsEveryScheduledRun(t *testing.T) {
 	}
 	s := scenario("echo", 4, 200*time.Millisecond, 100*time.Millisecond)
 	s.Schedule, s.Timeout, s.ConnectTimeout = "@every 1s", 3*time.Second, 2*time.Second
-	factory := func(_ *config.Config, s config.Scenario) (*scenarios.Runner, error) {
-		info := exporter.ScenarioInfo{Target: s.Target, Scenario: s.Name, Kind: s.Kind}
-		return &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: srv.URL()}, Recorder: m.Recorder(info)}, nil
-	}
-	sched := scenarios.NewScheduler(context.Background(), factory, zerolog.Nop())
-	if err := sched.Apply(oneScenarioConfig(s)); err != nil {
+	sched := scenarios.NewScheduler(context.Background(), zerolog.Nop())
+	if err := sched.Apply(oneJob(m, srv.URL(), s), false); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(t, 10*time.Second, func() bool { return len(history.Recent()) >= 3 })

@@ -8,12 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
-
-	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/exporter"
 )
 
 // quickRamp is a capacity search sized by a profile: unit 1 echo at 0.3 %
@@ -99,26 +93,5 @@ func TestRunShowsProfile(t *testing.T) {
 	want := "signalr echo, unit 1 × 0.003: 3 connections, 3 senders, 512-byte messages every 200ms (connections, message_size, send_interval written in the file)"
 	if rep.Profile != want {
 		t.Errorf("profile %q\nwant    %q", rep.Profile, want)
-	}
-}
-
-func TestApplyTiersFollowsTheConfig(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	m, err := exporter.NewMetrics(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Parse([]byte(quickRamp), "ramp.yml", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	applyTiers(m, cfg)
-	if n := testutil.CollectAndCount(reg, "hubprobe_tier_limit"); n != 5 {
-		t.Errorf("%d tier limit series, want 5", n)
-	}
-	cfg.Targets[0].Tier = nil // a reload that drops the tier
-	applyTiers(m, cfg)
-	if n := testutil.CollectAndCount(reg, "hubprobe_tier_limit", "hubprobe_tier_info"); n != 0 {
-		t.Errorf("%d tier series after the tier was removed, want 0", n)
 	}
 }

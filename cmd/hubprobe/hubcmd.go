@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -14,58 +12,32 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/rs/zerolog"
 
+	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/hub"
 )
 
-// hubFlags are the settings of `hubprobe hub`.
+// hubFlags are the settings of `hubprobe hub`: those an embedded hub has
+// in the config, and where to serve.
 type hubFlags struct {
-	listen            string
-	metrics           bool
-	delay             time.Duration
-	accessKeyFile     string
-	units             int
-	connectionQuota   int
-	messageRateLimit  float64
-	redirectNegotiate bool
-	pollTimeout       time.Duration
+	listen        string
+	metrics       bool
+	accessKeyFile string
+	pollTimeout   time.Duration
+	settings      config.EmbeddedHub
 }
 
-// maxAccessKeyFile bounds what --access-key-file may hold; keys are short.
-const maxAccessKeyFile = 4 << 10
-
-// options turns the flags into hub options, reading the access key. Errors
-// name the file, never its content.
+// options turns the flags into hub options, reading the access key.
 func (f hubFlags) options(log zerolog.Logger) (hub.Options, error) {
-	opts := hub.Options{
-		DeliveryDelay: f.delay, Logger: log, Units: f.units, ConnectionQuota: f.connectionQuota,
-		MessageRateLimit: f.messageRateLimit, RedirectNegotiate: f.redirectNegotiate, PollTimeout: f.pollTimeout,
+	if f.accessKeyFile != "" {
+		key, err := config.ReadSecretFile(f.accessKeyFile)
+		if err != nil {
+			return hub.Options{}, fmt.Errorf("--access-key-file: %w", err)
+		}
+		f.settings.AccessKey = config.Secret(key)
 	}
-	if f.accessKeyFile == "" {
-		return opts, nil
-	}
-	st, err := os.Stat(f.accessKeyFile)
-	if err == nil && (!st.Mode().IsRegular() || st.Size() > maxAccessKeyFile) {
-		err = fmt.Errorf("not a regular file of at most %d bytes", maxAccessKeyFile)
-	}
-	var data []byte
-	if err == nil {
-		data, err = os.ReadFile(f.accessKeyFile)
-	}
-	if err != nil {
-		return opts, fmt.Errorf("--access-key-file %q: %w", f.accessKeyFile, pathErr(err))
-	}
-	if opts.AccessKey = strings.TrimSpace(string(data)); opts.AccessKey == "" {
-		return opts, fmt.Errorf("--access-key-file %q is empty", f.accessKeyFile)
-	}
+	opts := hub.EmbeddedOptions(f.settings)
+	opts.Logger, opts.PollTimeout = log, f.pollTimeout
 	return opts, nil
-}
-
-// pathErr drops the path that *os.PathError repeats.
-func pathErr(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
 }
 
 // serveHub runs the reference hub on its own, for probing from another
@@ -93,7 +65,7 @@ func serveHub(ctx context.Context, f hubFlags, stderr io.Writer, log zerolog.Log
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
 	log.Info().Str("listen", f.listen).Bool("azure_emulation", opts.AccessKey != "").
-		Int("connection_quota", f.connectionQuota).Int("units", f.units).Float64("message_rate_limit", f.messageRateLimit).
+		Int("connection_quota", f.settings.ConnectionQuota).Int("units", f.settings.Units).Float64("message_rate_limit", f.settings.MessageRateLimit).
 		Msg("reference hub serving /signalrbench")
 	code := exitOK
 	select {

@@ -12,7 +12,11 @@ import (
 	"syscall"
 
 	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
+
+	"github.com/hubprobe/hubprobe/exporter"
+	"github.com/hubprobe/hubprobe/scenarios"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -34,68 +38,23 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	app := kingpin.New("hubprobe", "Canary for SignalR and Web PubSub hubs: scheduled benchmark scenarios exported as Prometheus metrics.")
-	app.Version(version)
-	app.HelpFlag.Short('h')
-	app.UsageWriter(stderr)
-	app.ErrorWriter(stderr)
-	// kingpin calls this once it has printed --help or --version; it then
-	// returns the default command (serve), which must not start.
-	printed := false
-	app.Terminate(func(int) { printed = true })
-
-	var g globalFlags
-	app.Flag("config.file", "hubprobe configuration file; without it the embedded default (reference hub + default scenarios) runs.").StringVar(&g.configFile)
-	app.Flag("log.level", "Only log messages with the given severity or above: debug, info, warn, error.").Default("info").EnumVar(&g.logLevel, "debug", "info", "warn", "error")
-	app.Flag("log.format", "Output format of log messages: logfmt or json.").Default("logfmt").EnumVar(&g.logFormat, "logfmt", "json")
-
-	serveCmd := app.Command("serve", "Run the canary daemon (default).").Default()
-	webFlags := kingpinflag.AddFlags(serveCmd, ":9754")
-
-	runCmd := app.Command("run", "Run one scenario once and print a report; exit 0 when it met p99 < 1 s with nothing lost "+
-		"(for a capacity_search scenario: print every step, exit 0 when a capacity was found).")
-	scenario := runCmd.Flag("scenario", "Name of the scenario to run.").Required().String()
-	output := runCmd.Flag("output", "Report format: text or json.").Default("text").Enum("text", "json")
-	plotFile := runCmd.Flag("plot.file", "For a capacity_search scenario: write the plot of throughput and p99 per step (SVG) to this file.").String()
-
-	hubCmd := app.Command("hub", "Serve the reference hub standalone.")
-	var hf hubFlags
-	hubCmd.Flag("listen", "Address the hub listens on.").Default("127.0.0.1:5050").StringVar(&hf.listen)
-	hubCmd.Flag("metrics", "Serve the hub's own metrics at /metrics on the same address.").Default("true").BoolVar(&hf.metrics)
-	hubCmd.Flag("delivery-delay", "Hold every delivery back by this long (rehearse latency alerts).").Default("0s").DurationVar(&hf.delay)
-	hubCmd.Flag("access-key-file", "Also emulate Azure SignalR Service (client endpoints and REST API) with the access key in this file.").StringVar(&hf.accessKeyFile)
-	hubCmd.Flag("units", "Refuse connections past units × 1000, like the service's Standard tier (0: no quota).").Default("0").IntVar(&hf.units)
-	hubCmd.Flag("connection-quota", "Refuse connections past this many (overrides --units; 0 keeps it).").Default("0").IntVar(&hf.connectionQuota)
-	hubCmd.Flag("message-rate-limit", "Accept at most this many messages per second (0: no limit).").Default("0").Float64Var(&hf.messageRateLimit)
-	hubCmd.Flag("redirect-negotiate", "Make negotiate redirect to the emulated service, as an app server in default mode does (needs --access-key-file).").BoolVar(&hf.redirectNegotiate)
-	hubCmd.Flag("poll-timeout", "How long a Long Polling request waits for data before it is answered empty.").Default("90s").DurationVar(&hf.pollTimeout)
-
-	checkCmd := app.Command("check", "Check a configuration file and exit.")
-
-	planCmd := app.Command("plan", "Size an Azure SignalR Service or Web PubSub tier for a workload, by the vendor's performance guide.")
-	planFile := planCmd.Flag("workload.file", "Workload file (YAML) listing the scenarios to size for; see docs/tiers.md.").Required().String()
-	planOutput := planCmd.Flag("output", "Plan format: text or json.").Default("text").Enum("text", "json")
-
-	cmd, err := app.Parse(args)
-	if err != nil {
-		fmt.Fprintln(stderr, "hubprobe:", err)
-		return exitUsage
+	c := newCLI(stdout, stderr)
+	cmd, code, done := c.parse(args, stderr)
+	if done {
+		return code
 	}
-	if printed || cmd == "" { // --help or --version already printed
-		return exitOK
-	}
-	logger := newLogger(stderr, g.logLevel, g.logFormat)
+	logger := newLogger(stderr, c.global.logLevel, c.global.logFormat)
 	switch cmd {
-	case runCmd.FullCommand():
-		return runOnce(ctx, g, *scenario, *output, *plotFile, stdout, stderr, logger)
-	case hubCmd.FullCommand():
-		return serveHub(ctx, hf, stderr, logger)
-	case checkCmd.FullCommand():
-		return check(g, stdout, stderr)
-	case planCmd.FullCommand():
-		return planCommand(*planFile, *planOutput, stdout, stderr)
+	case c.runCmd.FullCommand():
+		return runOnce(ctx, c.global, c.runFlags, stdout, stderr, logger)
+	case c.hubCmd.FullCommand():
+		return serveHub(ctx, c.hubFlags, stderr, logger)
+	case c.checkCmd.FullCommand():
+		return check(c.global, stdout, stderr)
+	case c.planCmd.FullCommand():
+		return planCommand(c.planFlags.workloadFile, c.planFlags.output, stdout, stderr)
 	default:
-		return serve(ctx, g, webFlags, stderr, logger)
+		return serve(ctx, c.global, c.web, stderr, logger)
 	}
 }
 
@@ -103,4 +62,123 @@ type globalFlags struct {
 	configFile string
 	logLevel   string
 	logFormat  string
+}
+
+// runFlags are the settings of `hubprobe run`.
+type runFlags struct {
+	scenario string
+	output   string
+	plotFile string
+}
+
+// planFlags are the settings of `hubprobe plan`.
+type planFlags struct {
+	workloadFile string
+	output       string
+}
+
+// cli is the command line: every command and where its flags land.
+type cli struct {
+	app       *kingpin.Application
+	global    globalFlags
+	web       *web.FlagConfig
+	runFlags  runFlags
+	hubFlags  hubFlags
+	planFlags planFlags
+
+	runCmd, hubCmd, checkCmd, planCmd *kingpin.CmdClause
+}
+
+// newCLI declares the commands. Help and --version go to stdout, errors to
+// stderr.
+func newCLI(stdout, stderr io.Writer) *cli {
+	c := &cli{app: kingpin.New("hubprobe", "Canary for SignalR and Web PubSub hubs: scheduled benchmark scenarios exported as Prometheus metrics.")}
+	c.app.Version(buildInfo().String())
+	c.app.HelpFlag.Short('h')
+	c.app.UsageWriter(stdout)
+	c.app.ErrorWriter(stderr)
+	c.addGlobalFlags()
+	c.web = kingpinflag.AddFlags(c.app.Command("serve", "Run the canary daemon (default).").Default(), ":9754")
+	c.addRunCommand()
+	c.addHubCommand()
+	c.checkCmd = c.app.Command("check", "Check a configuration file and exit.")
+	c.addPlanCommand()
+	return c
+}
+
+// terminated is what kingpin's terminate handler panics with: where kingpin
+// would end the process (after help or the version), parse returns instead,
+// so that nothing runs with flags whose defaults were never applied.
+type terminated struct{ code int }
+
+// parse parses args. done is true when nothing is left to run: kingpin
+// answered (help, version) or the args are bad; code is the exit code then.
+func (c *cli) parse(args []string, stderr io.Writer) (cmd string, code int, done bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			t, ok := r.(terminated)
+			if !ok {
+				panic(r)
+			}
+			cmd, code, done = "", exitOK, true
+			if t.code != 0 {
+				code = exitUsage
+			}
+		}
+	}()
+	c.app.Terminate(func(code int) { panic(terminated{code}) })
+	cmd, err := c.app.Parse(args)
+	if err != nil {
+		fmt.Fprintln(stderr, "hubprobe:", err)
+		return "", exitUsage, true
+	}
+	return cmd, exitOK, false
+}
+
+func (c *cli) addGlobalFlags() {
+	g := &c.global
+	c.app.Flag("config.file", "hubprobe configuration file; without it the embedded default (reference hub + default scenarios) runs.").StringVar(&g.configFile)
+	c.app.Flag("log.level", "Only log messages with the given severity or above: debug, info, warn, error.").Default("info").EnumVar(&g.logLevel, "debug", "info", "warn", "error")
+	c.app.Flag("log.format", "Output format of log messages: logfmt or json.").Default("logfmt").EnumVar(&g.logFormat, "logfmt", "json")
+}
+
+func (c *cli) addRunCommand() {
+	cmd := c.app.Command("run", "Run one scenario once and print a report; exit 0 when it met p99 < 1 s with nothing lost "+
+		"(for a capacity_search scenario: print every step, exit 0 when a capacity was found).")
+	c.runCmd = cmd
+	f := &c.runFlags
+	cmd.Flag("scenario", "Name of the scenario to run.").Required().StringVar(&f.scenario)
+	cmd.Flag("output", "Report format: text or json.").Default(scenarios.FormatText).EnumVar(&f.output, scenarios.FormatText, scenarios.FormatJSON)
+	cmd.Flag("plot.file", "For a capacity_search scenario: write the plot of throughput and p99 per step (SVG) to this file.").StringVar(&f.plotFile)
+}
+
+func (c *cli) addHubCommand() {
+	cmd := c.app.Command("hub", "Serve the reference hub standalone.")
+	c.hubCmd = cmd
+	f := &c.hubFlags
+	cmd.Flag("listen", "Address the hub listens on.").Default("127.0.0.1:5050").StringVar(&f.listen)
+	cmd.Flag("metrics", "Serve the hub's own metrics at /metrics on the same address.").Default("true").BoolVar(&f.metrics)
+	cmd.Flag("delivery-delay", "Hold every delivery back by this long (rehearse latency alerts).").Default("0s").DurationVar(&f.settings.DeliveryDelay)
+	cmd.Flag("access-key-file", "Also emulate Azure SignalR Service (client endpoints and REST API) with the access key in this file.").StringVar(&f.accessKeyFile)
+	cmd.Flag("units", "Refuse connections past units × 1000, like the service's Standard tier (0: no quota).").Default("0").IntVar(&f.settings.Units)
+	cmd.Flag("connection-quota", "Refuse connections past this many (overrides --units; 0 keeps it).").Default("0").IntVar(&f.settings.ConnectionQuota)
+	cmd.Flag("message-rate-limit", "Accept at most this many messages per second (0: no limit).").Default("0").Float64Var(&f.settings.MessageRateLimit)
+	cmd.Flag("redirect-negotiate", "Make negotiate redirect to the emulated service, as an app server in default mode does (needs --access-key-file).").BoolVar(&f.settings.RedirectNegotiate)
+	cmd.Flag("poll-timeout", "How long a Long Polling request waits for data before it is answered empty.").Default("90s").DurationVar(&f.pollTimeout)
+}
+
+func (c *cli) addPlanCommand() {
+	cmd := c.app.Command("plan", "Size an Azure SignalR Service or Web PubSub tier for a workload, by the vendor's performance guide.")
+	c.planCmd = cmd
+	f := &c.planFlags
+	cmd.Flag("workload.file", "Workload file (YAML) listing the scenarios to size for; see docs/tiers.md.").Required().StringVar(&f.workloadFile)
+	cmd.Flag("output", "Plan format: text or json.").Default("text").EnumVar(&f.output, "text", "json")
+}
+
+// buildInfo is what the binary knows of its build; the version set with
+// -ldflags wins over the module's.
+func buildInfo() exporter.BuildInfo {
+	b := exporter.ReadBuildInfo()
+	b.Version = version
+	return b
 }

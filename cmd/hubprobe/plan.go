@@ -1,12 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/hubprobe/hubprobe/tiers"
 )
@@ -30,11 +26,9 @@ func planCommand(workloadFile string, output string, stdout, stderr io.Writer) i
 		return exitUsage
 	}
 	if output == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(rec)
+		err = rec.WriteJSON(stdout)
 	} else {
-		err = writePlanText(stdout, workloadFile, rec)
+		err = rec.WriteText(stdout, workloadFile)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "hubprobe:", err)
@@ -44,125 +38,4 @@ func planCommand(workloadFile string, output string, stdout, stderr io.Writer) i
 		return exitFailed
 	}
 	return exitOK
-}
-
-// writePlanText renders the plan in four blocks: scenarios, tier, limits,
-// app servers and caveats.
-func writePlanText(out io.Writer, file string, r tiers.Recommendation) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Capacity plan for %s from the %s\n", r.Service, r.Source)
-	fmt.Fprintf(&b, "Workload %s; every limit kept at or under %s\n\n", file, planPercent(r.MaxLoad))
-	writeScenarios(&b, r)
-	b.WriteString("\n" + tierLine(r) + "\n\n")
-	writeChecks(&b, r)
-	writeAppServers(&b, r)
-	if len(r.Caveats) > 0 {
-		b.WriteString("\nCaveats:\n")
-		for _, c := range r.Caveats {
-			b.WriteString("  - " + c + "\n")
-		}
-	}
-	_, err := io.WriteString(out, b.String())
-	return err
-}
-
-func writeScenarios(b *strings.Builder, r tiers.Recommendation) {
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tKIND\tTABLE\tCONNECTIONS\tSENDERS\tMESSAGE\tEVERY\tINBOUND\tOUTBOUND")
-	for _, s := range r.Scenarios {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%ss\t%s\t%s\n", s.Name, s.Kind, s.Table, s.Connections, s.Senders,
-			planMessageSize(s), strconv.FormatFloat(s.SendIntervalSeconds, 'g', -1, 64),
-			planRate(s.InboundBytesPerSecond, s.InboundMessagesPerSecond), planRate(s.OutboundBytesPerSecond, s.OutboundMessagesPerSecond))
-	}
-	t := r.Total
-	fmt.Fprintf(tw, "total\t\t\t%d\t\t\t\t%s\t%s\n", t.Connections,
-		planRate(t.InboundBytesPerSecond, t.InboundMessagesPerSecond), planRate(t.OutboundBytesPerSecond, t.OutboundMessagesPerSecond))
-	tw.Flush()
-}
-
-func tierLine(r tiers.Recommendation) string {
-	switch {
-	case !r.Fits:
-		return fmt.Sprintf("Tier: none in the guide holds this workload; on unit %d, the largest, %s is at %s",
-			r.Units, r.Deciding, planPercent(r.DecidingUtilization))
-	case r.DecidingUnits != r.Units:
-		return fmt.Sprintf("Tier: unit %d; %s decides: on unit %d it would be at %s",
-			r.Units, r.Deciding, r.DecidingUnits, planPercent(r.DecidingUtilization))
-	}
-	return fmt.Sprintf("Tier: unit %d, the smallest; the most loaded limit is %s at %s",
-		r.Units, r.Deciding, planPercent(r.DecidingUtilization))
-}
-
-func writeChecks(b *strings.Builder, r tiers.Recommendation) {
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "LIMIT ON UNIT %d\tDEMAND\tCAPACITY\tUSE\tHEADROOM TO %s\n", r.Units, planPercent(r.MaxLoad))
-	for _, c := range r.Checks {
-		note := ""
-		if c.Interpolated {
-			note = " (interpolated)"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%s\t%s\n", c.Limit, planQuantity(c.Quantity, c.Demand),
-			planQuantity(c.Quantity, c.Capacity), note, planPercent(c.Utilization), planQuantity(c.Quantity, c.Headroom))
-	}
-	tw.Flush()
-}
-
-func writeAppServers(b *strings.Builder, r tiers.Recommendation) {
-	if r.AppServers == 0 {
-		return
-	}
-	fmt.Fprintf(b, "\nApp servers (the guide's suggestion on unit %d): %d\n", r.Units, r.AppServers)
-	for _, s := range r.Scenarios {
-		count := "not given"
-		if s.AppServers > 0 {
-			count = strconv.Itoa(s.AppServers)
-		}
-		fmt.Fprintf(b, "  %s (%s): %s\n", s.Name, s.Table, count)
-	}
-}
-
-func planMessageSize(s tiers.ScenarioDemand) string {
-	if s.CountedMessageSize != s.MessageSize {
-		return fmt.Sprintf("%d B (counted %d B)", s.MessageSize, s.CountedMessageSize)
-	}
-	return fmt.Sprintf("%d B", s.MessageSize)
-}
-
-func planRate(bytesPerSecond, messagesPerSecond float64) string {
-	return planBytes(bytesPerSecond) + "/s (" + planNumber(messagesPerSecond) + " msg/s)"
-}
-
-func planQuantity(kind string, v float64) string {
-	switch kind {
-	case tiers.QuantityBytesPerSecond:
-		return planBytes(v) + "/s"
-	case tiers.QuantityMessagesPerSecond:
-		return planNumber(v) + " msg/s"
-	}
-	return planNumber(v)
-}
-
-// planBytes prints decimal prefixes, as the guides print their tables.
-func planBytes(v float64) string {
-	abs := max(v, -v)
-	switch {
-	case abs >= 1e9:
-		return strconv.FormatFloat(v/1e9, 'f', 2, 64) + " GB"
-	case abs >= 1e6:
-		return strconv.FormatFloat(v/1e6, 'f', 1, 64) + " MB"
-	case abs >= 1e3:
-		return strconv.FormatFloat(v/1e3, 'f', 1, 64) + " kB"
-	}
-	return strconv.FormatFloat(v, 'f', 0, 64) + " B"
-}
-
-func planNumber(v float64) string {
-	if v == float64(int64(v)) {
-		return strconv.FormatInt(int64(v), 10)
-	}
-	return strconv.FormatFloat(v, 'f', 2, 64)
-}
-
-func planPercent(ratio float64) string {
-	return strconv.FormatFloat(100*ratio, 'f', 1, 64) + " %"
 }

@@ -20,34 +20,6 @@ func runPlan(t *testing.T, file, output string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
-// The example is the SignalR guide's worked example: 20 KiB broadcast to
-// 100,000 connections every 5 s is exactly unit 100's outbound bandwidth,
-// so at 70 % load it needs unit 200.
-func TestPlanTextWorkedExample(t *testing.T) {
-	code, out, errOut := runPlan(t, workedExampleFile, "text")
-	if code != exitOK || errOut != "" {
-		t.Fatalf("exit %d, stderr %q", code, errOut)
-	}
-	for _, want := range []string{
-		"Capacity plan for signalr from the Performance guide for Azure SignalR Service",
-		"ticker    broadcast  broadcast  100000       1        20480 B  5s     4.1 kB/s (0.20 msg/s)  409.6 MB/s (20000 msg/s)",
-		"Tier: unit 200; outbound bandwidth decides: on unit 100 it would be at 100.0 %",
-		"outbound bandwidth  409.6 MB/s  819.2 MB/s  50.0 %  163.8 MB/s",
-		"connections         100000      200000      50.0 %  40000",
-		"App servers (the guide's suggestion on unit 200): 4",
-		"  - unit sizes above 100 need the Premium_P2 SKU",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
-	for i, line := range strings.Split(out, "\n") {
-		if strings.TrimRight(line, " ") != line {
-			t.Errorf("line %d has trailing spaces: %q", i+1, line)
-		}
-	}
-}
-
 func TestPlanJSONWorkedExample(t *testing.T) {
 	code, out, errOut := runPlan(t, workedExampleFile, "json")
 	if code != exitOK || errOut != "" {
@@ -97,34 +69,17 @@ func TestPlanExitsOneWhenNoTierFits(t *testing.T) {
 	}
 }
 
-// Every workload shipped in examples/ must plan cleanly.
+// Every workload shipped in examples/ must plan cleanly; the text itself
+// is pinned in the tiers package.
 func TestEveryExampleWorkloadPlans(t *testing.T) {
 	files, err := filepath.Glob("../../examples/*.workload.yml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no example workloads (err %v)", err)
 	}
 	for _, f := range files {
-		if code, _, errOut := runPlan(t, f, "text"); code != exitOK {
-			t.Errorf("%s: exit %d, %s", f, code, errOut)
+		code, out, errOut := runPlan(t, f, "text")
+		if code != exitOK || errOut != "" || !strings.HasPrefix(out, "Capacity plan for ") {
+			t.Errorf("%s: exit %d, stderr %q, stdout:\n%s", f, code, errOut, out)
 		}
-	}
-}
-
-// The sample output in docs/tiers.md is the real output of the example.
-func TestPlanDocsShowTheRealOutput(t *testing.T) {
-	doc, err := os.ReadFile("../../docs/tiers.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const prompt = "$ hubprobe plan --workload.file=examples/plan-broadcast.workload.yml\n"
-	_, block, found := strings.Cut(string(doc), prompt)
-	block, _, closed := strings.Cut(block, "```")
-	if !found || !closed {
-		t.Fatal("docs/tiers.md has no sample output block for the example")
-	}
-	_, out, _ := runPlan(t, workedExampleFile, "text")
-	out = strings.ReplaceAll(out, "../../examples/", "examples/")
-	if out != block {
-		t.Errorf("docs/tiers.md sample differs from the output:\n%s\nwant:\n%s", block, out)
 	}
 }

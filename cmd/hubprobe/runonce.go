@@ -4,29 +4,29 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
+	"github.com/hubprobe/hubprobe/hub"
+	"github.com/hubprobe/hubprobe/scenarios"
 )
 
 // runOnce runs one scenario, prints its report and turns the capacity
 // verdict into the exit code. A capacity_search scenario runs its search
-// instead (see runCapacity); plotFile names where its plot goes.
-func runOnce(ctx context.Context, g globalFlags, name, output, plotFile string, stdout, stderr io.Writer, log zerolog.Logger) int {
+// instead; f.plotFile names where its plot goes.
+func runOnce(ctx context.Context, g globalFlags, f runFlags, stdout, stderr io.Writer, log zerolog.Logger) int {
 	cfg, err := loadConfig(g.configFile)
 	if err != nil {
 		fmt.Fprintln(stderr, "hubprobe: bad configuration:", err)
 		return exitUsage
 	}
-	var found bool
-	for _, s := range cfg.Scenarios {
-		found = found || s.Name == name
-	}
-	if !found {
-		fmt.Fprintf(stderr, "hubprobe: no scenario named %q in the configuration\n", name)
+	i := slices.IndexFunc(cfg.Scenarios, func(s config.Scenario) bool { return s.Name == f.scenario })
+	if i < 0 {
+		fmt.Fprintf(stderr, "hubprobe: no scenario named %q in the configuration\n", f.scenario)
 		return exitUsage
 	}
 	metrics, err := exporter.NewMetrics(prometheus.NewRegistry())
@@ -34,31 +34,40 @@ func runOnce(ctx context.Context, g globalFlags, name, output, plotFile string, 
 		fmt.Fprintln(stderr, "hubprobe:", err)
 		return exitFailed
 	}
-	hubs := newEmbeddedHubs(ctx, log, func(string, func() float64) {}, func(string) {})
-	defer hubs.close()
-	if err := hubs.sync(cfg); err != nil {
+	hubs := hub.NewEmbedded(ctx, log, nil)
+	defer hubs.Close()
+	if err := hubs.Sync(cfg); err != nil {
 		fmt.Fprintln(stderr, "hubprobe:", err)
 		return exitFailed
 	}
-	d := &daemon{log: log, metrics: metrics, hubs: hubs}
-	for _, s := range cfg.Scenarios {
-		if s.Name != name {
-			continue
-		}
-		runner, err := d.runnerFor(cfg, s)
-		if err != nil {
+	job, err := scenarios.Resolver{Hubs: hubs, Recorder: metrics.ScenarioRecorder, Logger: log}.Job(cfg, cfg.Scenarios[i])
+	if err != nil {
+		fmt.Fprintln(stderr, "hubprobe:", err)
+		return exitFailed
+	}
+	return runJob(ctx, job.Runner, f, stdout, stderr)
+}
+
+// runJob runs the scenario within its timeout and prints the report. A
+// search exits 0 when it finished and at least one step held: the capacity
+// is then known.
+func runJob(ctx context.Context, runner *scenarios.Runner, f runFlags, stdout, stderr io.Writer) int {
+	runCtx, cancel := context.WithTimeout(ctx, runner.Scenario.Timeout)
+	defer cancel()
+	if runner.Scenario.Mode == config.ModeCapacitySearch {
+		c := runner.SearchCapacity(runCtx)
+		if err := scenarios.WriteCapacityReport(stdout, c, f.output, f.plotFile); err != nil {
 			fmt.Fprintln(stderr, "hubprobe:", err)
 			return exitFailed
 		}
-		if s.Mode == config.ModeCapacitySearch {
-			return runCapacity(ctx, runner, output, plotFile, stdout, stderr)
-		}
-		runCtx, cancel := context.WithTimeout(ctx, s.Timeout)
-		res := runner.Run(runCtx)
-		cancel()
-		if err := writeRunReport(res, s, output, stdout); err != nil || !res.MetSLO() {
+		if _, held := c.Found(); !c.Measured() || !held {
 			return exitFailed
 		}
+		return exitOK
+	}
+	res := runner.Run(runCtx)
+	if err := scenarios.WriteRunReport(stdout, res, runner.Scenario, f.output); err != nil || !res.MetSLO() {
+		return exitFailed
 	}
 	return exitOK
 }

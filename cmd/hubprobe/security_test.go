@@ -47,37 +47,43 @@ scenarios:`
 	return strings.Replace(cfg, "scenarios:", targets, 1) + rest
 }
 
-// Scenario runs with an access token, a connection string and an embedded
-// hub's access key at debug level: the token and tokens signed with the key
-// reach the hub, and no output of hubprobe ever contains the secret.
-func TestSecretsNeverAppearInAnyOutput(t *testing.T) {
-	var mu sync.Mutex
-	var sawToken, sawSigned bool
-	var addr string
-	proxy := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		sawToken = sawToken || r.Header.Get("Authorization") == "Bearer "+knownSecret
-		bearer := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-		_, err := azure.VerifyToken([]byte(knownSecret), bearer, "http://"+addr+"/client/?hub=chat", time.Now())
-		sawSigned = sawSigned || err == nil
-		mu.Unlock()
-		// A refusing hub: every error path that could echo the request runs.
-		w.WriteHeader(http.StatusUnauthorized)
-		_, _ = io.WriteString(w, `{"error":"unauthorized"}`)
-	})}
+// refusingHub answers every request 401 and notes whether it was sent the
+// secret as a bearer token and a token signed with the secret.
+type refusingHub struct {
+	addr                string
+	mu                  sync.Mutex
+	sawToken, sawSigned bool
+}
+
+func startRefusingHub(t *testing.T) *refusingHub {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr = l.Addr().String()
-	go func() { _ = proxy.Serve(l) }()
-	defer proxy.Close()
+	h := &refusingHub{addr: l.Addr().String()}
+	srv := &http.Server{Handler: http.HandlerFunc(h.serve)}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { srv.Close() })
+	return h
+}
 
-	cfg := strings.NewReplacer("embedded: true", "url: http://"+addr+"/signalrbench\n    access_token: ${HP_TOKEN}").Replace(quickEcho)
-	path := writeConfig(t, serverlessTargets(cfg, addr))
-	t.Setenv("HP_TOKEN", knownSecret)
+func (h *refusingHub) serve(w http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	h.sawToken = h.sawToken || r.Header.Get("Authorization") == "Bearer "+knownSecret
+	bearer := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	_, err := azure.VerifyToken([]byte(knownSecret), bearer, "http://"+h.addr+"/client/?hub=chat", time.Now())
+	h.sawSigned = h.sawSigned || err == nil
+	h.mu.Unlock()
+	// A refusing hub: every error path that could echo the request runs.
+	w.WriteHeader(http.StatusUnauthorized)
+	_, _ = io.WriteString(w, `{"error":"unauthorized"}`)
+}
 
-	outputs := map[string]string{}
+// runOutputs runs the echo and REST scenarios of the config at path once at
+// debug level, and `check` on it, keeping what each prints in outputs.
+func runOutputs(t *testing.T, path string, outputs map[string]string) {
+	t.Helper()
 	code, out, errOut := runCLI(t, context.Background(), "--log.level=debug", "run", "--config.file", path, "--scenario", "echo")
 	outputs["run text stdout"], outputs["run text stderr"] = out, errOut
 	if code != exitFailed {
@@ -94,7 +100,12 @@ func TestSecretsNeverAppearInAnyOutput(t *testing.T) {
 	if !strings.Contains(outputs["run rest-local stdout"], "Result: PASS") {
 		t.Errorf("the REST run against the embedded hub keyed with the secret did not pass:\n%s", outputs["run rest-local stdout"])
 	}
+}
 
+// serveOutputs runs the daemon on the config at path until a run failed,
+// and keeps its pages and log in outputs.
+func serveOutputs(t *testing.T, path string, outputs map[string]string) {
+	t.Helper()
 	web := freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var serveErr bytes.Buffer
@@ -111,11 +122,25 @@ func TestSecretsNeverAppearInAnyOutput(t *testing.T) {
 	cancel()
 	<-done
 	outputs["serve log"] = serveErr.String()
+}
 
-	mu.Lock()
-	defer mu.Unlock()
-	if !sawToken || !sawSigned {
-		t.Fatalf("the hub received the bearer token: %v, a token signed with the access key: %v; the test proves nothing", sawToken, sawSigned)
+// Scenario runs with an access token, a connection string and an embedded
+// hub's access key at debug level: the token and tokens signed with the key
+// reach the hub, and no output of hubprobe ever contains the secret.
+func TestSecretsNeverAppearInAnyOutput(t *testing.T) {
+	hub := startRefusingHub(t)
+	cfg := strings.NewReplacer("embedded: true", "url: http://"+hub.addr+"/signalrbench\n    access_token: ${HP_TOKEN}").Replace(quickEcho)
+	path := writeConfig(t, serverlessTargets(cfg, hub.addr))
+	t.Setenv("HP_TOKEN", knownSecret)
+
+	outputs := map[string]string{}
+	runOutputs(t, path, outputs)
+	serveOutputs(t, path, outputs)
+
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	if !hub.sawToken || !hub.sawSigned {
+		t.Fatalf("the hub received the bearer token: %v, a token signed with the access key: %v; the test proves nothing", hub.sawToken, hub.sawSigned)
 	}
 	for name, text := range outputs {
 		if strings.Contains(text, knownSecret) {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
+	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
@@ -30,8 +31,7 @@ func serve(ctx context.Context, g globalFlags, webFlags *web.FlagConfig, stderr 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	history := exporter.NewHistory(100)
-	build := exporter.ReadBuildInfo()
-	build.Version = version
+	build := buildInfo()
 	capacity := exporter.NewCapacityLog()
 	metrics, err := exporter.NewMetrics(reg, exporter.WithHistory(history), exporter.WithBuildInfo(build),
 		exporter.WithCapacityLog(capacity))
@@ -46,8 +46,8 @@ func serve(ctx context.Context, g globalFlags, webFlags *web.FlagConfig, stderr 
 	}
 
 	d := &daemon{log: log, metrics: metrics}
-	d.hubs = newEmbeddedHubs(ctx, log, metrics.SetServerLoadSource, metrics.RemoveServerLoadSource)
-	d.sched = scenarios.NewScheduler(ctx, d.runnerFor, log)
+	d.hubs = hub.NewEmbedded(ctx, log, metrics)
+	d.sched = scenarios.NewScheduler(ctx, log)
 	var ready atomic.Bool
 	if err := d.apply(safe.Get()); err != nil {
 		fmt.Fprintln(stderr, "hubprobe:", err)

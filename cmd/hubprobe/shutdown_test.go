@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,10 +20,7 @@ func TestSIGTERMClosesConnectionsAndExitsZero(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer hub.Close()
-	bin := filepath.Join(t.TempDir(), "hubprobe")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := hubprobeBinary(t)
 	cfg := strings.NewReplacer("embedded: true", "url: "+hub.URL(), "duration: 1s", "duration: 50s", "schedule: \"@every 1h\"", "schedule: \"@every 1m\"").Replace(quickEcho)
 	var stderr bytes.Buffer
 	cmd := exec.Command(bin, "--config.file", writeConfig(t, cfg), "--web.listen-address", freePort(t))

@@ -1,4 +1,4 @@
-package main
+package hub
 
 import (
 	"context"
@@ -10,36 +10,43 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/hub"
 )
 
-// embeddedHubs runs one reference hub on loopback for every target with
+// LoadSink is told the load of every embedded hub while it runs, so it can
+// be exported per target (exporter.Metrics is one).
+type LoadSink interface {
+	SetServerLoadSource(target string, load func() float64)
+	RemoveServerLoadSource(target string)
+}
+
+// Embedded runs one reference hub on loopback for every target with
 // embedded: true, and keeps them in step with the config across reloads.
-type embeddedHubs struct {
+type Embedded struct {
 	ctx  context.Context
 	log  zerolog.Logger
-	load func(target string, load func() float64)
-	drop func(target string)
+	sink LoadSink
 
 	mu      sync.Mutex
 	running map[string]*embeddedHub
 }
 
 type embeddedHub struct {
-	hub *hub.Hub
-	srv *hub.Server
+	hub *Hub
+	srv *Server
 	reg *prometheus.Registry
 	cfg config.EmbeddedHub
 }
 
-func newEmbeddedHubs(ctx context.Context, log zerolog.Logger, load func(string, func() float64), drop func(string)) *embeddedHubs {
-	return &embeddedHubs{ctx: ctx, log: log, load: load, drop: drop, running: map[string]*embeddedHub{}}
+// NewEmbedded runs no hub until Sync. The hubs serve until ctx ends or
+// Close; sink may be nil when nobody exports their load.
+func NewEmbedded(ctx context.Context, log zerolog.Logger, sink LoadSink) *Embedded {
+	return &Embedded{ctx: ctx, log: log, sink: sink, running: map[string]*embeddedHub{}}
 }
 
-// sync starts hubs for new embedded targets, stops those no longer wanted,
+// Sync starts hubs for new embedded targets, stops those no longer wanted,
 // and applies a changed delivery delay in place; any other change restarts
 // the hub.
-func (e *embeddedHubs) sync(cfg *config.Config) error {
+func (e *Embedded) Sync(cfg *config.Config) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	wanted := map[string]bool{}
@@ -75,8 +82,10 @@ func sameButDelay(a, b config.EmbeddedHub) bool {
 	return a == b
 }
 
-func hubOptions(cfg config.EmbeddedHub) hub.Options {
-	return hub.Options{
+// EmbeddedOptions are the options an embedded_hub section of the config
+// asks for; the Logger and the timeouts are left to the caller.
+func EmbeddedOptions(cfg config.EmbeddedHub) Options {
+	return Options{
 		MaxMessageSize:    cfg.MaxMessageSize,
 		DeliveryDelay:     cfg.DeliveryDelay,
 		AccessKey:         string(cfg.AccessKey),
@@ -87,35 +96,39 @@ func hubOptions(cfg config.EmbeddedHub) hub.Options {
 	}
 }
 
-func (e *embeddedHubs) start(name string, cfg config.EmbeddedHub) error {
+func (e *Embedded) start(name string, cfg config.EmbeddedHub) error {
 	reg := prometheus.NewRegistry()
-	opts := hubOptions(cfg)
+	opts := EmbeddedOptions(cfg)
 	opts.Logger = e.log.With().Str("hub", name).Logger()
-	h, err := hub.New(opts, prometheus.WrapRegistererWith(prometheus.Labels{"target": name}, reg))
+	h, err := New(opts, prometheus.WrapRegistererWith(prometheus.Labels{"target": name}, reg))
 	if err != nil {
 		return fmt.Errorf("embedded hub for target %q: %w", name, err)
 	}
-	srv, err := hub.Start(e.ctx, "127.0.0.1:0", h)
+	srv, err := Start(e.ctx, "127.0.0.1:0", h)
 	if err != nil {
 		h.Close()
 		return fmt.Errorf("embedded hub for target %q: %w", name, err)
 	}
 	e.running[name] = &embeddedHub{hub: h, srv: srv, reg: reg, cfg: cfg}
-	e.load(name, h.Load)
+	if e.sink != nil {
+		e.sink.SetServerLoadSource(name, h.Load)
+	}
 	e.log.Info().Str("target", name).Str("url", srv.URL()).Msg("embedded reference hub listening")
 	return nil
 }
 
-func (e *embeddedHubs) stop(name string) {
+func (e *Embedded) stop(name string) {
 	cur := e.running[name]
 	delete(e.running, name)
-	e.drop(name)
+	if e.sink != nil {
+		e.sink.RemoveServerLoadSource(name)
+	}
 	cur.hub.Close()
 	cur.srv.Close()
 }
 
-// url is the address scenarios use to reach an embedded target.
-func (e *embeddedHubs) url(target string) (string, bool) {
+// URL is the address scenarios use to reach an embedded target.
+func (e *Embedded) URL(target string) (string, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	cur, ok := e.running[target]
@@ -125,9 +138,9 @@ func (e *embeddedHubs) url(target string) (string, bool) {
 	return cur.srv.URL(), true
 }
 
-// connectionString is the connection string of an embedded target's
+// ConnectionString is the connection string of an embedded target's
 // emulated service; ok is false without an access key. It holds the key.
-func (e *embeddedHubs) connectionString(target string) (string, bool) {
+func (e *Embedded) ConnectionString(target string) (string, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	cur, ok := e.running[target]
@@ -138,7 +151,7 @@ func (e *embeddedHubs) connectionString(target string) (string, bool) {
 }
 
 // Gather makes the hubs' own metrics part of /metrics.
-func (e *embeddedHubs) Gather() ([]*dto.MetricFamily, error) {
+func (e *Embedded) Gather() ([]*dto.MetricFamily, error) {
 	e.mu.Lock()
 	gs := make(prometheus.Gatherers, 0, len(e.running))
 	for _, cur := range e.running {
@@ -148,7 +161,8 @@ func (e *embeddedHubs) Gather() ([]*dto.MetricFamily, error) {
 	return gs.Gather()
 }
 
-func (e *embeddedHubs) close() {
+// Close stops every hub.
+func (e *Embedded) Close() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for name := range e.running {

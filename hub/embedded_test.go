@@ -1,0 +1,150 @@
+package hub
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/rs/zerolog"
+
+	"github.com/hubprobe/hubprobe/config"
+)
+
+// loadSinkLog records which targets' load is reported.
+type loadSinkLog struct {
+	mu      sync.Mutex
+	sources map[string]func() float64
+	removed []string
+}
+
+func (l *loadSinkLog) SetServerLoadSource(target string, load func() float64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sources[target] = load
+}
+
+func (l *loadSinkLog) RemoveServerLoadSource(target string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.sources, target)
+	l.removed = append(l.removed, target)
+}
+
+func (l *loadSinkLog) targets() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := []string{}
+	for _, t := range []string{"plain", "keyed", "remote"} {
+		if l.sources[t] != nil {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// embeddedConfig has two embedded targets, one keyed, and a remote one.
+func embeddedConfig(delay time.Duration, maxMessageSize int64) *config.Config {
+	return &config.Config{Targets: []config.Target{
+		{Name: "plain", Embedded: true, EmbeddedHub: config.EmbeddedHub{DeliveryDelay: delay}},
+		{Name: "keyed", Embedded: true, EmbeddedHub: config.EmbeddedHub{AccessKey: "embedded-key", MaxMessageSize: maxMessageSize}},
+		{Name: "remote", URL: "http://127.0.0.1:1/signalrbench"},
+	}}
+}
+
+// syncedEmbedded runs the hubs of embeddedConfig until the test ends.
+func syncedEmbedded(t *testing.T) (*Embedded, *loadSinkLog) {
+	t.Helper()
+	sink := &loadSinkLog{sources: map[string]func() float64{}}
+	e := NewEmbedded(context.Background(), zerolog.Nop(), sink)
+	t.Cleanup(e.Close)
+	if err := e.Sync(embeddedConfig(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	return e, sink
+}
+
+func mustURL(t *testing.T, e *Embedded, target string) string {
+	t.Helper()
+	url, ok := e.URL(target)
+	if !ok {
+		t.Fatalf("no embedded hub runs for %q", target)
+	}
+	return url
+}
+
+// negotiates reports whether a hub answers negotiate at url.
+func negotiates(url string) bool {
+	c := http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Post(url+"/negotiate?negotiateVersion=1", "text/plain", nil)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// connectionsByTarget is what each embedded hub adds to /metrics, labelled
+// with its target.
+const connectionsByTarget = `# HELP hubprobe_hub_connections Client connections of the embedded hub that completed the handshake and are open.
+# TYPE hubprobe_hub_connections gauge
+hubprobe_hub_connections{target="keyed"} 0
+hubprobe_hub_connections{target="plain"} 0
+`
+
+func TestEmbeddedStartsOneHubPerEmbeddedTarget(t *testing.T) {
+	e, sink := syncedEmbedded(t)
+	plain, keyed := mustURL(t, e, "plain"), mustURL(t, e, "keyed")
+	if plain == keyed || !negotiates(plain) || !negotiates(keyed) {
+		t.Errorf("hubs at %s and %s: want two hubs that answer negotiate", plain, keyed)
+	}
+	if _, ok := e.URL("remote"); ok {
+		t.Error("a hub runs for the remote target")
+	}
+	if _, ok := e.ConnectionString("plain"); ok {
+		t.Error("the hub without an access key has a connection string")
+	}
+	if cs, ok := e.ConnectionString("keyed"); !ok || !strings.Contains(cs, "AccessKey=embedded-key;") {
+		t.Errorf("connection string of the keyed hub: %q, %v", cs, ok)
+	}
+	if got := sink.targets(); strings.Join(got, ",") != "plain,keyed" {
+		t.Errorf("load reported for %v, want plain and keyed", got)
+	}
+	if err := testutil.GatherAndCompare(e, strings.NewReader(connectionsByTarget), "hubprobe_hub_connections"); err != nil {
+		t.Errorf("gathered hub metrics: %v", err)
+	}
+}
+
+// A changed delay is applied in place, any other change restarts the hub,
+// a target that is gone loses its hub, and Close stops the rest.
+func TestEmbeddedSyncFollowsTheConfig(t *testing.T) {
+	e, sink := syncedEmbedded(t)
+	plain, keyed := mustURL(t, e, "plain"), mustURL(t, e, "keyed")
+	if err := e.Sync(embeddedConfig(300*time.Millisecond, 1<<20)); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustURL(t, e, "plain"); got != plain {
+		t.Errorf("a changed delivery delay restarted the hub (%s, then %s)", plain, got)
+	}
+	if got := e.running["plain"].hub.deliveryDelay(); got != int64(300*time.Millisecond) {
+		t.Errorf("delivery delay %v after the change, want 300ms", time.Duration(got))
+	}
+	if got := mustURL(t, e, "keyed"); got == keyed || negotiates(keyed) || !negotiates(got) {
+		t.Errorf("a changed message size kept the old hub at %s (now %s)", keyed, got)
+	}
+	cfg := embeddedConfig(300*time.Millisecond, 1<<20)
+	cfg.Targets = cfg.Targets[1:]
+	if err := e.Sync(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := e.URL("plain"); ok || negotiates(plain) {
+		t.Error("the hub of the removed target still runs")
+	}
+	e.Close()
+	if got := sink.targets(); len(got) != 0 || strings.Join(sink.removed, ",") != "keyed,plain,keyed" {
+		t.Errorf("after Close load is reported for %v, removed %v; want none, removed keyed, plain, keyed", got, sink.removed)
+	}
+}

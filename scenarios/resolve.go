@@ -1,0 +1,112 @@
+package scenarios
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubprobe/hubprobe/azure"
+	"github.com/hubprobe/hubprobe/config"
+)
+
+// EmbeddedHubs finds the reference hubs hubprobe runs itself for targets
+// with embedded: true (hub.Embedded is one).
+type EmbeddedHubs interface {
+	// URL is the hub's base URL; ok is false when no hub runs for target.
+	URL(target string) (url string, ok bool)
+	// ConnectionString is the connection string of the hub's emulated
+	// service; ok is false without an access key.
+	ConnectionString(target string) (cs string, ok bool)
+}
+
+// Resolver turns the scenarios of a config into jobs: each bound to the
+// endpoint its target resolves to and to the recorder its runs report to.
+type Resolver struct {
+	// Hubs finds the embedded hubs; it may be nil when no target is embedded.
+	Hubs EmbeddedHubs
+	// Recorder gives the recorder of a scenario's runs.
+	Recorder func(config.Scenario) Recorder
+	Logger   zerolog.Logger
+}
+
+// Jobs resolves every scenario of cfg, in order.
+func (r Resolver) Jobs(cfg *config.Config) ([]Job, error) {
+	jobs := make([]Job, 0, len(cfg.Scenarios))
+	for _, s := range cfg.Scenarios {
+		j, err := r.Job(cfg, s)
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, j)
+	}
+	return jobs, nil
+}
+
+// Job resolves one scenario of cfg.
+func (r Resolver) Job(cfg *config.Config, s config.Scenario) (Job, error) {
+	t, ok := cfg.Target(s.Target)
+	if !ok {
+		return Job{}, fmt.Errorf("scenario %q: unknown target %q", s.Name, s.Target)
+	}
+	ep, err := r.Endpoint(t)
+	if err != nil {
+		return Job{}, err
+	}
+	return Job{Target: t, Runner: &Runner{
+		Scenario: s,
+		Endpoint: ep,
+		Recorder: r.Recorder(s),
+		Logger:   r.Logger.With().Str("target", s.Target).Str("scenario", s.Name).Logger(),
+	}}, nil
+}
+
+// Endpoint is where and how runs reach target t.
+func (r Resolver) Endpoint(t *config.Target) (Endpoint, error) {
+	ep := Endpoint{
+		URL:             t.URL,
+		AccessToken:     string(t.AccessToken),
+		SkipNegotiation: t.SkipNegotiation,
+		Headers:         http.Header{},
+	}
+	for k, v := range t.Headers {
+		ep.Headers.Set(k, v)
+	}
+	if t.Embedded {
+		url, ok := r.embeddedURL(t.Name)
+		if !ok {
+			return ep, fmt.Errorf("target %q: embedded hub is not running", t.Name)
+		}
+		ep.URL = url
+	}
+	if !t.Serverless() {
+		return ep, nil
+	}
+	return r.serverless(t, ep)
+}
+
+func (r Resolver) embeddedURL(target string) (string, bool) {
+	if r.Hubs == nil {
+		return "", false
+	}
+	return r.Hubs.URL(target)
+}
+
+// serverless adds what serverless mode needs: the connection string, the
+// target's own or, for an embedded target, its hub's emulated service.
+// Errors name the target and the key at fault, never the string.
+func (r Resolver) serverless(t *config.Target, ep Endpoint) (Endpoint, error) {
+	raw := string(t.ConnectionString)
+	if t.Embedded {
+		var ok bool
+		if raw, ok = r.Hubs.ConnectionString(t.Name); !ok {
+			return ep, fmt.Errorf("target %q: embedded hub has no access key", t.Name)
+		}
+	}
+	cs, err := azure.ParseConnectionString(raw)
+	if err != nil {
+		return ep, fmt.Errorf("target %q: %w", t.Name, err)
+	}
+	ep.Serverless = &Serverless{ConnectionString: cs, Hub: t.Hub, RESTAPIVersion: t.RESTAPIVersion}
+	return ep, nil
+}
