@@ -63,6 +63,30 @@ const (
 // server, from 0.
 func (s *Server) SetEchoPlan(plan func(n int64) EchoFault) { s.echoPlan.Store(&plan) }
 
+func (h *Hub) Broadcast(p map[string]any) { h.Clients().All().Send("RecordLatency", p) }
+
+func (h *Hub) SendToClient(p map[string]any) {
+	id, _ := p["information.ConnectionId"].(string)
+	h.Clients().Client(id).Send("RecordLatency", p)
+}
+
+func (h *Hub) SendToGroup(p map[string]any) {
+	group, _ := p["information.GroupName"].(string)
+	h.Clients().Group(group).Send("RecordLatency", p)
+}
+
+func (h *Hub) JoinGroup(group string) {
+	h.Groups().AddToGroup(group, h.ConnectionID())
+	h.Clients().Caller().Send("JoinGroup")
+}
+
+func (h *Hub) LeaveGroup(group string) {
+	h.Groups().RemoveFromGroup(group, h.ConnectionID())
+	h.Clients().Caller().Send("LeaveGroup")
+}
+
+func (h *Hub) GetConnectionId() string { return h.ConnectionID() }
+
 // Server is a running third-party benchmark hub.
 type Server struct {
 	URL       string // http://127.0.0.1:PORT/signalrbench
