@@ -150,7 +150,12 @@ type Scenario struct {
 	// LossTimeout is how long after the last send a delivery may still
 	// arrive before it counts as lost.
 	LossTimeout time.Duration `yaml:"loss_timeout"`
-	Transport   string        `yaml:"transport"`
+	// MaxSendLag is how late the pacer may fall behind its schedule: a run
+	// whose send lag p99 passes it, or that could not make every send
+	// within its window plus this, is inconclusive (the probe, not the
+	// hub, gave out).
+	MaxSendLag time.Duration `yaml:"max_send_lag"`
+	Transport  string        `yaml:"transport"`
 	// FallbackTransports are tried in order only when the hub does not offer
 	// Transport; without them a missing transport fails the run.
 	FallbackTransports []string      `yaml:"fallback_transports,omitempty"`
@@ -247,6 +252,7 @@ var (
 		MessageSize:        2048,
 		SendInterval:       time.Second,
 		LossTimeout:        5 * time.Second,
+		MaxSendLag:         100 * time.Millisecond,
 		BatchSize:          DefaultBatchSize,
 		Transport:          "websockets",
 		Protocol:           "json",

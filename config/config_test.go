@@ -169,7 +169,7 @@ func TestMinimalConfigGetsDefaults(t *testing.T) {
 			Timeout:  30 * time.Second, // 15s+10s+5s+10s, capped at the 30s interval
 			Duration: 10 * time.Second, Connections: 10, ConnectConcurrency: 50,
 			ConnectTimeout: 15 * time.Second, MessageSize: 2048, SendInterval: time.Second,
-			GroupSize: 10, BatchSize: 100, LossTimeout: 5 * time.Second, Transport: "websockets", Protocol: "json", Mode: ModeRun,
+			GroupSize: 10, BatchSize: 100, LossTimeout: 5 * time.Second, MaxSendLag: 100 * time.Millisecond, Transport: "websockets", Protocol: "json", Mode: ModeRun,
 		}},
 	}
 	if !reflect.DeepEqual(c, want) {
@@ -210,7 +210,7 @@ func TestFullConfigKeepsEveryValue(t *testing.T) {
 			Name: "stream-1", Target: "embedded.slow", Kind: "streaming_echo", Schedule: "*/5 * * * *",
 			Timeout: 2 * time.Minute, Duration: time.Minute, Connections: 200, ConnectConcurrency: 20,
 			ConnectTimeout: 5 * time.Second, MessageSize: 40000, SendInterval: 500 * time.Millisecond,
-			Senders: 50, GroupSize: 25, BatchSize: 1000, LossTimeout: 3 * time.Second, Transport: "websockets",
+			Senders: 50, GroupSize: 25, BatchSize: 1000, LossTimeout: 3 * time.Second, MaxSendLag: 100 * time.Millisecond, Transport: "websockets",
 			Protocol: "json", StreamItemDelay: 10 * time.Millisecond, Mode: ModeRun,
 		}, {
 			// From the big-group row of unit 100 at 1/100: 1000 connections in
@@ -218,7 +218,7 @@ func TestFullConfigKeepsEveryValue(t *testing.T) {
 			Name: "ramp", Target: "app-server", Kind: "send_to_group", Schedule: "@daily",
 			Timeout: 48 * time.Second, Duration: 10 * time.Second, Connections: 1000, ConnectConcurrency: 50,
 			ConnectTimeout: 15 * time.Second, MessageSize: 2048, SendInterval: time.Second,
-			Senders: 4, GroupSize: 100, BatchSize: 100, LossTimeout: 5 * time.Second, Transport: "websockets", Protocol: "json",
+			Senders: 4, GroupSize: 100, BatchSize: 100, LossTimeout: 5 * time.Second, MaxSendLag: 100 * time.Millisecond, Transport: "websockets", Protocol: "json",
 			Profile: &Profile{
 				Service: "signalr", Scenario: "send_to_big_group", Units: 100, Scale: 0.01,
 				Set: []string{"connections", "group_size", "message_size", "send_interval"}, Explicit: []string{"senders"},
@@ -229,7 +229,7 @@ func TestFullConfigKeepsEveryValue(t *testing.T) {
 			Name: "rest", Target: "azure", Kind: "rest_send_to_group", Schedule: "@every 1m",
 			Timeout: 40 * time.Second, Duration: 10 * time.Second, Connections: 10, ConnectConcurrency: 50,
 			ConnectTimeout: 15 * time.Second, MessageSize: 2048, SendInterval: time.Second,
-			GroupSize: 10, BatchSize: 100, LossTimeout: 5 * time.Second, Transport: "websockets", Protocol: "json", Mode: ModeRun,
+			GroupSize: 10, BatchSize: 100, LossTimeout: 5 * time.Second, MaxSendLag: 100 * time.Millisecond, Transport: "websockets", Protocol: "json", Mode: ModeRun,
 		}},
 	}
 	if !reflect.DeepEqual(c, want) {

@@ -72,6 +72,7 @@ func (v *validator) load(item string, s *Scenario) error {
 		v.intRange(key("senders"), s.Senders, 0, s.Connections, conns),
 		v.intRange(key("group_size"), s.GroupSize, 1, s.Connections, conns),
 		v.positive(key("loss_timeout"), s.LossTimeout),
+		v.positive(key("max_send_lag"), s.MaxSendLag),
 		v.notNegative(key("stream_item_delay"), s.StreamItemDelay),
 		v.intRange(key("batch_size"), s.BatchSize, 1, MaxBatchSize, fmt.Sprint(MaxBatchSize)),
 	)

@@ -70,8 +70,8 @@ func TestForgetRemovedFollowsTheConfig(t *testing.T) {
 	if n := testutil.CollectAndCount(reg, "hubprobe_scenario_info"); n != 2 {
 		t.Errorf("%d scenario_info series, want 2 (kept, relabelled as broadcast)", n)
 	}
-	if n := testutil.CollectAndCount(reg, "hubprobe_runs_total"); n != 6 {
-		t.Errorf("%d runs_total series, want the three results of kept and of relabelled", n)
+	if n := testutil.CollectAndCount(reg, "hubprobe_runs_total"); n != 8 {
+		t.Errorf("%d runs_total series, want the four results of kept and of relabelled", n)
 	}
 	want := `# HELP hubprobe_scenario_info What each configured scenario is; always 1.
 # TYPE hubprobe_scenario_info gauge

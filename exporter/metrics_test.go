@@ -188,6 +188,7 @@ hubprobe_reconnects_total{` + wantLabels + `} 1
 # TYPE hubprobe_runs_total counter
 hubprobe_runs_total{result="success",` + wantLabels + `} 0
 hubprobe_runs_total{result="failure",` + wantLabels + `} 1
+hubprobe_runs_total{result="inconclusive",` + wantLabels + `} 0
 hubprobe_runs_total{result="skipped",` + wantLabels + `} 0
 # HELP hubprobe_run_success Whether the last run of the scenario succeeded (1) or failed (0).
 # TYPE hubprobe_run_success gauge
@@ -300,8 +301,8 @@ func TestNoLastRunSeriesBeforeFirstRun(t *testing.T) {
 			t.Errorf("%s: %d series (err %v) before any run, want 0", name, n, err)
 		}
 	}
-	if n, _ := testutil.GatherAndCount(reg, "hubprobe_runs_total"); n != 3 {
-		t.Errorf("hubprobe_runs_total has %d series, want 3 pre-initialised", n)
+	if n, _ := testutil.GatherAndCount(reg, "hubprobe_runs_total"); n != 4 {
+		t.Errorf("hubprobe_runs_total has %d series, want 4 pre-initialised", n)
 	}
 }
 

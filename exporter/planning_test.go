@@ -78,6 +78,7 @@ hubprobe_capacity_senders{scenario="echo-ws",target="hub-a"} 4
 hubprobe_capacity_stop_reason{reason="all_sending",scenario="echo-ws",target="hub-a"} 0
 hubprobe_capacity_stop_reason{reason="connection_failures",scenario="echo-ws",target="hub-a"} 0
 hubprobe_capacity_stop_reason{reason="max_steps",scenario="echo-ws",target="hub-a"} 0
+hubprobe_capacity_stop_reason{reason="probe_saturated",scenario="echo-ws",target="hub-a"} 0
 hubprobe_capacity_stop_reason{reason="slow_messages",scenario="echo-ws",target="hub-a"} 1
 hubprobe_capacity_stop_reason{reason="throttled",scenario="echo-ws",target="hub-a"} 0
 `

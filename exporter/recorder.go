@@ -20,7 +20,7 @@ var (
 		scenarios.FailNegotiate, scenarios.FailTransport, scenarios.FailHandshake,
 		scenarios.FailTimeout, scenarios.FailThrottled, scenarios.FailClosed,
 	}
-	runResults = [...]string{scenarios.ResultSuccess, scenarios.ResultFailure, scenarios.ResultSkipped}
+	runResults = [...]string{scenarios.ResultSuccess, scenarios.ResultFailure, scenarios.ResultSkipped, scenarios.ResultInconclusive}
 )
 
 // maxHTTPSeries bounds the cached (endpoint, code) children of one scenario.

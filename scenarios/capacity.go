@@ -5,24 +5,29 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/probe"
 )
 
 // Stop reasons of a capacity search: why the ramp ended. The first three
-// are the capacity definition being broken; the last two mean the ramp ran
-// out before the hub did, so the capacity is at least the last step.
+// are the capacity definition being broken; all_sending and max_steps mean
+// the ramp ran out before the hub did, so the capacity is at least the
+// last step; probe_saturated means the probe, not the hub, gave out.
 const (
 	StopSlowMessages       = "slow_messages"
 	StopConnectionFailures = "connection_failures"
 	StopThrottled          = "throttled"
 	StopAllSending         = "all_sending"
 	StopMaxSteps           = "max_steps"
+	// StopProbeSaturated ends a search whose step the probe itself could
+	// not drive: what it found is not the hub's capacity.
+	StopProbeSaturated = "probe_saturated"
 )
 
 // StopReasons lists every stop reason, the bounded values of
 // hubprobe_capacity_stop_reason{reason}.
-var StopReasons = []string{StopSlowMessages, StopConnectionFailures, StopThrottled, StopAllSending, StopMaxSteps}
+var StopReasons = []string{StopSlowMessages, StopConnectionFailures, StopThrottled, StopAllSending, StopMaxSteps, StopProbeSaturated}
 
 // capacityShareMax is the capacity definition's tolerance: more than 1 % of
 // messages at 1 s or more, or of connections failed, ends the search.
@@ -49,6 +54,11 @@ type CapacityStep struct {
 	FailedConnections int
 	Latency           Quantiles
 	MaxSendLag        time.Duration
+	// SendLagP99 is the p99 of the pacer's lateness; Unsent, the sends the
+	// pacer had not made when the step's window closed. A p99 over
+	// max_send_lag, or any unsent, means the probe could not drive the step.
+	SendLagP99 time.Duration
+	Unsent     int64
 
 	// Verdict is the stop reason the step broke, empty when it held.
 	Verdict string
@@ -112,8 +122,9 @@ func (c Capacity) Found() (CapacityStep, bool) {
 	return CapacityStep{}, false
 }
 
-// Measured reports whether the search ended for one of StopReasons.
-func (c Capacity) Measured() bool { return c.StopReason != "" }
+// Measured reports whether the search found the hub's capacity: it ended
+// for one of StopReasons other than the probe's own saturation.
+func (c Capacity) Measured() bool { return c.StopReason != "" && c.StopReason != StopProbeSaturated }
 
 // CapacityRecorder is implemented by recorders that export capacity
 // searches. SearchCapacity calls it once per measured search.
@@ -193,11 +204,11 @@ func (rn *Runner) ramp(ctx context.Context, run *Run, kind Kind, rec *stepRecord
 // waits for the step's messages to arrive or turn 1 s old, and judges it.
 func (rn *Runner) step(ctx context.Context, run *Run, kind Kind, rec *stepRecorder, health *connHealth,
 	search config.CapacitySearch, i int) (CapacityStep, error) {
-	p := pacer{senders: search.Senders(i), interval: rn.Scenario.SendInterval, duration: search.StepDuration}
+	p := pacer{senders: search.Senders(i), interval: rn.Scenario.SendInterval, duration: search.StepDuration, lateLimit: rn.maxSendLag()}
 	sentBefore, expectedBefore := run.tracker.sent.Load(), run.tracker.expected.Load()
 	stats := rec.begin()
 	began := time.Now()
-	lag := rn.paceStep(ctx, run, kind, p, health)
+	paced := rn.paceStep(ctx, run, kind, p, health)
 	sendTime := max(time.Since(began), search.StepDuration)
 	expected := run.tracker.expected.Load() - expectedBefore
 	settle(ctx, rec, stats, expected, time.Now().Add(slowThreshold))
@@ -207,32 +218,44 @@ func (rn *Runner) step(ctx context.Context, run *Run, kind Kind, rec *stepRecord
 	rec.idle()
 	failed, throttledDrops := health.check(run)
 	step := rec.snapshot(stats)
-	step.Number, step.Senders, step.Duration, step.MaxSendLag = i+1, p.senders, sendTime, lag
+	step.Number, step.Senders, step.Duration, step.MaxSendLag = i+1, p.senders, sendTime, paced.maxLag
+	step.SendLagP99, step.Unsent = paced.lagP99, paced.unsent
 	step.Sent, step.Expected = run.tracker.sent.Load()-sentBefore, expected
 	step.FailedConnections, step.Throttled = failed, step.Throttled+throttledDrops
-	step.Verdict = judge(step, len(run.Clients))
+	step.Verdict = judge(step, len(run.Clients), rn.maxSendLag())
 	return step, nil
 }
 
 // paceStep sends on the open-loop schedule of p. A sender whose send fails
-// is marked failed and sends no more; it counts as a failed connection.
-func (rn *Runner) paceStep(ctx context.Context, run *Run, kind Kind, p pacer, health *connHealth) time.Duration {
+// is marked failed and sends no more; it counts as a failed connection. It
+// returns how the pacer kept to the schedule.
+func (rn *Runner) paceStep(ctx context.Context, run *Run, kind Kind, p pacer, health *connHealth) pacing {
+	lags := hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)
 	var maxLag time.Duration
 	var buf []byte
-	p.run(ctx, func(sender int, lag time.Duration) {
+	began := time.Now()
+	made := p.run(ctx, func(sender int, lag time.Duration) {
 		maxLag = max(maxLag, lag)
+		_ = lags.RecordValue(max(lag.Microseconds(), 1))
 		if health.failed[sender] {
 			return
 		}
 		err := run.sendOne(ctx, kind, sender, lag, &buf)
-		if err != nil && new(refusedSends).add(run, err) {
+		if new(refusedSends).add(run, rn.pause(), err) {
 			return // a throttle stops the search; the sender is not broken
 		}
 		if err != nil && ctx.Err() == nil {
 			health.sendFailed(sender)
 		}
 	})
-	return maxLag
+	run.tracker.paced(p.total(), made, time.Since(began))
+	return pacing{maxLag: maxLag, lagP99: time.Duration(lags.ValueAtQuantile(99)) * time.Microsecond, unsent: p.total() - made}
+}
+
+// pacing is how a step's pacer kept to its schedule.
+type pacing struct {
+	maxLag, lagP99 time.Duration
+	unsent         int64
 }
 
 // settle waits until every expected delivery of the step arrived, or until
@@ -251,8 +274,10 @@ func settle(ctx context.Context, rec *stepRecorder, stats *stepStats, expected i
 
 // judge returns the stop reason a step broke, or "" when it held. Failed
 // connections come first: they make the other figures incomplete.
-func judge(s CapacityStep, connections int) string {
+func judge(s CapacityStep, connections int, maxSendLag time.Duration) string {
 	switch {
+	case s.SendLagP99 > maxSendLag || s.Unsent > 0:
+		return StopProbeSaturated
 	case float64(s.FailedConnections) > capacityShareMax*float64(connections):
 		return StopConnectionFailures
 	case s.Throttled > 0:

@@ -22,9 +22,12 @@ func TestJudgeFollowsTheCapacityDefinition(t *testing.T) {
 		{"one throttle", CapacityStep{Expected: 1000, Received: 1000, Throttled: 1}, StopThrottled},
 		{"1 of 100 connections failed", CapacityStep{Expected: 1000, Received: 1000, FailedConnections: 1}, ""},
 		{"2 of 100 connections failed, throttled too", CapacityStep{Expected: 1000, Received: 900, FailedConnections: 2, Throttled: 5}, StopConnectionFailures},
+		{"send lag p99 at the bound", CapacityStep{Expected: 1000, Received: 1000, SendLagP99: 100 * time.Millisecond}, ""},
+		{"send lag p99 past the bound, hub slow too", CapacityStep{Expected: 1000, Received: 1000, Slow: 50, SendLagP99: 101 * time.Millisecond}, StopProbeSaturated},
+		{"one send the pacer never made", CapacityStep{Expected: 1000, Received: 1000, Unsent: 1}, StopProbeSaturated},
 	}
 	for _, tt := range tests {
-		if got := judge(tt.step, 100); got != tt.want {
+		if got := judge(tt.step, 100, 100*time.Millisecond); got != tt.want {
 			t.Errorf("%s: judge = %q, want %q", tt.name, got, tt.want)
 		}
 	}

@@ -13,6 +13,9 @@ type pacer struct {
 	senders  int
 	interval time.Duration
 	duration time.Duration
+	// lateLimit is how far past the window overdue sends may still go out
+	// (the scenario's max_send_lag).
+	lateLimit time.Duration
 }
 
 // due returns when send n is scheduled, relative to the start.
@@ -30,8 +33,10 @@ func (p pacer) total() int64 {
 
 // run calls send for every scheduled send, with the sender index and how
 // late the call is. When behind schedule it sends at once rather than
-// skipping (the lateness is reported, not hidden). It stops early when ctx
-// ends and returns the number of sends made.
+// skipping (the lateness is reported, not hidden), but once the window
+// plus lateLimit has passed it stops: overdue sends are never fired
+// in a burst after the window. It stops early when ctx ends too, and
+// returns the number of sends made.
 func (p pacer) run(ctx context.Context, send func(sender int, lag time.Duration)) int64 {
 	start := time.Now()
 	total := p.total()
@@ -50,7 +55,7 @@ func (p pacer) run(ctx context.Context, send func(sender int, lag time.Duration)
 			}
 			continue
 		}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || now > p.duration+p.lateLimit {
 			return n
 		}
 		send(int(n%int64(p.senders)), now-p.due(n))

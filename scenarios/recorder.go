@@ -53,6 +53,9 @@ const (
 	ResultSuccess = "success"
 	ResultFailure = "failure"
 	ResultSkipped = "skipped"
+	// ResultInconclusive is a run the probe could not drive: it fell
+	// behind its own schedule, so what it measured is not the hub's.
+	ResultInconclusive = "inconclusive"
 )
 
 // Quantiles are exact per-run latency quantiles.
@@ -89,8 +92,20 @@ type Result struct {
 	Latency      Quantiles
 	// LatencySum adds up the latency of every delivery of the run.
 	LatencySum time.Duration
-	// MaxSendLag is the pacer's worst lateness in this run.
+	// MaxSendLag is the pacer's worst lateness in this run, SendLag the
+	// quantiles of its lateness over every send.
 	MaxSendLag time.Duration
+	SendLag    Quantiles
+	// Scheduled is how many sends the schedule held; Unsent, how many of
+	// them the pacer had not made when its window closed (the probe fell
+	// behind, or sends blocked). SendWindow is how long sending lasted:
+	// the denominator of the run's rates.
+	Scheduled int64
+	Unsent    int64
+	// Paused counts the sends that fell due while the target was throttling
+	// and so were never sent; each is in Throttled too.
+	Paused     int64
+	SendWindow time.Duration
 	// Batches is how many server_push batches had their last message
 	// arrive; BatchLatency holds the quantiles of their time from request
 	// to last message (every message's own latency is in Latency).

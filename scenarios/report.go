@@ -29,8 +29,14 @@ type JSONReport struct {
 	Throttled      map[string]int64 `json:"throttled"`
 	Latency        LatencyReport    `json:"latency_seconds"`
 	MaxSendLagSecs float64          `json:"max_send_lag_seconds"`
-	Outcome        string           `json:"outcome"`
-	Error          string           `json:"error,omitempty"`
+	SendLagP99Secs float64          `json:"send_lag_p99_seconds"`
+	Scheduled      int64            `json:"scheduled"`
+	SendWindowSecs float64          `json:"send_window_seconds"`
+	// SentPerSec and ReceivedPerSec are over the sending window.
+	SentPerSec     float64 `json:"sent_per_second"`
+	ReceivedPerSec float64 `json:"received_per_second"`
+	Outcome        string  `json:"outcome"`
+	Error          string  `json:"error,omitempty"`
 	// Success is the capacity definition: the run completed, 99 % of
 	// messages took under 1 s and nothing was lost.
 	Success bool `json:"success"`
@@ -64,6 +70,11 @@ func (r Result) Report() JSONReport {
 		Throttled:      throttled,
 		Latency:        latencyReport(r.Latency),
 		MaxSendLagSecs: r.MaxSendLag.Seconds(),
+		SendLagP99Secs: r.SendLag.P99.Seconds(),
+		Scheduled:      r.Scheduled,
+		SendWindowSecs: r.SendWindow.Seconds(),
+		SentPerSec:     float64(r.Sent) / r.rateWindow().Seconds(),
+		ReceivedPerSec: float64(r.Received) / r.rateWindow().Seconds(),
 		Batches:        r.Batches,
 		BatchLatency:   batchReport(r),
 		Outcome:        r.Outcome, Error: r.Error, Success: r.MetSLO(),
@@ -92,7 +103,7 @@ func (r Result) WriteJSON(w io.Writer) error {
 // WriteText writes the run as a human report laid out like the benchmark's
 // own step report.
 func (r Result) WriteText(w io.Writer) error {
-	secs := max(r.Duration.Seconds(), 1e-9)
+	secs := r.rateWindow().Seconds()
 	lines := []string{
 		"-----------",
 		fmt.Sprintf("  %s (%s) against %s, %d connections, %s", r.Scenario, r.Kind, r.Target, r.Connections, r.Duration.Round(time.Millisecond)),
@@ -109,7 +120,7 @@ func (r Result) WriteText(w io.Writer) error {
 		fmt.Sprintf("    99.00%%: %s", fmtLatency(r.Latency.P99)),
 		fmt.Sprintf("    max:    %s", fmtLatency(r.Latency.Max)),
 		fmt.Sprintf("    >= 1 s: %d of %d", r.SlowMessages, r.Received),
-		fmt.Sprintf("  Probe send lag (max): %s", fmtLatency(r.MaxSendLag)),
+		fmt.Sprintf("  Probe send lag: p99 %s, max %s; sent %d of %d scheduled", fmtLatency(r.SendLag.P99), fmtLatency(r.MaxSendLag), r.Sent, r.Scheduled),
 		"  Throttled: " + fmtThrottled(r.Throttled),
 		"  Result: " + verdict(r),
 	}
@@ -137,8 +148,19 @@ func batchLines(r Result) []string {
 	}
 }
 
+// rateWindow is what the report's rates are over: the sending window, so a
+// run's ramp-up and drain do not dilute them.
+func (r Result) rateWindow() time.Duration {
+	if r.SendWindow > 0 {
+		return r.SendWindow
+	}
+	return max(r.Duration, time.Nanosecond)
+}
+
 func verdict(r Result) string {
 	switch {
+	case r.Outcome == ResultInconclusive:
+		return "INCONCLUSIVE: " + r.Error
 	case r.Outcome != ResultSuccess:
 		return "FAILED: " + r.Error
 	case r.MetSLO():

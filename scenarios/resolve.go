@@ -28,6 +28,9 @@ type Resolver struct {
 	// Recorder gives the recorder of a scenario's runs.
 	Recorder func(config.Scenario) Recorder
 	Logger   zerolog.Logger
+	// Pauses gives each target the Pause its scenarios share; nil leaves
+	// every run its own.
+	Pauses *Pauses
 }
 
 // Jobs resolves every scenario of cfg, in order.
@@ -71,6 +74,9 @@ func (r Resolver) Endpoint(t *config.Target) (Endpoint, error) {
 	}
 	for k, v := range t.Headers {
 		ep.Headers.Set(k, v)
+	}
+	if r.Pauses != nil {
+		ep.Pause = r.Pauses.For(t.Name)
 	}
 	if t.Embedded {
 		url, ok := r.embeddedURL(t.Name)

@@ -22,6 +22,9 @@ type Endpoint struct {
 	AccessToken     string
 	Headers         http.Header
 	SkipNegotiation bool
+	// Pause, shared by every scenario of the target, holds their sends
+	// while the target throttles; nil gives each run its own.
+	Pause *Pause
 	// Serverless, when set, connects every client straight to Azure
 	// SignalR Service's client endpoint with a token hubprobe mints, and
 	// gives the rest_* kinds their REST client; URL and AccessToken are
@@ -102,6 +105,9 @@ type Runner struct {
 	Endpoint Endpoint
 	Recorder Recorder
 	Logger   zerolog.Logger
+
+	pauseOnce sync.Once
+	pauseOwn  *Pause
 }
 
 // Run performs one full run and returns its result. It never panics on bad
@@ -161,6 +167,9 @@ func (rn *Runner) finish(res Result, run *Run, err error) Result {
 	if err != nil {
 		res.Outcome, res.Error = ResultFailure, err.Error()
 		rn.Logger.Warn().Str("err", res.Error).Msg("run failed")
+	} else if why := saturation(res, rn.maxSendLag()); why != "" {
+		res.Outcome, res.Error = ResultInconclusive, why
+		rn.Logger.Warn().Str("why", why).Msg("run inconclusive")
 	}
 	rn.Recorder.RunFinished(res)
 	return res
@@ -168,18 +177,24 @@ func (rn *Runner) finish(res Result, run *Run, err error) Result {
 
 // pace sends on the open-loop schedule. A failed send is not counted as sent
 // (nothing was expected from it); the first error is kept for the result.
+// While the target throttles, sends that fall due are counted as throttled
+// instead (see Pause). Every send is bounded by the window plus the stall
+// wait, so a hub that blocks cannot stretch the run.
 func (rn *Runner) pace(ctx context.Context, run *Run, kind Kind) error {
-	p := pacer{senders: run.Senders(), interval: rn.Scenario.SendInterval, duration: rn.Scenario.Duration}
+	p := pacer{senders: run.Senders(), interval: rn.Scenario.SendInterval, duration: rn.Scenario.Duration, lateLimit: rn.maxSendLag()}
+	sendCtx, cancel := context.WithTimeout(ctx, p.duration+p.lateLimit+rn.stallWait())
+	defer cancel()
 	var firstErr error
 	var refused refusedSends
 	failed := make([]bool, p.senders)
 	var buf []byte
-	p.run(ctx, func(sender int, lag time.Duration) {
-		if failed[sender] {
+	began := time.Now()
+	made := p.run(sendCtx, func(sender int, lag time.Duration) {
+		if failed[sender] || refused.held(run, rn.pause(), time.Now()) {
 			return
 		}
-		err := run.sendOne(ctx, kind, sender, lag, &buf)
-		if err != nil && refused.add(run, err) {
+		err := run.sendOne(sendCtx, kind, sender, lag, &buf)
+		if refused.add(run, rn.pause(), err) {
 			return // counted as throttled, not as sent; the sender goes on
 		}
 		if err != nil {
@@ -189,10 +204,44 @@ func (rn *Runner) pace(ctx context.Context, run *Run, kind Kind) error {
 			}
 		}
 	})
+	run.tracker.paced(p.total(), made, time.Since(began))
 	if firstErr == nil {
 		firstErr = refused.err()
 	}
 	return firstErr
+}
+
+// maxSendLag is the scenario's max_send_lag, or its default for a scenario
+// built without one.
+func (rn *Runner) maxSendLag() time.Duration {
+	if d := rn.Scenario.MaxSendLag; d > 0 {
+		return d
+	}
+	return config.DefaultScenario.MaxSendLag
+}
+
+// saturation says why a run the probe could not drive is inconclusive: its
+// send lag's p99 passed bound, or the window closed on sends it
+// had not made. Empty when the probe kept up.
+func saturation(r Result, bound time.Duration) string {
+	if r.SendLag.P99 <= bound && r.Unsent == 0 {
+		return ""
+	}
+	window := max(r.SendWindow.Seconds(), 1e-9)
+	return fmt.Sprintf("probe saturated: send lag p99 %s (bound %s); sent %d of %d scheduled sends, %.1f/s of %.1f/s",
+		r.SendLag.P99.Round(time.Millisecond), bound, r.Sent, r.Scheduled,
+		float64(r.Sent)/window, float64(r.Scheduled)/window)
+}
+
+// pause is the target's shared Pause, or the run's own when the endpoint
+// has none.
+func (rn *Runner) pause() *Pause {
+	rn.pauseOnce.Do(func() {
+		if rn.pauseOwn = rn.Endpoint.Pause; rn.pauseOwn == nil {
+			rn.pauseOwn = &Pause{}
+		}
+	})
+	return rn.pauseOwn
 }
 
 // drain waits, at most the loss timeout, for deliveries still in flight.

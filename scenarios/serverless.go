@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/probe"
@@ -51,6 +52,10 @@ func (r *Run) restClient() (*azure.RESTClient, error) {
 	return azure.NewRESTClient(s.ConnectionString, s.Hub, azure.RESTOptions{
 		APIVersion: s.RESTAPIVersion,
 		Observer:   observer{r.tracker},
+		// No retries inside a send: a retry would block the pacer and fire
+		// the sends that fell due meanwhile in a burst. The target's Pause
+		// waits out a 429 instead.
+		MaxRetries: -1,
 	})
 }
 
@@ -64,21 +69,37 @@ func (r *Run) restSent(payload []byte) {
 	observer{r.tracker}.BytesSent(overhead + len(payload))
 }
 
-// refusedSends counts the sends the hub throttled through its REST API
-// (HTTP 429 after the client's retries). They are not sent messages, and
-// the sender goes on with its schedule; the run fails with the reason.
+// refusedSends counts the sends the hub throttled, through its REST API
+// (HTTP 429) or by closing a connection for throttling, and the sends that
+// fell due while the target was paused. None of them is a sent message,
+// and the sender goes on with its schedule; the run fails with the reason.
 type refusedSends struct {
-	n      int
-	reason string
-	first  error
+	n, paused int
+	reason    string
+	first     error
 }
 
-// add reports whether err is a throttled REST send, and counts it.
-func (s *refusedSends) add(run *Run, err error) bool {
-	reason, ok := azure.ClassifyRESTThrottle(err)
-	if !ok {
+// add reports whether err is a throttled send, counts it and pauses the
+// target: for the service's Retry-After when it gave one.
+func (s *refusedSends) add(run *Run, pause *Pause, err error) bool {
+	if err == nil {
+		pause.Accepted()
 		return false
 	}
+	reason, ok := azure.ClassifyRESTThrottle(err)
+	var retryAfter time.Duration
+	if re := (*azure.RESTError)(nil); ok && errors.As(err, &re) {
+		retryAfter = re.RetryAfter
+	}
+	if !ok {
+		// A connection closed for throttling cannot send again; it is
+		// counted when the drop is recorded. The target pauses all the same.
+		if reason, closed := probe.ClassifyThrottle(err); closed {
+			pause.Throttle(reason, 0, time.Now())
+		}
+		return false
+	}
+	pause.Throttle(reason, retryAfter, time.Now())
 	run.Throttled(reason)
 	if s.n == 0 {
 		s.reason, s.first = reason, err
@@ -87,9 +108,21 @@ func (s *refusedSends) add(run *Run, err error) bool {
 	return true
 }
 
+// held reports whether the target is paused now, and counts a send that
+// fell due meanwhile as throttled.
+func (s *refusedSends) held(run *Run, pause *Pause, now time.Time) bool {
+	reason, held := pause.Holding(now)
+	if held {
+		run.Throttled(reason)
+		run.tracker.paused.Add(1)
+		s.paused++
+	}
+	return held
+}
+
 func (s *refusedSends) err() error {
 	if s.n == 0 {
 		return nil
 	}
-	return fmt.Errorf("throttled (%s): the hub refused %d sends: %w", s.reason, s.n, s.first)
+	return fmt.Errorf("throttled (%s): the hub refused %d sends, %d more fell due while paused: %w", s.reason, s.n, s.paused, s.first)
 }

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -141,11 +139,13 @@ func TestMessageRateLimitClosesSenders(t *testing.T) {
 		!strings.Contains(r.Error, "Message count reaches limit.") {
 		t.Fatalf("outcome %q error %q, want both connections closed for the message limit", r.Outcome, r.Error)
 	}
-	if got := r.Throttled[throttle.MessageLimit]; got != 2 {
-		t.Errorf("run throttled %v, want message_limit 2", r.Throttled)
+	// After the first close the target pauses: the other sender's sends
+	// that fall due meanwhile count as throttled too, and are never sent.
+	if got := r.Throttled[throttle.MessageLimit]; r.Paused < 1 || got != 2+r.Paused {
+		t.Errorf("run throttled %v with %d sends paused, want message_limit 2 + paused", r.Throttled, r.Paused)
 	}
-	if got := counter(t, o.reg, "hubprobe_throttled_total", "reason", "message_limit"); got != 2 {
-		t.Errorf("throttled_total{reason=message_limit} = %v, want 2", got)
+	if got := counter(t, o.reg, "hubprobe_throttled_total", "reason", "message_limit"); got != float64(2+r.Paused) {
+		t.Errorf("throttled_total{reason=message_limit} = %v, want %d", got, 2+r.Paused)
 	}
 	if got := counter(t, o.reg, "hubprobe_connection_failures_total", "reason", "throttled"); got != 2 {
 		t.Errorf("connection_failures_total{reason=throttled} = %v, want 2", got)
@@ -153,32 +153,31 @@ func TestMessageRateLimitClosesSenders(t *testing.T) {
 }
 
 // REST sends over the hub's message rate limit are answered 429 "Message
-// count reaches limit."; after its retries a send still refused counts as a
-// message_limit throttle and not as sent, and the sender keeps its schedule.
+// count reaches limit.". A refused send is not retried inside the pacer: it
+// counts as a message_limit throttle and not as sent, the target pauses,
+// and the sends that fall due during the pause count as throttled too. Every
+// one of the 10 scheduled sends is sent, refused once, or paused.
 func TestRESTMessageLimitRefusesSends(t *testing.T) {
 	t.Parallel()
 	srv := startEmbedded(t, hub.Options{AccessKey: matrixKey, MessageRateLimit: 2})
 	s := scenario("rest_broadcast", 1, time.Second, 100*time.Millisecond)
 	o := runEndpoint(t, serverlessEndpoint(t, srv, azure.RESTAPIV1), s)
 	r := o.res
-	refused := r.Throttled[throttle.MessageLimit]
-	if refused < 1 || r.Sent+refused != 10 {
-		t.Fatalf("sent %d, refused %d (throttled %v): want some refused, and every one of the 10 scheduled sends either sent or refused",
-			r.Sent, refused, r.Throttled)
+	refused := int64(counter(t, o.reg, "hubprobe_http_requests_total", "endpoint", "rest", "code", "429"))
+	if refused < 1 || r.Sent+refused+r.Paused != 10 || r.Throttled[throttle.MessageLimit] != refused+r.Paused {
+		t.Fatalf("sent %d, refused %d, paused %d (throttled %v): want every one of the 10 scheduled sends sent, refused once or paused",
+			r.Sent, refused, r.Paused, r.Throttled)
 	}
-	want := regexp.MustCompile(`^throttled \(message_limit\): the hub refused \d+ sends: azure: REST broadcast: HTTP 429 after 4 attempts$`)
+	want := regexp.MustCompile(`^throttled \(message_limit\): the hub refused \d+ sends, \d+ more fell due while paused: azure: REST broadcast: HTTP 429$`)
 	if r.Outcome != scenarios.ResultFailure || !want.MatchString(r.Error) {
 		t.Errorf("outcome %q error %q, want a failure naming the message limit", r.Outcome, r.Error)
 	}
 	if r.Received != r.Sent || r.Lost != 0 {
 		t.Errorf("received %d lost %d of %d sent: a send the hub accepted must arrive", r.Received, r.Lost, r.Sent)
 	}
-	checkCounter(t, o.reg, float64(refused), "hubprobe_throttled_total", "reason", "message_limit")
+	checkCounter(t, o.reg, float64(refused+r.Paused), "hubprobe_throttled_total", "reason", "message_limit")
 	checkCounter(t, o.reg, float64(r.Sent), "hubprobe_messages_sent_total")
 	checkCounter(t, o.reg, float64(r.Sent), "hubprobe_http_requests_total", "endpoint", "rest", "code", "202")
-	if got := counter(t, o.reg, "hubprobe_http_requests_total", "endpoint", "rest", "code", "429"); got < float64(4*refused) {
-		t.Errorf("http_requests_total{endpoint=rest,code=429} = %v, want at least 4 per refused send (%d)", got, 4*refused)
-	}
 }
 
 func checkCounter(t *testing.T, reg *prometheus.Registry, want float64, name string, labels ...string) {
@@ -188,67 +187,68 @@ func checkCounter(t *testing.T, reg *prometheus.Registry, want float64, name str
 	}
 }
 
-// A REST send answered 429 with Retry-After: 2 is retried no sooner than
-// 2 s later, and then arrives; the run succeeds and nothing is throttled.
-func TestRESTRetryAfterIsHonoured(t *testing.T) {
+// A REST target that answers every call 429 with Retry-After: 2: over a 6 s
+// rest_broadcast run the probe sends no request sooner than 2 s after the
+// last 429, counts the sends that fell due meanwhile as throttled instead
+// of firing them later, and the run ends within its duration and drain.
+func TestRESTRetryAfterPausesTheTarget(t *testing.T) {
 	t.Parallel()
 	srv := startEmbedded(t, hub.Options{AccessKey: matrixKey})
-	front := newRefuseOnceFront(t, srv.Origin())
+	front := newRefusingFront(t)
 	cs, err := azure.ParseConnectionString(srv.ConnectionString() + "ServerEndpoint=" + front.srv.URL + ";")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ep := scenarios.Endpoint{Serverless: &scenarios.Serverless{ConnectionString: cs, Hub: config.EmbeddedHubName}}
-	o := runEndpoint(t, ep, scenario("rest_broadcast", 1, 100*time.Millisecond, 100*time.Millisecond))
-	assertCounts(t, o, 1, 1)
-	checkCounter(t, o.reg, 1, "hubprobe_http_requests_total", "endpoint", "rest", "code", "429")
-	checkCounter(t, o.reg, 1, "hubprobe_http_requests_total", "endpoint", "rest", "code", "202")
-	if len(o.res.Throttled) != 0 {
-		t.Errorf("throttled %v, want none: the retry went through", o.res.Throttled)
-	}
+	s := scenario("rest_broadcast", 1, 6*time.Second, time.Second)
+	o := runEndpoint(t, ep, s)
+	r := o.res
 	times := front.times()
-	if len(times) != 2 {
-		t.Fatalf("the service got %d send requests, want 2", len(times))
+	if len(times) < 2 || len(times) > 3 {
+		t.Fatalf("the service got %d send requests in a 6 s run refused with Retry-After: 2, want 2 or 3 (one per pause)", len(times))
 	}
-	if gap := times[1].Sub(times[0]); gap < 2*time.Second {
-		t.Errorf("retried %v after the 429, before its Retry-After of 2 s", gap)
+	for i := 1; i < len(times); i++ {
+		if gap := times[i].Sub(times[i-1]); gap < 2*time.Second {
+			t.Errorf("request %d came %v after a 429 with Retry-After: 2", i+1, gap)
+		}
+	}
+	refused := int64(len(times))
+	if r.Sent != 0 || r.Paused != 6-refused || r.Throttled[throttle.HTTP429] != 6 {
+		t.Errorf("sent %d, paused %d, throttled %v: want none sent, %d paused, all 6 scheduled sends throttled",
+			r.Sent, r.Paused, r.Throttled, 6-refused)
+	}
+	checkCounter(t, o.reg, float64(refused), "hubprobe_http_requests_total", "endpoint", "rest", "code", "429")
+	checkCounter(t, o.reg, 6, "hubprobe_throttled_total", "reason", "http_429")
+	if bound := s.Duration + s.MaxSendLag + s.LossTimeout + 2*time.Second; r.Duration > bound {
+		t.Errorf("run took %v, past its duration, drain and connect (%v)", r.Duration, bound)
 	}
 }
 
-// refuseOnceFront stands before the hub's REST API like a service under
-// load: the first send gets 429 with Retry-After: 2, the rest pass through.
-type refuseOnceFront struct {
+// refusingFront is the REST endpoint of a service that throttles every
+// call.
+type refusingFront struct {
 	srv  *httptest.Server
 	mu   sync.Mutex
 	seen []time.Time
 }
 
-func newRefuseOnceFront(t *testing.T, origin string) *refuseOnceFront {
+// newRefusingFront answers every request 429 with Retry-After: 2, as a
+// throttled service's REST endpoint would, and keeps the time of each.
+func newRefusingFront(t *testing.T) *refusingFront {
 	t.Helper()
-	target, err := url.Parse(origin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	f := &refuseOnceFront{}
+	f := &refusingFront{}
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		f.seen = append(f.seen, time.Now())
-		first := len(f.seen) == 1
 		f.mu.Unlock()
-		if first {
-			w.Header().Set("Retry-After", "2")
-			w.WriteHeader(http.StatusTooManyRequests)
-			return
-		}
-		r.Host = target.Host // tokens name the hub's address
-		proxy.ServeHTTP(w, r)
+		w.Header().Set("Retry-After", "2")
+		w.WriteHeader(http.StatusTooManyRequests)
 	}))
 	t.Cleanup(f.srv.Close)
 	return f
 }
 
-func (f *refuseOnceFront) times() []time.Time {
+func (f *refusingFront) times() []time.Time {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]time.Time(nil), f.seen...)

@@ -20,6 +20,7 @@ type tracker struct {
 
 	sent, expected, received, slow atomic.Int64
 	duplicated, reordered          atomic.Int64
+	paused                         atomic.Int64 // sends that fell due while the target was paused
 	sentBytes, receivedBytes       atomic.Int64
 	maxLag, latencySum             atomic.Int64
 	closed                         atomic.Bool
@@ -28,6 +29,10 @@ type tracker struct {
 
 	mu        sync.Mutex
 	latencies *hdrhistogram.Histogram // microseconds
+	sendLags  *hdrhistogram.Histogram // microseconds
+	scheduled int64                   // sends the schedule held
+	made      int64                   // sends the pacer made before the window closed
+	window    time.Duration           // from the first scheduled send to the pacer's end
 	batches   *hdrhistogram.Histogram // time to a batch's last message, microseconds; nil without batches
 	throttled map[string]int64
 }
@@ -37,6 +42,7 @@ func newTracker(rec Recorder, clients int) *tracker {
 		rec:       rec,
 		ids:       newIdentities(clients),
 		latencies: hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3),
+		sendLags:  hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3),
 		throttled: map[string]int64{},
 	}
 }
@@ -47,6 +53,9 @@ func (t *tracker) sentMessage(expected int, lag time.Duration) {
 	t.expected.Add(int64(expected))
 	t.rec.MessageSent()
 	t.rec.SendLag(lag)
+	t.mu.Lock()
+	_ = t.sendLags.RecordValue(max(lag.Microseconds(), 1))
+	t.mu.Unlock()
 	for {
 		old := t.maxLag.Load()
 		if int64(lag) <= old || t.maxLag.CompareAndSwap(old, int64(lag)) {
@@ -114,6 +123,16 @@ func (t *tracker) throttle(reason string) {
 	t.mu.Unlock()
 }
 
+// paced records what one pacing window did: the sends its schedule held,
+// the sends it made before it closed, and how long it lasted.
+func (t *tracker) paced(scheduled, made int64, window time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.scheduled += scheduled
+	t.made += made
+	t.window += window
+}
+
 // complete reports whether every expected delivery arrived.
 func (t *tracker) complete() bool { return t.received.Load() >= t.expected.Load() }
 
@@ -133,6 +152,7 @@ func (t *tracker) fill(r *Result) {
 	r.Sent, r.Expected, r.Received = t.sent.Load(), t.expected.Load(), t.received.Load()
 	r.SlowMessages = t.slow.Load()
 	r.Duplicated, r.Reordered = t.duplicated.Load(), t.reordered.Load()
+	r.Paused = t.paused.Load()
 	r.SentBytes, r.ReceivedBytes = t.sentBytes.Load(), t.receivedBytes.Load()
 	r.MaxSendLag = time.Duration(t.maxLag.Load())
 	r.LatencySum = time.Duration(t.latencySum.Load())
@@ -143,6 +163,8 @@ func (t *tracker) fill(r *Result) {
 		r.Throttled[k] = v
 	}
 	r.Latency = quantilesOf(t.latencies)
+	r.SendLag = quantilesOf(t.sendLags)
+	r.Scheduled, r.Unsent, r.SendWindow = t.scheduled, t.scheduled-t.made, t.window
 	if t.batches != nil {
 		r.Batches, r.BatchLatency = t.batches.TotalCount(), quantilesOf(t.batches)
 	}

@@ -19,6 +19,7 @@ type daemon struct {
 	metrics *exporter.Metrics
 	hubs    *hub.Embedded
 	sched   *scenarios.Scheduler
+	pauses  scenarios.Pauses // per target, kept across reloads
 
 	mu  sync.Mutex
 	cfg *config.Config // the config applied last
@@ -26,7 +27,7 @@ type daemon struct {
 
 // resolver binds scenarios to the daemon's hubs and metrics.
 func (d *daemon) resolver() scenarios.Resolver {
-	return scenarios.Resolver{Hubs: d.hubs, Recorder: d.metrics.ScenarioRecorder, Logger: d.log}
+	return scenarios.Resolver{Hubs: d.hubs, Recorder: d.metrics.ScenarioRecorder, Logger: d.log, Pauses: &d.pauses}
 }
 
 // apply moves every part to cfg, then forgets the series of scenarios that

@@ -28,6 +28,9 @@ const (
 	exitOK     = 0
 	exitFailed = 1
 	exitUsage  = 2
+	// exitInconclusive: the probe could not drive the run (it fell behind
+	// its own schedule), so the hub was not measured.
+	exitInconclusive = 3
 )
 
 func main() {

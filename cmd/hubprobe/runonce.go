@@ -60,13 +60,21 @@ func runJob(ctx context.Context, runner *scenarios.Runner, f runFlags, stdout, s
 			fmt.Fprintln(stderr, "hubprobe:", err)
 			return exitFailed
 		}
+		if c.StopReason == scenarios.StopProbeSaturated {
+			return exitInconclusive
+		}
 		if _, held := c.Found(); !c.Measured() || !held {
 			return exitFailed
 		}
 		return exitOK
 	}
 	res := runner.Run(runCtx)
-	if err := scenarios.WriteRunReport(stdout, res, runner.Scenario, f.output); err != nil || !res.MetSLO() {
+	switch err := scenarios.WriteRunReport(stdout, res, runner.Scenario, f.output); {
+	case err != nil:
+		return exitFailed
+	case res.Outcome == scenarios.ResultInconclusive:
+		return exitInconclusive
+	case !res.MetSLO():
 		return exitFailed
 	}
 	return exitOK
