@@ -126,6 +126,11 @@ type CapacityRecorder interface {
 // capacity definition. Like Run it reports the search as a run and closes
 // everything it opened.
 func (rn *Runner) SearchCapacity(ctx context.Context) Capacity {
+	return rn.search(ctx, newStepRecorder(rn.Recorder))
+}
+
+// search runs the capacity search with steps accounting for every step.
+func (rn *Runner) search(ctx context.Context, steps *stepRecorder) Capacity {
 	c := Capacity{Scenario: rn.Scenario}
 	res := Result{Scenario: rn.Scenario.Name, Target: rn.Scenario.Target, Kind: rn.Scenario.Kind, Start: time.Now()}
 	factory, ok := kinds[rn.Scenario.Kind]
@@ -136,7 +141,6 @@ func (rn *Runner) SearchCapacity(ctx context.Context) Capacity {
 	cfg := rn.Scenario
 	// Any connection may send in a later step, so every one gets a route.
 	cfg.Senders = 0
-	steps := newStepRecorder(rn.Recorder)
 	kind := factory(cfg)
 	run := rn.newRun(cfg, steps, kind)
 	err := rn.ramp(ctx, run, kind, steps, &c)
@@ -210,7 +214,7 @@ func (rn *Runner) step(ctx context.Context, run *Run, kind Kind, rec *stepRecord
 	step.Number, step.Senders, step.Duration, step.MaxSendLag = i+1, p.senders, sendTime, lag
 	step.Sent, step.Expected = run.tracker.sent.Load()-sentBefore, expected
 	step.FailedConnections, step.Throttled = failed, step.Throttled+throttledDrops
-	step.Verdict = judge(step, len(run.Clients))
+	step.Verdict = rec.judge(step, len(run.Clients))
 	return step, nil
 }
 
