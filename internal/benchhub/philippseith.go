@@ -62,6 +62,27 @@ func (h *Hub) LeaveGroup(group string) {
 
 func (h *Hub) GetConnectionId() string { return h.ConnectionID() }
 
+// StreamingEcho streams every uploaded item back, each after delay
+// milliseconds, as the benchmark hub does.
+func (h *Hub) StreamingEcho(upload <-chan map[string]any, delay int) <-chan map[string]any {
+	out := make(chan map[string]any)
+	ctx := h.Context()
+	go func() {
+		defer close(out)
+		for item := range upload {
+			if delay > 0 {
+				time.Sleep(time.Duration(delay) * time.Millisecond)
+			}
+			select {
+			case out <- item:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
+}
+
 // Server is a running third-party benchmark hub.
 type Server struct {
 	URL       string // http://127.0.0.1:PORT/signalrbench
