@@ -78,13 +78,14 @@ var defaultFile = File{
 }
 
 // count is one of the benchmark's unsigned integers. Only decimal digits
-// (with "_" separators) are taken: the benchmark's YAML library would also
-// read a leading 0 as octal, a trap no example file sets.
+// (with "_" separators) without a leading 0 are taken: the benchmark's
+// YAML library would read 0100 as octal 64, and also takes hexadecimal and
+// base-60 forms, traps no example file sets.
 type count uint32
 
 func (c *count) ParseScalar(text string) error {
 	digits := strings.ReplaceAll(text, "_", "")
-	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+	if digits == "" || strings.Trim(digits, "0123456789") != "" || len(digits) > 1 && digits[0] == '0' {
 		return errors.New("not a decimal count")
 	}
 	n, err := strconv.ParseUint(digits, 10, 32)
@@ -95,7 +96,7 @@ func (c *count) ParseScalar(text string) error {
 	return nil
 }
 
-func (*count) Expected() string { return "a whole number from 0 to 4294967295" }
+func (*count) Expected() string { return "a decimal whole number from 0 to 4294967295" }
 
 // flag is one of the benchmark's booleans, which it reads as
 // true/y/yes/on or false/n/no/off in any case.

@@ -107,8 +107,11 @@ func (it Item) hubprobeLines() []string {
 	q, s := it.Step.Latency, it.Step
 	lines = append(lines,
 		fmt.Sprintf(" Exact latency: p50 %s, p90 %s, p99 %s, max %s", ms(q.P50), ms(q.P90), ms(q.P99), ms(q.Max)),
-		fmt.Sprintf(" Deliveries: sent %d, expected %d, received %d, lost %d; %.2f msg/s in, %.2f msg/s out over %.3fs of sending",
-			s.Sent, s.Expected, it.Tally.Delivered, it.Lost, s.InboundMessagesPerSecond(), s.OutboundMessagesPerSecond(), s.Duration.Seconds()),
+		fmt.Sprintf(" Deliveries: sent %d, expected %d, received %d, lost %d (%d received within 1 s of the step's last send)",
+			s.Sent, s.Expected, it.Tally.Delivered, it.Lost, s.Received),
+		fmt.Sprintf(" Sending window %.3f s: %.2f msg/s in, %.2f msg/s out, %s/s in, %s/s out on the wire",
+			s.Duration.Seconds(), s.InboundMessagesPerSecond(), s.OutboundMessagesPerSecond(),
+			benchBytes(s.InboundBytesPerSecond()), benchBytes(s.OutboundBytesPerSecond())),
 	)
 	check := "ok"
 	if len(it.Suspicious) > 0 {
