@@ -92,6 +92,9 @@ func (p *Plan) Import(w io.Writer) error {
 		"# hubprobe's capacity definition: more than 1 % of messages at 1 s or more (missing ones",
 		"# included), more than 1 % of connections failed, or any throttling.",
 	}
+	if p.ConnectionFailShare != defaultFile.Config.ConnectionFailPercentage || p.SlowShare != defaultFile.Config.LatencyPercentage {
+		head = append(head, "# The file's connectionFailPercentage and latencyPercentage do not carry over: the search's limits are 1 %.")
+	}
 	if p.ConnectionString != "" {
 		head = append(head, "# Set "+ConnectionStringEnv+" to the file's connectionString before loading it.")
 	}

@@ -73,6 +73,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	planFile := planCmd.Flag("workload.file", "Workload file (YAML) listing the scenarios to size for; see docs/tiers.md.").Required().String()
 	planOutput := planCmd.Flag("output", "Plan format: text or json.").Default("text").Enum("text", "json")
 
+	benchCmd := addBenchCommand(app)
+
 	cmd, err := app.Parse(args)
 	if err != nil {
 		fmt.Fprintln(stderr, "hubprobe:", err)
@@ -91,6 +93,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return check(g, stdout, stderr)
 	case planCmd.FullCommand():
 		return planCommand(*planFile, *planOutput, stdout, stderr)
+	case benchCmd.clause.FullCommand():
+		return benchCmd.run(ctx, stdout, stderr, logger)
 	default:
 		return serve(ctx, g, webFlags, stderr, logger)
 	}
