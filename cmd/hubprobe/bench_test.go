@@ -169,7 +169,9 @@ func TestBenchRESTAgainstTheHubCommand(t *testing.T) {
 	addr := freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"hub", "--listen", addr, "--access-key-file", keyFile}, io.Discard, io.Discard) }()
+	go func() {
+		done <- run(ctx, []string{"hub", "--listen", addr, "--access-key-file", keyFile}, io.Discard, io.Discard)
+	}()
 	defer func() { cancel(); <-done }()
 	waitFor(t, "the hub to listen", 10*time.Second, func() bool { return get(t, "http://"+addr+"/metrics") != "" })
 	cs := "Endpoint=http://" + addr + ";AccessKey=bench-key;Version=1.0;"

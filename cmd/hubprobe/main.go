@@ -74,7 +74,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	planOutput := planCmd.Flag("output", "Plan format: text or json.").Default("text").Enum("text", "json")
 
 	benchCmd := addBenchCommand(app)
-
 	cmd, err := app.Parse(args)
 	if err != nil {
 		fmt.Fprintln(stderr, "hubprobe:", err)
