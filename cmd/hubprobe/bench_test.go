@@ -162,15 +162,16 @@ func checkImportedRamp(t *testing.T, file, imported string) {
 }
 
 // The REST examples run against `hubprobe hub` with an access key, as the
-// emulated service.
-func TestBenchRESTAgainstTheHubCommand(t *testing.T) {
+// emulated service; with --redirect-negotiate it is also an app server in
+// the service's default mode, which the other files reach at webAppTarget.
+func TestBenchAgainstTheHubCommand(t *testing.T) {
 	keyFile := filepath.Join(t.TempDir(), "key")
 	mustWrite(t, keyFile, []byte("bench-key\n"))
 	addr := freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"hub", "--listen", addr, "--access-key-file", keyFile}, io.Discard, io.Discard)
+		done <- run(ctx, []string{"hub", "--listen", addr, "--access-key-file", keyFile, "--redirect-negotiate"}, io.Discard, io.Discard)
 	}()
 	defer func() { cancel(); <-done }()
 	waitFor(t, "the hub to listen", 10*time.Second, func() bool { return get(t, "http://"+addr+"/metrics") != "" })
@@ -179,5 +180,11 @@ func TestBenchRESTAgainstTheHubCommand(t *testing.T) {
 	code, out, errOut := runCLI(t, context.Background(), "bench", file)
 	if code != exitOK || !strings.Contains(out, " Connections/sendingStep: 10/10 in ") || strings.Contains(out+errOut, "bench-key") {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	set := small("webAppTarget", "http://"+addr+"/signalrbench")
+	set["connectionString"] = cs
+	code, out, errOut = runCLI(t, context.Background(), "bench", benchCopy(t, "internal-app-server.yaml", set))
+	if code != exitOK || !strings.Contains(out, " Connections/sendingStep: 10/10 in ") || !strings.Contains(errOut, "config.connectionString: not used") {
+		t.Fatalf("through the redirect: exit %d\n%s%s", code, out, errOut)
 	}
 }
