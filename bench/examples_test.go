@@ -18,6 +18,7 @@ import (
 	"github.com/hubprobe/hubprobe/bench"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/internal/benchhub"
+	"github.com/hubprobe/hubprobe/internal/testlocal"
 )
 
 // The documented example files run with their values scaled down in the
@@ -88,16 +89,6 @@ func scaledCopy(t *testing.T, name string, target map[string]string) string {
 	return path
 }
 
-func startThirdParty(t *testing.T) *benchhub.Server {
-	t.Helper()
-	srv, err := benchhub.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	return srv
-}
-
 // startService starts hubprobe's hub with an access key, so it emulates
 // Azure SignalR Service, and returns its connection string.
 func startService(t *testing.T) string {
@@ -159,19 +150,23 @@ func runExample(t *testing.T, ex example) {
 	if ex.rest {
 		target["connectionString"] = startService(t)
 	} else {
-		target["webAppTarget"] = startThirdParty(t).URL
+		target["webAppTarget"] = benchhub.StartTest(t).URL
 	}
-	plan, err := bench.Load(scaledCopy(t, ex.file, target))
+	ex.check(t, runFile(t, scaledCopy(t, ex.file, target)))
+}
+
+// runFile runs the benchmark file at path, in at most 30 s.
+func runFile(t *testing.T, path string) *bench.Report {
+	t.Helper()
+	plan, err := bench.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	rep, err := plan.Run(ctx, zerolog.Nop())
+	rep, err := plan.Run(testlocal.Ctx(t, 30*time.Second), zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex.check(t, rep)
+	return rep
 }
 
 func (ex example) check(t *testing.T, rep *bench.Report) {

@@ -2,29 +2,18 @@ package bench_test
 
 import (
 	"bytes"
-	"context"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/hubprobe/hubprobe/bench"
+	"github.com/hubprobe/hubprobe/internal/benchhub"
 )
 
 // runQuickEcho runs the quick-start file, scaled, against srvURL.
 func runQuickEcho(t *testing.T, url string) (*bench.Report, string) {
 	t.Helper()
-	plan, err := bench.Load(scaledCopy(t, "quickstart-echo.yaml", map[string]string{"webAppTarget": url, "connections": "10", "baseSending": "5", "step": "5"}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	rep, err := plan.Run(ctx, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := runFile(t, scaledCopy(t, "quickstart-echo.yaml", map[string]string{"webAppTarget": url, "connections": "10", "baseSending": "5", "step": "5"}))
 	var out bytes.Buffer
 	if err := rep.WriteText(&out); err != nil {
 		t.Fatal(err)
@@ -36,7 +25,7 @@ func runQuickEcho(t *testing.T, url string) (*bench.Report, string) {
 // stop in the first step: the ramp ends there, the report still shows it.
 func TestSlowHubStopsTheRamp(t *testing.T) {
 	t.Parallel()
-	srv := startThirdParty(t)
+	srv := benchhub.StartTest(t)
 	srv.EchoDelay.Store(int64(1200 * time.Millisecond))
 	rep, out := runQuickEcho(t, srv.URL)
 	if rep.Passed() || len(rep.Items) != 1 || rep.Planned != 2 {
@@ -63,7 +52,7 @@ func TestSlowHubStopsTheRamp(t *testing.T) {
 // for too few deliveries, and the run fails.
 func TestLossyHubFails(t *testing.T) {
 	t.Parallel()
-	srv := startThirdParty(t)
+	srv := benchhub.StartTest(t)
 	srv.DropEcho.Store(true)
 	rep, out := runQuickEcho(t, srv.URL)
 	if rep.Passed() || len(rep.Items) == 0 {
@@ -86,7 +75,7 @@ func TestLossyHubFails(t *testing.T) {
 // A hub that is not there fails the run with a report that says why.
 func TestUnreachableHubFails(t *testing.T) {
 	t.Parallel()
-	srv := startThirdParty(t)
+	srv := benchhub.StartTest(t)
 	url := srv.URL
 	srv.Close()
 	rep, out := runQuickEcho(t, url)

@@ -86,18 +86,21 @@ func TestTemplateWarnsAboutUnusedKeys(t *testing.T) {
 	}
 }
 
+// mapping is what a plan says about how a file runs.
+type mapping struct {
+	search      config.CapacitySearch
+	steps       int
+	kind        string
+	group       int
+	interval    time.Duration
+	size        int
+	serverless  bool
+	concurrency int
+}
+
 // The files map onto hubprobe with the benchmark's defaults and ramp.
 func TestExamplesMapWithTheBenchmarksDefaults(t *testing.T) {
-	for file, want := range map[string]struct {
-		search      config.CapacitySearch
-		steps       int
-		kind        string
-		group       int
-		interval    time.Duration
-		size        int
-		serverless  bool
-		concurrency int
-	}{
+	for file, want := range map[string]mapping{
 		"minimal-echo.yaml":       {config.CapacitySearch{BaseSending: 500, Step: 500, StepDuration: 240 * time.Second}, 2, "echo", 0, time.Second, 2048, false, 50},
 		"quickstart-echo.yaml":    {config.CapacitySearch{BaseSending: 500, Step: 500, StepDuration: time.Second}, 2, "echo", 0, time.Second, 2048, false, 50},
 		"broadcast.yaml":          {config.CapacitySearch{BaseSending: 1, Step: 1, StepDuration: 240 * time.Second, MaxSteps: 1}, 1, "broadcast", 0, time.Second, 2048, false, 50},
@@ -109,16 +112,7 @@ func TestExamplesMapWithTheBenchmarksDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := struct {
-			search      config.CapacitySearch
-			steps       int
-			kind        string
-			group       int
-			interval    time.Duration
-			size        int
-			serverless  bool
-			concurrency int
-		}{plan.Search, plan.Search.Steps(plan.Connections), plan.Kind, plan.GroupSize, plan.SendInterval, plan.MessageSize, plan.ConnectionString != "", plan.ConnectConcurrency}
+		got := mapping{plan.Search, plan.Search.Steps(plan.Connections), plan.Kind, plan.GroupSize, plan.SendInterval, plan.MessageSize, plan.ConnectionString != "", plan.ConnectConcurrency}
 		if got != want {
 			t.Errorf("%s: mapped to %+v, want %+v", file, got, want)
 		}

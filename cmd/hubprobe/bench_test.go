@@ -50,20 +50,10 @@ func small(target, value string) map[string]string {
 	return map[string]string{"connections": "10", "baseSending": "5", "step": "5", "singleStepDuration": "1000", target: value}
 }
 
-func startBenchHub(t *testing.T) *benchhub.Server {
-	t.Helper()
-	srv, err := benchhub.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	return srv
-}
-
 // `hubprobe bench` exits 0 for a ramp that held, prints the benchmark's
 // report, and --output json carries the same steps.
 func TestBenchRunsAFileAndExitsZero(t *testing.T) {
-	file := benchCopy(t, "quickstart-echo.yaml", small("webAppTarget", startBenchHub(t).URL))
+	file := benchCopy(t, "quickstart-echo.yaml", small("webAppTarget", benchhub.StartTest(t).URL))
 	code, out, errOut := runCLI(t, context.Background(), "bench", file)
 	if code != exitOK || !strings.Contains(out, " Connections/sendingStep: 10/10 in ") || !strings.Contains(out, " Result: PASS") {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
@@ -83,7 +73,7 @@ func TestBenchRunsAFileAndExitsZero(t *testing.T) {
 
 // A run that loses messages exits 1.
 func TestBenchExitsOneOnLoss(t *testing.T) {
-	srv := startBenchHub(t)
+	srv := benchhub.StartTest(t)
 	srv.DropEcho.Store(true)
 	code, out, _ := runCLI(t, context.Background(), "bench", benchCopy(t, "quickstart-echo.yaml", small("webAppTarget", srv.URL)))
 	if code != exitFailed || !strings.Contains(out, " Result: FAIL (step 1: 5 of 5 expected deliveries lost)") {

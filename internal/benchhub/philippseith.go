@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
+	"testing"
 	"time"
 
 	"github.com/philippseith/signalr"
@@ -114,6 +115,17 @@ func Start() (*Server, error) {
 	s.URL = s.http.URL + "/signalrbench"
 	s.cancel = cancel
 	return s, nil
+}
+
+// StartTest starts a server that closes when the test ends.
+func StartTest(t testing.TB) *Server {
+	t.Helper()
+	s, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
 }
 
 // Close stops the server and its connections.
