@@ -64,6 +64,12 @@ type CapacityStep struct {
 	Verdict string
 }
 
+// probeSaturated reports whether the probe fell behind the step's
+// schedule: its send lag p99 passed maxSendLag, or it left sends unmade.
+func (s CapacityStep) probeSaturated(maxSendLag time.Duration) bool {
+	return s.SendLagP99 > maxSendLag || s.Unsent > 0
+}
+
 // Passed reports whether the step held to the capacity definition.
 func (s CapacityStep) Passed() bool { return s.Verdict == "" }
 
@@ -137,6 +143,11 @@ type CapacityRecorder interface {
 // capacity definition. Like Run it reports the search as a run and closes
 // everything it opened.
 func (rn *Runner) SearchCapacity(ctx context.Context) Capacity {
+	return rn.search(ctx, newStepRecorder(rn.Recorder))
+}
+
+// search runs the capacity search with steps accounting for every step.
+func (rn *Runner) search(ctx context.Context, steps *stepRecorder) Capacity {
 	c := Capacity{Scenario: rn.Scenario}
 	res := Result{Scenario: rn.Scenario.Name, Target: rn.Scenario.Target, Kind: rn.Scenario.Kind, Start: time.Now()}
 	factory, ok := kinds[rn.Scenario.Kind]
@@ -147,7 +158,6 @@ func (rn *Runner) SearchCapacity(ctx context.Context) Capacity {
 	cfg := rn.Scenario
 	// Any connection may send in a later step, so every one gets a route.
 	cfg.Senders = 0
-	steps := newStepRecorder(rn.Recorder)
 	kind := factory(cfg)
 	run := rn.newRun(cfg, steps, kind)
 	err := rn.ramp(ctx, run, kind, steps, &c)
@@ -222,7 +232,7 @@ func (rn *Runner) step(ctx context.Context, run *Run, kind Kind, rec *stepRecord
 	step.SendLagP99, step.Unsent = paced.lagP99, paced.unsent
 	step.Sent, step.Expected = run.tracker.sent.Load()-sentBefore, expected
 	step.FailedConnections, step.Throttled = failed, step.Throttled+throttledDrops
-	step.Verdict = judge(step, len(run.Clients), rn.maxSendLag())
+	step.Verdict = rec.judge(step, len(run.Clients), rn.maxSendLag())
 	return step, nil
 }
 
@@ -276,7 +286,7 @@ func settle(ctx context.Context, rec *stepRecorder, stats *stepStats, expected i
 // connections come first: they make the other figures incomplete.
 func judge(s CapacityStep, connections int, maxSendLag time.Duration) string {
 	switch {
-	case s.SendLagP99 > maxSendLag || s.Unsent > 0:
+	case s.probeSaturated(maxSendLag):
 		return StopProbeSaturated
 	case float64(s.FailedConnections) > capacityShareMax*float64(connections):
 		return StopConnectionFailures

@@ -20,6 +20,7 @@ type stepRecorder struct {
 	Recorder // connection and run events go through unchanged
 
 	current atomic.Pointer[stepStats]
+	opts    StepOptions // set before the first step
 
 	mu    sync.Mutex
 	steps []*stepStats // in order of start
@@ -27,13 +28,15 @@ type stepRecorder struct {
 
 // stepStats is one step's tally.
 type stepStats struct {
-	start time.Time
+	start   time.Time
+	settled time.Time // when the step was judged; set by snapshot
 
 	sentBytes, receivedBytes, throttled atomic.Int64
 
 	// under stepRecorder.mu
 	received, slow int64
 	latencies      *hdrhistogram.Histogram // microseconds
+	classes        []int64                 // by opts.LatencyBounds; nil without them
 }
 
 func newStepRecorder(inner Recorder) *stepRecorder { return &stepRecorder{Recorder: inner} }
@@ -41,6 +44,9 @@ func newStepRecorder(inner Recorder) *stepRecorder { return &stepRecorder{Record
 // begin starts a new step now.
 func (r *stepRecorder) begin() *stepStats {
 	s := &stepStats{start: time.Now(), latencies: hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)}
+	if r.opts.LatencyBounds != nil {
+		s.classes = make([]int64, len(r.opts.LatencyBounds)+1)
+	}
 	r.mu.Lock()
 	r.steps = append(r.steps, s)
 	r.mu.Unlock()
@@ -64,6 +70,7 @@ func (r *stepRecorder) snapshot(s *stepStats) CapacityStep {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	s.settled = time.Now()
 	step.Received, step.Slow = s.received, s.slow
 	if s.latencies.TotalCount() > 0 {
 		q := func(p float64) time.Duration { return time.Duration(s.latencies.ValueAtQuantile(p)) * time.Microsecond }
@@ -87,6 +94,9 @@ func (r *stepRecorder) MessageReceived(latency time.Duration) {
 			s.slow++
 		}
 		_ = s.latencies.RecordValue(max(latency.Microseconds(), 1))
+		if s.classes != nil {
+			s.classes[latencyClass(r.opts.LatencyBounds, latency)]++
+		}
 		return
 	}
 }

@@ -49,15 +49,7 @@ func runAgainst(t *testing.T, url string, s config.Scenario) runOutcome {
 	return runOutcome{res: runner.Run(ctx), metrics: m, reg: reg}
 }
 
-func startThirdParty(t *testing.T) *benchhub.Server {
-	t.Helper()
-	srv, err := benchhub.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	return srv
-}
+func startThirdParty(t *testing.T) *benchhub.Server { return benchhub.StartTest(t) }
 
 func counter(t *testing.T, reg *prometheus.Registry, name string, labels ...string) float64 {
 	t.Helper()

@@ -56,6 +56,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return check(c.global, stdout, stderr)
 	case c.planCmd.FullCommand():
 		return planCommand(c.planFlags.workloadFile, c.planFlags.output, stdout, stderr)
+	case c.bench.clause.FullCommand():
+		return c.bench.run(ctx, stdout, stderr, logger)
 	default:
 		return serve(ctx, c.global, c.web, stderr, logger)
 	}
@@ -88,6 +90,7 @@ type cli struct {
 	runFlags  runFlags
 	hubFlags  hubFlags
 	planFlags planFlags
+	bench     *benchCmd
 
 	runCmd, hubCmd, checkCmd, planCmd *kingpin.CmdClause
 }
@@ -106,6 +109,7 @@ func newCLI(stdout, stderr io.Writer) *cli {
 	c.addHubCommand()
 	c.checkCmd = c.app.Command("check", "Check a configuration file and exit.")
 	c.addPlanCommand()
+	c.bench = addBenchCommand(c.app)
 	return c
 }
 

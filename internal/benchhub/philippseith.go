@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
+	"testing"
 	"time"
 
 	"github.com/philippseith/signalr"
@@ -87,6 +88,27 @@ func (h *Hub) LeaveGroup(group string) {
 
 func (h *Hub) GetConnectionId() string { return h.ConnectionID() }
 
+// StreamingEcho streams every uploaded item back, each after delay
+// milliseconds, as the benchmark hub does.
+func (h *Hub) StreamingEcho(upload <-chan map[string]any, delay int) <-chan map[string]any {
+	out := make(chan map[string]any)
+	ctx := h.Context()
+	go func() {
+		defer close(out)
+		for item := range upload {
+			if delay > 0 {
+				time.Sleep(time.Duration(delay) * time.Millisecond)
+			}
+			select {
+			case out <- item:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
+}
+
 // Server is a running third-party benchmark hub.
 type Server struct {
 	URL       string // http://127.0.0.1:PORT/signalrbench
@@ -121,6 +143,17 @@ func Start() (*Server, error) {
 	s.URL = s.http.URL + "/signalrbench"
 	s.cancel = cancel
 	return s, nil
+}
+
+// StartTest starts a server that closes when the test ends.
+func StartTest(t testing.TB) *Server {
+	t.Helper()
+	s, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
 }
 
 // Close stops the server and its connections.

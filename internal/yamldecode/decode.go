@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"maps"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -26,6 +27,7 @@ import (
 type Decoder struct {
 	file  string
 	lines map[string]int // key path → line where it was written (not null)
+	empty map[string]int // key path → line where it was written null
 }
 
 // Defaulter is implemented by list items and optional sections that start
@@ -51,7 +53,7 @@ var (
 
 // New returns a decoder for the file named file in errors.
 func New(file string) *Decoder {
-	return &Decoder{file: file, lines: map[string]int{}}
+	return &Decoder{file: file, lines: map[string]int{}, empty: map[string]int{}}
 }
 
 // Decode decodes data, which may hold at most one YAML document, into out,
@@ -74,6 +76,10 @@ func (d *Decoder) Has(key string) bool {
 	_, ok := d.lines[key]
 	return ok
 }
+
+// EmptyKeys maps every struct key written with an empty (null) value, which
+// kept what out held, to its line.
+func (d *Decoder) EmptyKeys() map[string]int { return maps.Clone(d.empty) }
 
 // LineOf finds where key, or failing that its nearest parent, was written;
 // 0 when none of them was.
@@ -176,6 +182,8 @@ func (d *Decoder) structure(n *yaml.Node, path string, out reflect.Value) error 
 		child := KeyPath(path, p.key.Value)
 		if !isNull(p.value) {
 			d.lines[child] = p.key.Line
+		} else {
+			d.empty[child] = p.key.Line
 		}
 		if err := d.decode(p.value, child, out.Field(i)); err != nil {
 			return err

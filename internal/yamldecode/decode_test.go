@@ -62,6 +62,9 @@ func TestDecodeScalarsDefaultsAndLines(t *testing.T) {
 			t.Errorf("LineOf(%q) = %d, want %d", key, got, line)
 		}
 	}
+	if empty := d.EmptyKeys(); !reflect.DeepEqual(empty, map[string]int{"extra": 7}) {
+		t.Errorf("EmptyKeys = %v, want extra at line 7", empty)
+	}
 	if d.Has("extra") || !d.Has("items[0].size") {
 		t.Errorf("Has: extra %v (null, want false), items[0].size %v (want true)", d.Has("extra"), d.Has("items[0].size"))
 	}

@@ -1,0 +1,125 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+
+	"github.com/hubprobe/hubprobe/azure"
+	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/exporter"
+	"github.com/hubprobe/hubprobe/scenarios"
+)
+
+// Run runs the plan against its target: all connections, then the file's
+// steps, each ended by the benchmark's conditional stop. A hub that cannot
+// be reached still gives a report, one that says so.
+func (p *Plan) Run(ctx context.Context, log zerolog.Logger) (*Report, error) {
+	cfg, err := p.hubprobe(scenarios.Kinds())
+	if err != nil {
+		return nil, err
+	}
+	s := cfg.Scenarios[0]
+	ep, err := endpoint(cfg.Targets[0])
+	if err != nil {
+		return nil, err
+	}
+	// The run's metrics go to a registry of its own: a bench run reports
+	// on its output, it is not a canary's series.
+	metrics, err := exporter.NewMetrics(prometheus.NewRegistry())
+	if err != nil {
+		return nil, err
+	}
+	info := exporter.ScenarioInfo{Target: s.Target, Scenario: s.Name, Kind: s.Kind, Transport: s.Transport, Protocol: s.Protocol}
+	runner := &scenarios.Runner{Scenario: s, Endpoint: ep, Recorder: metrics.Recorder(info), Logger: log}
+	runCtx, cancel := context.WithTimeout(ctx, s.Timeout)
+	defer cancel()
+	steps := runner.SearchSteps(runCtx, scenarios.StepOptions{Judge: p.conditionalStop, LatencyBounds: latencyBounds})
+	return p.report(steps), nil
+}
+
+// endpoint is where the mapped target is: the app server's URL, or the
+// service named by the connection string.
+func endpoint(t config.Target) (scenarios.Endpoint, error) {
+	if !t.Serverless() {
+		return scenarios.Endpoint{URL: t.URL, Headers: http.Header{}}, nil
+	}
+	cs, err := azure.ParseConnectionString(string(t.ConnectionString))
+	if err != nil {
+		return scenarios.Endpoint{}, fmt.Errorf("config.connectionString: %w", err)
+	}
+	return scenarios.Endpoint{Serverless: &scenarios.Serverless{ConnectionString: cs, Hub: t.Hub, RESTAPIVersion: t.RESTAPIVersion}}, nil
+}
+
+// Report is a finished bench run: one item per step that ran.
+type Report struct {
+	Plan  *Plan
+	Steps scenarios.Steps
+	Items []Item
+	// Planned is how many steps the file's ramp has.
+	Planned int
+	// Established is the setup before the first step: connecting and
+	// preparing routes (groups, target connections).
+	Established time.Duration
+}
+
+// Item is one step with the benchmark's figures worked out.
+type Item struct {
+	Step  scenarios.CapacityStep
+	Tally scenarios.StepTally
+	// Connected is how many connections were up when the step was judged.
+	Connected int
+	// Seconds is the step's time as the benchmark prints it: whole
+	// seconds, from its start to its judgement, at least 1.
+	Seconds int
+	// SentSize and ReceivedSize count payload bytes as the benchmark does:
+	// the message blob plus 8 for its timestamp, per message.
+	SentSize, ReceivedSize int64
+	// Lost are the step's expected deliveries that never arrived; Slow
+	// those that arrived after 1 s or more.
+	Lost, Slow int64
+	Suspicious []string
+}
+
+// Passed is hubprobe's objective for a step: something was expected, all
+// of it arrived, and 99 % of it in under 1 s.
+func (it Item) Passed() bool {
+	return it.Step.Expected > 0 && it.Lost == 0 && it.Slow*100 <= it.Step.Expected
+}
+
+// Passed reports whether the whole file's ramp ran and every step passed.
+func (r *Report) Passed() bool {
+	if !r.Steps.Measured() || len(r.Items) < r.Planned {
+		return false
+	}
+	for _, it := range r.Items {
+		if !it.Passed() {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *Plan) report(steps scenarios.Steps) *Report {
+	r := &Report{Plan: p, Steps: steps, Planned: p.Search.Steps(p.Connections)}
+	if len(steps.Tallies) > 0 {
+		r.Established = steps.Tallies[0].Began.Sub(steps.Result.Start)
+	}
+	perMessage := int64(p.MessageSize) + 8
+	for i, st := range steps.Steps {
+		tally := steps.Tallies[i]
+		it := Item{
+			Step: st, Tally: tally, Connected: p.Connections - st.FailedConnections,
+			Seconds:  max(1, int(tally.Settled.Sub(tally.Began)/time.Second)),
+			SentSize: st.Sent * perMessage, ReceivedSize: tally.Delivered * perMessage,
+			Lost: max(st.Expected-tally.Delivered, 0), Slow: slowCount(tally.Classes),
+		}
+		it.Suspicious = suspicious(it, p.Connections)
+		r.Items = append(r.Items, it)
+	}
+	return r
+}
