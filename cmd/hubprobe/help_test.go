@@ -27,6 +27,7 @@ var (
 	hubFlagsOf = []string{"--listen", "--metrics", "--delivery-delay", "--access-key-file", "--units",
 		"--connection-quota", "--message-rate-limit", "--redirect-negotiate", "--poll-timeout"}
 	planFlagsOf = []string{"--workload.file", "--output"}
+	benchFlags  = []string{"--output", "--import"}
 )
 
 // helpCases ask every command for help, in each way kingpin offers.
@@ -41,6 +42,7 @@ var helpCases = []helpCase{
 	{[]string{"help", "hub"}, "usage: hubprobe hub", hubFlagsOf},
 	{[]string{"check", "--help"}, "usage: hubprobe check", rootFlags},
 	{[]string{"plan", "--help"}, "usage: hubprobe plan", append(planFlagsOf, rootFlags...)},
+	{[]string{"bench", "--help"}, "usage: hubprobe bench", append(benchFlags, rootFlags...)},
 	{[]string{"help", "help"}, "usage: hubprobe help", nil},
 }
 
@@ -131,8 +133,8 @@ func TestHelpCasesCoverEveryCommand(t *testing.T) {
 	}
 	slices.Sort(listed)
 	slices.Sort(tested)
-	if !slices.Equal(listed, tested) || len(listed) != 6 {
-		t.Errorf("commands %v, tested for --help %v; want the same six", listed, tested)
+	if !slices.Equal(listed, tested) || len(listed) != 7 {
+		t.Errorf("commands %v, tested for --help %v; want the same seven", listed, tested)
 	}
 }
 
