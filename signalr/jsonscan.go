@@ -21,15 +21,18 @@ type recordScanner struct {
 	data  []byte
 	pos   int
 	depth int
+	// inValue marks the scan of one value outside a record (a MessagePack
+	// argument, a hub payload), which errors name as such.
+	inValue bool
 }
 
 // fail reports the byte at pos as encoding/json's scanner would, with
 // context saying what was expected there.
 func (s *recordScanner) fail(context string) error {
 	if s.pos >= len(s.data) {
-		return jsonSyntaxError("unexpected end of JSON input")
+		return s.syntaxError("unexpected end of JSON input")
 	}
-	return jsonSyntaxError("invalid character " + quoteChar(s.data[s.pos]) + " " + context)
+	return s.syntaxError("invalid character " + quoteChar(s.data[s.pos]) + " " + context)
 }
 
 // failInToken is fail inside a literal, a number or an escape, where
@@ -39,7 +42,14 @@ func (s *recordScanner) failInToken(context string) error {
 	if s.pos < len(s.data) {
 		c = s.data[s.pos]
 	}
-	return jsonSyntaxError("invalid character " + quoteChar(c) + " " + context)
+	return s.syntaxError("invalid character " + quoteChar(c) + " " + context)
+}
+
+func (s *recordScanner) syntaxError(msg string) error {
+	if s.inValue {
+		return fmt.Errorf("%w: invalid JSON value: %s", ErrProtocol, msg)
+	}
+	return jsonSyntaxError(msg)
 }
 
 func jsonSyntaxError(msg string) error {
@@ -77,6 +87,14 @@ func (s *recordScanner) peek() byte {
 		return s.data[s.pos]
 	}
 	return 0
+}
+
+// atEnd checks that only white space follows the value just scanned.
+func (s *recordScanner) atEnd() error {
+	if s.skipSpace(); s.pos != len(s.data) {
+		return s.fail("after top-level value")
+	}
+	return nil
 }
 
 func (s *recordScanner) expect(c byte, what string) error {
@@ -401,25 +419,33 @@ func jsonStringValue(content []byte, plain bool) string {
 
 // appendUnquoted decodes validated string content the way encoding/json
 // does: escapes resolved, a \u surrogate pair combined, and a lone
-// surrogate or an invalid UTF-8 byte replaced by U+FFFD.
+// surrogate or an invalid UTF-8 byte replaced by U+FFFD. Runs that need no
+// change are copied whole.
 func appendUnquoted(dst, content []byte) []byte {
+	start := 0 // content[start:i] is its own value
 	for i := 0; i < len(content); {
 		c := content[i]
-		switch {
-		case c == '\\':
+		if c >= utf8.RuneSelf {
+			if r, size := utf8.DecodeRune(content[i:]); r != utf8.RuneError || size != 1 {
+				i += size
+				continue
+			}
+		} else if c != '\\' {
+			i++
+			continue
+		}
+		dst = append(dst, content[start:i]...)
+		if c == '\\' {
 			var r rune
 			r, i = unescape(content, i)
 			dst = utf8.AppendRune(dst, r)
-		case c < utf8.RuneSelf:
-			dst = append(dst, c)
+		} else {
+			dst = utf8.AppendRune(dst, utf8.RuneError)
 			i++
-		default:
-			r, size := utf8.DecodeRune(content[i:])
-			dst = utf8.AppendRune(dst, r)
-			i += size
 		}
+		start = i
 	}
-	return dst
+	return append(dst, content[start:]...)
 }
 
 // unescape decodes the (valid) escape at content[i] and returns the rune
