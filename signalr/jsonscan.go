@@ -13,11 +13,13 @@ import (
 // scanner rejects exactly the records encoding/json rejects.
 const maxJSONDepth = 10000
 
-// recordScanner validates a JSON record in a single pass, with the grammar
-// encoding/json accepts: only ' ', '\t', '\n', '\r' as white space, no
-// control bytes inside strings, and any other byte (even invalid UTF-8)
-// allowed in strings.
-type recordScanner struct {
+// jsonScanner is hubprobe's one JSON reader: it validates in a single pass,
+// with the grammar encoding/json accepts (only ' ', '\t', '\n', '\r' as
+// white space, no control bytes inside strings, and any other byte, even
+// invalid UTF-8, allowed in strings). The JSON protocol's records, the
+// MessagePack transcoder's input and the values the hub reads inside
+// arguments all go through it.
+type jsonScanner struct {
 	data  []byte
 	pos   int
 	depth int
@@ -28,7 +30,7 @@ type recordScanner struct {
 
 // fail reports the byte at pos as encoding/json's scanner would, with
 // context saying what was expected there.
-func (s *recordScanner) fail(context string) error {
+func (s *jsonScanner) fail(context string) error {
 	if s.pos >= len(s.data) {
 		return s.syntaxError("unexpected end of JSON input")
 	}
@@ -37,7 +39,7 @@ func (s *recordScanner) fail(context string) error {
 
 // failInToken is fail inside a literal, a number or an escape, where
 // encoding/json's scanner ends the input with a space that it then rejects.
-func (s *recordScanner) failInToken(context string) error {
+func (s *jsonScanner) failInToken(context string) error {
 	c := byte(' ')
 	if s.pos < len(s.data) {
 		c = s.data[s.pos]
@@ -45,7 +47,7 @@ func (s *recordScanner) failInToken(context string) error {
 	return s.syntaxError("invalid character " + quoteChar(c) + " " + context)
 }
 
-func (s *recordScanner) syntaxError(msg string) error {
+func (s *jsonScanner) syntaxError(msg string) error {
 	if s.inValue {
 		return fmt.Errorf("%w: invalid JSON value: %s", ErrProtocol, msg)
 	}
@@ -68,7 +70,7 @@ func quoteChar(c byte) string {
 	return "'" + q[1:len(q)-1] + "'"
 }
 
-func (s *recordScanner) skipSpace() {
+func (s *jsonScanner) skipSpace() {
 	for s.pos < len(s.data) {
 		switch s.data[s.pos] {
 		case ' ', '\t', '\n', '\r':
@@ -81,7 +83,7 @@ func (s *recordScanner) skipSpace() {
 
 // peek skips white space and returns the next byte, or 0 at the end; a NUL
 // byte outside a string is invalid wherever peek is used.
-func (s *recordScanner) peek() byte {
+func (s *jsonScanner) peek() byte {
 	s.skipSpace()
 	if s.pos < len(s.data) {
 		return s.data[s.pos]
@@ -90,14 +92,14 @@ func (s *recordScanner) peek() byte {
 }
 
 // atEnd checks that only white space follows the value just scanned.
-func (s *recordScanner) atEnd() error {
+func (s *jsonScanner) atEnd() error {
 	if s.skipSpace(); s.pos != len(s.data) {
 		return s.fail("after top-level value")
 	}
 	return nil
 }
 
-func (s *recordScanner) expect(c byte, what string) error {
+func (s *jsonScanner) expect(c byte, what string) error {
 	if s.peek() != c {
 		return s.fail(what)
 	}
@@ -106,7 +108,7 @@ func (s *recordScanner) expect(c byte, what string) error {
 }
 
 // open consumes the '{' or '[' under pos and counts the nesting level.
-func (s *recordScanner) open() error {
+func (s *jsonScanner) open() error {
 	s.depth++
 	if s.depth > maxJSONDepth {
 		return s.fail("exceeded max depth")
@@ -116,7 +118,7 @@ func (s *recordScanner) open() error {
 }
 
 // closeIfEmpty consumes closer if it comes next, ending the container.
-func (s *recordScanner) closeIfEmpty(closer byte) bool {
+func (s *jsonScanner) closeIfEmpty(closer byte) bool {
 	if s.peek() != closer {
 		return false
 	}
@@ -127,7 +129,7 @@ func (s *recordScanner) closeIfEmpty(closer byte) bool {
 
 // next consumes ',' (another member follows) or closer (the container
 // ended, done is true).
-func (s *recordScanner) next(closer byte) (done bool, err error) {
+func (s *jsonScanner) next(closer byte) (done bool, err error) {
 	switch s.peek() {
 	case ',':
 		s.pos++
@@ -144,7 +146,7 @@ func (s *recordScanner) next(closer byte) (done bool, err error) {
 }
 
 // key consumes a member name and the colon after it.
-func (s *recordScanner) key() (name []byte, plain bool, err error) {
+func (s *jsonScanner) key() (name []byte, plain bool, err error) {
 	if s.peek() != '"' {
 		return nil, false, s.fail("looking for beginning of object key string")
 	}
@@ -155,7 +157,7 @@ func (s *recordScanner) key() (name []byte, plain bool, err error) {
 }
 
 // skipValue validates one value of any kind and returns where it lies.
-func (s *recordScanner) skipValue() (start, end int, err error) {
+func (s *jsonScanner) skipValue() (start, end int, err error) {
 	c := s.peek()
 	start = s.pos
 	switch {
@@ -179,7 +181,7 @@ func (s *recordScanner) skipValue() (start, end int, err error) {
 	return start, s.pos, err
 }
 
-func (s *recordScanner) skipObject() error {
+func (s *jsonScanner) skipObject() error {
 	if err := s.open(); err != nil || s.closeIfEmpty('}') {
 		return err
 	}
@@ -196,7 +198,7 @@ func (s *recordScanner) skipObject() error {
 	}
 }
 
-func (s *recordScanner) skipArray() error {
+func (s *jsonScanner) skipArray() error {
 	if err := s.open(); err != nil || s.closeIfEmpty(']') {
 		return err
 	}
@@ -212,7 +214,7 @@ func (s *recordScanner) skipArray() error {
 
 // scanLiteral consumes true, false or null; the caller has seen its first
 // byte.
-func (s *recordScanner) scanLiteral(lit string) error {
+func (s *jsonScanner) scanLiteral(lit string) error {
 	if bytes.HasPrefix(s.data[s.pos:], []byte(lit)) {
 		s.pos += len(lit)
 		return nil
@@ -237,7 +239,7 @@ func skipDigits(d []byte, i int) int {
 
 // scanNumber consumes a number; integer reports that it has neither a
 // fraction nor an exponent.
-func (s *recordScanner) scanNumber() (integer bool, err error) {
+func (s *jsonScanner) scanNumber() (integer bool, err error) {
 	d, i := s.data, s.pos
 	if i < len(d) && d[i] == '-' {
 		i++
@@ -327,7 +329,7 @@ var jsonPlainByte = func() (t [256]bool) {
 // scanString consumes a string literal and returns its content without the
 // quotes; plain reports that the content holds no escape and no byte
 // outside ASCII, so it is its own value.
-func (s *recordScanner) scanString() (content []byte, plain bool, err error) {
+func (s *jsonScanner) scanString() (content []byte, plain bool, err error) {
 	d := s.data
 	start := s.pos + 1
 	plain = true

@@ -61,7 +61,7 @@ func lookupField(name []byte, plain bool) jsonField {
 // ends as encoding/json would leave it: the later value wins, except that
 // headers merge and a null list entry keeps what the earlier list had.
 type recordParser struct {
-	s                      recordScanner
+	s                      jsonScanner
 	m                      Message
 	typ                    int64
 	hasType, hasID, hasSeq bool

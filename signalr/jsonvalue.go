@@ -12,7 +12,7 @@ package signalr
 // .NET's dictionaries keep it. ok is false when obj is not one valid JSON
 // object or has no such member.
 func JSONMember(obj []byte, name string) (value []byte, ok bool) {
-	s := recordScanner{data: obj, inValue: true}
+	s := jsonScanner{data: obj, inValue: true}
 	if s.peek() != '{' || s.open() != nil {
 		return nil, false
 	}
@@ -51,7 +51,7 @@ func memberNameIs(content []byte, plain bool, want string) bool {
 // it allowed), decoded as encoding/json decodes into a string. ok is false
 // when v is not one valid JSON string.
 func UnquoteJSON(v []byte) (string, bool) {
-	s := recordScanner{data: v, inValue: true}
+	s := jsonScanner{data: v, inValue: true}
 	if s.peek() != '"' {
 		return "", false
 	}

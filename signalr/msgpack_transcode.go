@@ -307,7 +307,7 @@ func appendJSONEscape(dst []byte, c byte) []byte {
 // unchanged.
 func appendMsgpackFromJSON(dst, src []byte) ([]byte, error) {
 	start := len(dst)
-	t := jsonTranscoder{s: recordScanner{data: src, inValue: true}}
+	t := jsonTranscoder{s: jsonScanner{data: src, inValue: true}}
 	dst, err := t.value(dst)
 	if err == nil {
 		err = t.s.atEnd()
@@ -322,7 +322,7 @@ var errJSONTooDeep = fmt.Errorf("%w: JSON value nested deeper than %d levels", E
 
 // jsonTranscoder writes MessagePack as its scanner reads the JSON.
 type jsonTranscoder struct {
-	s recordScanner
+	s jsonScanner
 }
 
 func (t *jsonTranscoder) value(dst []byte) ([]byte, error) {
