@@ -2,6 +2,7 @@ package signalr
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"unicode"
@@ -326,6 +327,36 @@ var jsonPlainByte = func() (t [256]bool) {
 	return t
 }()
 
+// skipPlain returns the index of the first byte at or after i that is not
+// plain. Strings are mostly plain ASCII (a payload's blob is kilobytes of
+// it), so it tests 32 bytes at a time, then 8, then one.
+func skipPlain(d []byte, i int) int {
+	w := d[i:]
+	for len(w) >= 32 && notPlain(w[:8])|notPlain(w[8:16])|notPlain(w[16:24])|notPlain(w[24:32]) == 0 {
+		w = w[32:]
+	}
+	for len(w) >= 8 && notPlain(w[:8]) == 0 {
+		w = w[8:]
+	}
+	i = len(d) - len(w)
+	for i < len(d) && jsonPlainByte[d[i]] {
+		i++
+	}
+	return i
+}
+
+// notPlain is not zero when one of the eight bytes in b is not plain: at or
+// above 0x80 (its top bit), below 0x20, a quote or a backslash. Once no top
+// bit is set, x - n*ones sets a top bit exactly when a byte is below n, as
+// a borrow only ever follows such a byte; a byte equal to c is one below 1
+// in x ^ c*ones.
+func notPlain(b []byte) uint64 {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	x := binary.LittleEndian.Uint64(b)
+	quote, backslash := x^('"'*ones), x^('\\'*ones)
+	return (x | (x - 0x20*ones) | (quote - ones) | (backslash - ones)) & tops
+}
+
 // scanString consumes a string literal and returns its content without the
 // quotes; plain reports that the content holds no escape and no byte
 // outside ASCII, so it is its own value.
@@ -337,7 +368,7 @@ func (s *jsonScanner) scanString() (content []byte, plain bool, err error) {
 		c := d[i]
 		switch {
 		case jsonPlainByte[c]:
-			i++
+			i = skipPlain(d, i+1)
 		case c == '"':
 			s.pos = i + 1
 			return d[start:i], plain, nil

@@ -261,8 +261,8 @@ func appendJSONQuoted(dst, s []byte) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
+		if jsonPlainByte[c] {
+			i = skipPlain(s, i+1)
 			continue
 		}
 		if c >= utf8.RuneSelf {
