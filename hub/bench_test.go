@@ -214,3 +214,28 @@ func BenchmarkParseRecord(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRoutingField isolates the routing-field peek of SendToConnection
+// and SendToGroup, on the payload of BenchmarkParseRecord: the route first,
+// as hubprobe's scenarios write it, or last, behind the blob.
+func BenchmarkRoutingField(b *testing.B) {
+	for _, size := range benchBlobSizes {
+		blob := `"payload.Timestamp":1712345678901,"payload.MessageBlob":"` + strings.Repeat("A", size) + `"`
+		payloads := map[string]string{
+			"first": `{"information.ConnectionId":"x",` + blob + `}`,
+			"last":  `{` + blob + `,"information.ConnectionId":"x"}`,
+		}
+		for _, where := range []string{"first", "last"} {
+			p := []byte(payloads[where])
+			b.Run(fmt.Sprintf("%s/blob=%d", where, size), func(b *testing.B) {
+				b.SetBytes(int64(len(p)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if id, ok := jsonCodec.field(p, connectionIDField); !ok || id != "x" {
+						b.Fatalf("field = %q, %v", id, ok)
+					}
+				}
+			})
+		}
+	}
+}

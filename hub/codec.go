@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/hubprobe/hubprobe/signalr"
 )
@@ -41,7 +40,7 @@ var jsonCodec = &codec{
 	index:       0,
 	isObject:    jsonIsObject,
 	field:       jsonObjectField,
-	str:         jsonString,
+	str:         signalr.UnquoteJSON,
 	integer:     jsonInteger,
 	quote:       jsonQuote,
 }
@@ -52,7 +51,7 @@ var msgpackCodec = &codec{
 	lengthPrefixed: true,
 	isObject:       jsonIsObject,
 	field:          jsonObjectField,
-	str:            jsonString,
+	str:            signalr.UnquoteJSON,
 	integer:        jsonInteger,
 	quote:          jsonQuote,
 }
@@ -91,23 +90,8 @@ func (cd *codec) nextRecord(data []byte) (n, size int, err error) {
 }
 
 func jsonIsObject(arg []byte) bool {
-	i := skipSpace(arg, 0)
-	return i < len(arg) && arg[i] == '{'
-}
-
-func jsonString(arg []byte) (string, bool) {
-	arg = bytes.TrimSpace(arg)
-	if len(arg) < 2 || arg[0] != '"' {
-		return "", false
-	}
-	if inner := arg[1 : len(arg)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		return string(inner), true
-	}
-	var s string
-	if json.Unmarshal(arg, &s) != nil {
-		return "", false
-	}
-	return s, true
+	arg = bytes.TrimLeft(arg, " \t\n\r")
+	return len(arg) > 0 && arg[0] == '{'
 }
 
 func jsonQuote(dst []byte, s string) []byte {
@@ -120,132 +104,19 @@ func jsonInteger(arg []byte) (int64, bool) {
 	return n, err == nil
 }
 
-// jsonObjectField scans the top level of a JSON object for key without
-// decoding the rest of it. Input is untrusted: every index is bounds-checked
-// and malformed input yields false.
+// jsonObjectField returns a top-level member of a JSON object as text:
+// a string's value, or a number as written. Anything else, including an
+// object that is not valid JSON, yields false.
 func jsonObjectField(obj []byte, key string) (string, bool) {
-	i := skipSpace(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
-		return "", false
-	}
-	i++
-	for {
-		i = skipSpace(obj, i)
-		start := i
-		if i = skipString(obj, i); i < 0 {
-			return "", false
-		}
-		name := obj[start:i]
-		if i = skipSpace(obj, i); i >= len(obj) || obj[i] != ':' {
-			return "", false
-		}
-		i = skipSpace(obj, i+1)
-		vstart := i
-		if i = skipValue(obj, i); i < 0 {
-			return "", false
-		}
-		if stringEquals(name, key) {
-			return scalarText(obj[vstart:i])
-		}
-		if i = skipSpace(obj, i); i >= len(obj) || obj[i] != ',' {
-			return "", false
-		}
-		i++
-	}
-}
-
-// stringEquals compares a quoted JSON string with s.
-func stringEquals(quoted []byte, s string) bool {
-	if bytes.IndexByte(quoted, '\\') < 0 && utf8.Valid(quoted) {
-		return len(quoted) == len(s)+2 && string(quoted[1:len(quoted)-1]) == s
-	}
-	decoded, ok := jsonString(quoted)
-	return ok && decoded == s
-}
-
-func scalarText(v []byte) (string, bool) {
-	if len(v) == 0 {
+	v, ok := signalr.JSONMember(obj, key)
+	if !ok {
 		return "", false
 	}
 	switch c := v[0]; {
 	case c == '"':
-		return jsonString(v)
+		return signalr.UnquoteJSON(v)
 	case c == '-' || ('0' <= c && c <= '9'):
 		return string(v), true
 	}
 	return "", false
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index after the string starting at b[i], or -1.
-func skipString(b []byte, i int) int {
-	if i >= len(b) || b[i] != '"' {
-		return -1
-	}
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return -1
-}
-
-// skipValue returns the index after the value starting at b[i], or -1.
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		return skipNested(b, i)
-	}
-	start := i
-	for i < len(b) && !isDelimiter(b[i]) {
-		i++
-	}
-	if i == start {
-		return -1
-	}
-	return i
-}
-
-func skipNested(b []byte, i int) int {
-	depth := 0
-	for i < len(b) {
-		switch b[i] {
-		case '"':
-			if i = skipString(b, i); i < 0 {
-				return -1
-			}
-			continue
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				return i + 1
-			}
-		}
-		i++
-	}
-	return -1
-}
-
-func isDelimiter(c byte) bool {
-	switch c {
-	case ',', '}', ']', ' ', '\t', '\n', '\r':
-		return true
-	}
-	return false
 }

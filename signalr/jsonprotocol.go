@@ -175,7 +175,7 @@ func (JSONProtocol) ParseMessages(data []byte, fn func(*Message) error) ([]byte,
 // message does not alias record: Arguments, Item and Result share one copy
 // of their text, made once per record.
 func ParseJSONMessage(record []byte) (Message, error) {
-	p := recordParser{s: recordScanner{data: record}}
+	p := recordParser{s: jsonScanner{data: record}}
 	if err := p.parseRecord(); err != nil {
 		return Message{}, err
 	}

@@ -2,6 +2,7 @@ package signalr
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"unicode"
@@ -13,33 +14,45 @@ import (
 // scanner rejects exactly the records encoding/json rejects.
 const maxJSONDepth = 10000
 
-// recordScanner validates a JSON record in a single pass, with the grammar
-// encoding/json accepts: only ' ', '\t', '\n', '\r' as white space, no
-// control bytes inside strings, and any other byte (even invalid UTF-8)
-// allowed in strings.
-type recordScanner struct {
+// jsonScanner is hubprobe's one JSON reader: it validates in a single pass,
+// with the grammar encoding/json accepts (only ' ', '\t', '\n', '\r' as
+// white space, no control bytes inside strings, and any other byte, even
+// invalid UTF-8, allowed in strings). The JSON protocol's records, the
+// MessagePack transcoder's input and the values the hub reads inside
+// arguments all go through it.
+type jsonScanner struct {
 	data  []byte
 	pos   int
 	depth int
+	// inValue marks the scan of one value outside a record (a MessagePack
+	// argument, a hub payload), which errors name as such.
+	inValue bool
 }
 
 // fail reports the byte at pos as encoding/json's scanner would, with
 // context saying what was expected there.
-func (s *recordScanner) fail(context string) error {
+func (s *jsonScanner) fail(context string) error {
 	if s.pos >= len(s.data) {
-		return jsonSyntaxError("unexpected end of JSON input")
+		return s.syntaxError("unexpected end of JSON input")
 	}
-	return jsonSyntaxError("invalid character " + quoteChar(s.data[s.pos]) + " " + context)
+	return s.syntaxError("invalid character " + quoteChar(s.data[s.pos]) + " " + context)
 }
 
 // failInToken is fail inside a literal, a number or an escape, where
 // encoding/json's scanner ends the input with a space that it then rejects.
-func (s *recordScanner) failInToken(context string) error {
+func (s *jsonScanner) failInToken(context string) error {
 	c := byte(' ')
 	if s.pos < len(s.data) {
 		c = s.data[s.pos]
 	}
-	return jsonSyntaxError("invalid character " + quoteChar(c) + " " + context)
+	return s.syntaxError("invalid character " + quoteChar(c) + " " + context)
+}
+
+func (s *jsonScanner) syntaxError(msg string) error {
+	if s.inValue {
+		return fmt.Errorf("%w: invalid JSON value: %s", ErrProtocol, msg)
+	}
+	return jsonSyntaxError(msg)
 }
 
 func jsonSyntaxError(msg string) error {
@@ -58,7 +71,7 @@ func quoteChar(c byte) string {
 	return "'" + q[1:len(q)-1] + "'"
 }
 
-func (s *recordScanner) skipSpace() {
+func (s *jsonScanner) skipSpace() {
 	for s.pos < len(s.data) {
 		switch s.data[s.pos] {
 		case ' ', '\t', '\n', '\r':
@@ -71,7 +84,7 @@ func (s *recordScanner) skipSpace() {
 
 // peek skips white space and returns the next byte, or 0 at the end; a NUL
 // byte outside a string is invalid wherever peek is used.
-func (s *recordScanner) peek() byte {
+func (s *jsonScanner) peek() byte {
 	s.skipSpace()
 	if s.pos < len(s.data) {
 		return s.data[s.pos]
@@ -79,7 +92,15 @@ func (s *recordScanner) peek() byte {
 	return 0
 }
 
-func (s *recordScanner) expect(c byte, what string) error {
+// atEnd checks that only white space follows the value just scanned.
+func (s *jsonScanner) atEnd() error {
+	if s.skipSpace(); s.pos != len(s.data) {
+		return s.fail("after top-level value")
+	}
+	return nil
+}
+
+func (s *jsonScanner) expect(c byte, what string) error {
 	if s.peek() != c {
 		return s.fail(what)
 	}
@@ -88,7 +109,7 @@ func (s *recordScanner) expect(c byte, what string) error {
 }
 
 // open consumes the '{' or '[' under pos and counts the nesting level.
-func (s *recordScanner) open() error {
+func (s *jsonScanner) open() error {
 	s.depth++
 	if s.depth > maxJSONDepth {
 		return s.fail("exceeded max depth")
@@ -98,7 +119,7 @@ func (s *recordScanner) open() error {
 }
 
 // closeIfEmpty consumes closer if it comes next, ending the container.
-func (s *recordScanner) closeIfEmpty(closer byte) bool {
+func (s *jsonScanner) closeIfEmpty(closer byte) bool {
 	if s.peek() != closer {
 		return false
 	}
@@ -109,7 +130,7 @@ func (s *recordScanner) closeIfEmpty(closer byte) bool {
 
 // next consumes ',' (another member follows) or closer (the container
 // ended, done is true).
-func (s *recordScanner) next(closer byte) (done bool, err error) {
+func (s *jsonScanner) next(closer byte) (done bool, err error) {
 	switch s.peek() {
 	case ',':
 		s.pos++
@@ -126,7 +147,7 @@ func (s *recordScanner) next(closer byte) (done bool, err error) {
 }
 
 // key consumes a member name and the colon after it.
-func (s *recordScanner) key() (name []byte, plain bool, err error) {
+func (s *jsonScanner) key() (name []byte, plain bool, err error) {
 	if s.peek() != '"' {
 		return nil, false, s.fail("looking for beginning of object key string")
 	}
@@ -137,7 +158,7 @@ func (s *recordScanner) key() (name []byte, plain bool, err error) {
 }
 
 // skipValue validates one value of any kind and returns where it lies.
-func (s *recordScanner) skipValue() (start, end int, err error) {
+func (s *jsonScanner) skipValue() (start, end int, err error) {
 	c := s.peek()
 	start = s.pos
 	switch {
@@ -161,7 +182,7 @@ func (s *recordScanner) skipValue() (start, end int, err error) {
 	return start, s.pos, err
 }
 
-func (s *recordScanner) skipObject() error {
+func (s *jsonScanner) skipObject() error {
 	if err := s.open(); err != nil || s.closeIfEmpty('}') {
 		return err
 	}
@@ -178,7 +199,7 @@ func (s *recordScanner) skipObject() error {
 	}
 }
 
-func (s *recordScanner) skipArray() error {
+func (s *jsonScanner) skipArray() error {
 	if err := s.open(); err != nil || s.closeIfEmpty(']') {
 		return err
 	}
@@ -194,7 +215,7 @@ func (s *recordScanner) skipArray() error {
 
 // scanLiteral consumes true, false or null; the caller has seen its first
 // byte.
-func (s *recordScanner) scanLiteral(lit string) error {
+func (s *jsonScanner) scanLiteral(lit string) error {
 	if bytes.HasPrefix(s.data[s.pos:], []byte(lit)) {
 		s.pos += len(lit)
 		return nil
@@ -219,7 +240,7 @@ func skipDigits(d []byte, i int) int {
 
 // scanNumber consumes a number; integer reports that it has neither a
 // fraction nor an exponent.
-func (s *recordScanner) scanNumber() (integer bool, err error) {
+func (s *jsonScanner) scanNumber() (integer bool, err error) {
 	d, i := s.data, s.pos
 	if i < len(d) && d[i] == '-' {
 		i++
@@ -306,10 +327,40 @@ var jsonPlainByte = func() (t [256]bool) {
 	return t
 }()
 
+// skipPlain returns the index of the first byte at or after i that is not
+// plain. Strings are mostly plain ASCII (a payload's blob is kilobytes of
+// it), so it tests 32 bytes at a time, then 8, then one.
+func skipPlain(d []byte, i int) int {
+	w := d[i:]
+	for len(w) >= 32 && notPlain(w[:8])|notPlain(w[8:16])|notPlain(w[16:24])|notPlain(w[24:32]) == 0 {
+		w = w[32:]
+	}
+	for len(w) >= 8 && notPlain(w[:8]) == 0 {
+		w = w[8:]
+	}
+	i = len(d) - len(w)
+	for i < len(d) && jsonPlainByte[d[i]] {
+		i++
+	}
+	return i
+}
+
+// notPlain is not zero when one of the eight bytes in b is not plain: at or
+// above 0x80 (its top bit), below 0x20, a quote or a backslash. Once no top
+// bit is set, x - n*ones sets a top bit exactly when a byte is below n, as
+// a borrow only ever follows such a byte; a byte equal to c is one below 1
+// in x ^ c*ones.
+func notPlain(b []byte) uint64 {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	x := binary.LittleEndian.Uint64(b)
+	quote, backslash := x^('"'*ones), x^('\\'*ones)
+	return (x | (x - 0x20*ones) | (quote - ones) | (backslash - ones)) & tops
+}
+
 // scanString consumes a string literal and returns its content without the
 // quotes; plain reports that the content holds no escape and no byte
 // outside ASCII, so it is its own value.
-func (s *recordScanner) scanString() (content []byte, plain bool, err error) {
+func (s *jsonScanner) scanString() (content []byte, plain bool, err error) {
 	d := s.data
 	start := s.pos + 1
 	plain = true
@@ -317,7 +368,7 @@ func (s *recordScanner) scanString() (content []byte, plain bool, err error) {
 		c := d[i]
 		switch {
 		case jsonPlainByte[c]:
-			i++
+			i = skipPlain(d, i+1)
 		case c == '"':
 			s.pos = i + 1
 			return d[start:i], plain, nil
@@ -401,25 +452,33 @@ func jsonStringValue(content []byte, plain bool) string {
 
 // appendUnquoted decodes validated string content the way encoding/json
 // does: escapes resolved, a \u surrogate pair combined, and a lone
-// surrogate or an invalid UTF-8 byte replaced by U+FFFD.
+// surrogate or an invalid UTF-8 byte replaced by U+FFFD. Runs that need no
+// change are copied whole.
 func appendUnquoted(dst, content []byte) []byte {
+	start := 0 // content[start:i] is its own value
 	for i := 0; i < len(content); {
 		c := content[i]
-		switch {
-		case c == '\\':
+		if c >= utf8.RuneSelf {
+			if r, size := utf8.DecodeRune(content[i:]); r != utf8.RuneError || size != 1 {
+				i += size
+				continue
+			}
+		} else if c != '\\' {
+			i++
+			continue
+		}
+		dst = append(dst, content[start:i]...)
+		if c == '\\' {
 			var r rune
 			r, i = unescape(content, i)
 			dst = utf8.AppendRune(dst, r)
-		case c < utf8.RuneSelf:
-			dst = append(dst, c)
+		} else {
+			dst = utf8.AppendRune(dst, utf8.RuneError)
 			i++
-		default:
-			r, size := utf8.DecodeRune(content[i:])
-			dst = utf8.AppendRune(dst, r)
-			i += size
 		}
+		start = i
 	}
-	return dst
+	return append(dst, content[start:]...)
 }
 
 // unescape decodes the (valid) escape at content[i] and returns the rune

@@ -61,7 +61,7 @@ func lookupField(name []byte, plain bool) jsonField {
 // ends as encoding/json would leave it: the later value wins, except that
 // headers merge and a null list entry keeps what the earlier list had.
 type recordParser struct {
-	s                      recordScanner
+	s                      jsonScanner
 	m                      Message
 	typ                    int64
 	hasType, hasID, hasSeq bool
@@ -90,14 +90,7 @@ func (p *recordParser) parseRecord() error {
 			return err
 		}
 	}
-	return p.endRecord()
-}
-
-func (p *recordParser) endRecord() error {
-	if p.s.skipSpace(); p.s.pos != len(p.s.data) {
-		return p.s.fail("after top-level value")
-	}
-	return nil
+	return p.s.atEnd()
 }
 
 // parseNonObject validates a record that is not an object: null decodes to
@@ -107,7 +100,7 @@ func (p *recordParser) parseNonObject(c byte) error {
 	if err != nil {
 		return err
 	}
-	if err := p.endRecord(); err != nil {
+	if err := p.s.atEnd(); err != nil {
 		return err
 	}
 	if c != 'n' {

@@ -1,14 +1,12 @@
 package signalr
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"strconv"
 	"time"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -263,8 +261,8 @@ func appendJSONQuoted(dst, s []byte) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
+		if jsonPlainByte[c] {
+			i = skipPlain(s, i+1)
 			continue
 		}
 		if c >= utf8.RuneSelf {
@@ -302,17 +300,17 @@ func appendJSONEscape(dst []byte, c byte) []byte {
 	return append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 }
 
-// appendMsgpackFromJSON transcodes one JSON value (surrounding whitespace
-// allowed) to MessagePack. On error dst is returned unchanged.
+// appendMsgpackFromJSON transcodes one JSON value (surrounding white space
+// allowed) to MessagePack. It reads with the JSON protocol's validating
+// scanner, so it accepts exactly what encoding/json accepts, except numbers
+// beyond float64 and nesting beyond maxValueDepth. On error dst is returned
+// unchanged.
 func appendMsgpackFromJSON(dst, src []byte) ([]byte, error) {
 	start := len(dst)
-	s := jsonScanner{src: src}
-	dst, err := s.value(dst, 0)
+	t := jsonTranscoder{s: jsonScanner{data: src, inValue: true}}
+	dst, err := t.value(dst)
 	if err == nil {
-		s.skipSpace()
-		if s.pos != len(src) {
-			err = s.errorf("data after the value")
-		}
+		err = t.s.atEnd()
 	}
 	if err != nil {
 		return dst[:start], err
@@ -320,120 +318,69 @@ func appendMsgpackFromJSON(dst, src []byte) ([]byte, error) {
 	return dst, nil
 }
 
-// jsonScanner is a strict single-pass JSON reader (RFC 8259 grammar) that
-// writes MessagePack as it goes.
-type jsonScanner struct {
-	src []byte
-	pos int
+var errJSONTooDeep = fmt.Errorf("%w: JSON value nested deeper than %d levels", ErrProtocol, maxValueDepth)
+
+// jsonTranscoder writes MessagePack as its scanner reads the JSON.
+type jsonTranscoder struct {
+	s jsonScanner
 }
 
-func (s *jsonScanner) errorf(format string, args ...any) error {
-	return fmt.Errorf("%w: invalid JSON at offset %d: %s", ErrProtocol, s.pos, fmt.Sprintf(format, args...))
-}
-
-func (s *jsonScanner) skipSpace() {
-	for s.pos < len(s.src) {
-		switch s.src[s.pos] {
-		case ' ', '\t', '\n', '\r':
-			s.pos++
-		default:
-			return
-		}
-	}
-}
-
-// consume skips whitespace and then c, reporting whether c was there.
-func (s *jsonScanner) consume(c byte) bool {
-	s.skipSpace()
-	if s.pos < len(s.src) && s.src[s.pos] == c {
-		s.pos++
-		return true
-	}
-	return false
-}
-
-func (s *jsonScanner) value(dst []byte, depth int) ([]byte, error) {
-	s.skipSpace()
-	if s.pos >= len(s.src) {
-		return dst, s.errorf("unexpected end")
-	}
-	switch c := s.src[s.pos]; {
+func (t *jsonTranscoder) value(dst []byte) ([]byte, error) {
+	s := &t.s
+	switch c := s.peek(); {
 	case c == '{' || c == '[':
-		if depth >= maxValueDepth {
-			return dst, s.errorf("nested deeper than %d levels", maxValueDepth)
-		}
-		return s.container(dst, depth)
+		return t.container(dst, c == '{')
 	case c == '"':
-		return s.string(dst)
-	case c == '-' || c >= '0' && c <= '9':
-		return s.number(dst)
+		content, plain, err := s.scanString()
+		return appendMsgpackJSONString(dst, content, plain), err
+	case c == '-' || isDigit(c):
+		return t.number(dst)
+	case c == 't':
+		return append(dst, mpTrue), s.scanLiteral("true")
+	case c == 'f':
+		return append(dst, mpFalse), s.scanLiteral("false")
+	case c == 'n':
+		return append(dst, mpNil), s.scanLiteral("null")
 	}
-	return s.literal(dst)
-}
-
-func (s *jsonScanner) literal(dst []byte) ([]byte, error) {
-	rest := s.src[s.pos:]
-	switch {
-	case bytes.HasPrefix(rest, []byte("true")):
-		s.pos += 4
-		return append(dst, mpTrue), nil
-	case bytes.HasPrefix(rest, []byte("false")):
-		s.pos += 5
-		return append(dst, mpFalse), nil
-	case bytes.HasPrefix(rest, []byte("null")):
-		s.pos += 4
-		return append(dst, mpNil), nil
-	}
-	return dst, s.errorf("unexpected character %q", rest[0])
+	return dst, s.fail("looking for beginning of value")
 }
 
 // container reads an array or object. Its element count is only known at
 // the end, so one header byte (enough for up to 15 elements, the common
 // case) is reserved and widened afterwards if needed.
-func (s *jsonScanner) container(dst []byte, depth int) ([]byte, error) {
-	isObject := s.src[s.pos] == '{'
-	closing, fix, b16 := byte(']'), byte(0x90), byte(mpArray16)
+func (t *jsonTranscoder) container(dst []byte, isObject bool) ([]byte, error) {
+	s := &t.s
+	if s.depth >= maxValueDepth {
+		return dst, errJSONTooDeep
+	}
+	closer, fix, b16 := byte(']'), byte(0x90), byte(mpArray16)
 	if isObject {
-		closing, fix, b16 = '}', 0x80, mpMap16
+		closer, fix, b16 = '}', 0x80, mpMap16
 	}
-	s.pos++
-	at := len(dst)
-	dst = append(dst, fix)
-	if s.consume(closing) {
-		return dst, nil
-	}
-	var err error
-	for n := 1; ; n++ {
-		if isObject {
-			dst, err = s.member(dst, depth)
-		} else {
-			dst, err = s.value(dst, depth+1)
-		}
-		switch {
-		case err != nil:
-			return dst, err
-		case s.consume(closing):
-			return setContainerHeader(dst, at, fix, b16, n), nil
-		case !s.consume(','):
-			return dst, s.errorf("want ',' or %q", closing)
-		}
-	}
-}
-
-// member reads one "key": value pair of an object.
-func (s *jsonScanner) member(dst []byte, depth int) ([]byte, error) {
-	s.skipSpace()
-	if s.pos >= len(s.src) || s.src[s.pos] != '"' {
-		return dst, s.errorf("want a string key")
-	}
-	dst, err := s.string(dst)
-	if err != nil {
+	if err := s.open(); err != nil {
 		return dst, err
 	}
-	if !s.consume(':') {
-		return dst, s.errorf("want ':'")
+	at := len(dst)
+	dst = append(dst, fix)
+	if s.closeIfEmpty(closer) {
+		return dst, nil
 	}
-	return s.value(dst, depth+1)
+	for n := 1; ; n++ {
+		if isObject {
+			name, plain, err := s.key()
+			if err != nil {
+				return dst, err
+			}
+			dst = appendMsgpackJSONString(dst, name, plain)
+		}
+		var err error
+		if dst, err = t.value(dst); err != nil {
+			return dst, err
+		}
+		if done, err := s.next(closer); done {
+			return setContainerHeader(dst, at, fix, b16, n), err
+		}
+	}
 }
 
 // setContainerHeader writes the header for n elements at dst[at], moving
@@ -452,149 +399,42 @@ func setContainerHeader(dst []byte, at int, fix, b16 byte, n int) []byte {
 	return dst
 }
 
-func (s *jsonScanner) string(dst []byte) ([]byte, error) {
-	s.pos++ // opening quote
-	start, escaped := s.pos, false
-	for {
-		if s.pos >= len(s.src) {
-			return dst, s.errorf("unterminated string")
-		}
-		switch c := s.src[s.pos]; {
-		case c == '"':
-			raw := s.src[start:s.pos]
-			s.pos++
-			if !escaped {
-				return append(appendMsgpackStrHeader(dst, len(raw)), raw...), nil
-			}
-			return s.unescape(dst, raw)
-		case c == '\\':
-			escaped = true
-			s.pos += 2
-		case c < 0x20:
-			return dst, s.errorf("control character 0x%02x in string", c)
-		default:
-			s.pos++
-		}
+// appendMsgpackJSONString writes the value of scanned string content. A
+// plain one is copied; otherwise its header is sized for the content's
+// length, and moved once the decoded value's length is known (escapes
+// shrink it, U+FFFD for an invalid byte grows it).
+func appendMsgpackJSONString(dst, content []byte, plain bool) []byte {
+	if plain {
+		return append(appendMsgpackStrHeader(dst, len(content)), content...)
 	}
-}
-
-// unescape writes a string with escapes. Its decoded length is at most
-// len(raw), so the header is sized for that and shrunk afterwards.
-func (s *jsonScanner) unescape(dst, raw []byte) ([]byte, error) {
-	at, h := len(dst), msgpackStrHeaderLen(len(raw))
-	dst = append(dst, 0, 0, 0, 0, 0)[:at+h]
-	for i := 0; i < len(raw); {
-		if raw[i] != '\\' {
-			j := i + 1
-			for j < len(raw) && raw[j] != '\\' {
-				j++
-			}
-			dst = append(dst, raw[i:j]...)
-			i = j
-			continue
-		}
-		var n int
-		var ok bool
-		if dst, n, ok = appendJSONEscaped(dst, raw[i:]); !ok {
-			return dst[:at], s.errorf("invalid escape %q", raw[i:min(i+6, len(raw))])
-		}
-		i += n
-	}
+	at, h := len(dst), msgpackStrHeaderLen(len(content))
+	dst = appendUnquoted(append(dst, 0, 0, 0, 0, 0)[:at+h], content)
 	size := len(dst) - at - h
 	if nh := msgpackStrHeaderLen(size); nh != h {
-		copy(dst[at+nh:], dst[at+h:])
+		dst = append(dst, 0, 0, 0, 0)[:max(len(dst), at+nh+size)]
+		copy(dst[at+nh:], dst[at+h:at+h+size])
 		dst, h = dst[:at+nh+size], nh
 	}
 	putMsgpackStrHeader(dst[at:at+h], size)
-	return dst, nil
-}
-
-// appendJSONEscaped decodes the escape at the start of esc, returning how
-// many bytes it used. Unpaired surrogates become U+FFFD, as in encoding/json.
-func appendJSONEscaped(dst, esc []byte) ([]byte, int, bool) {
-	if len(esc) < 2 {
-		return dst, 0, false
-	}
-	switch esc[1] {
-	case '"', '\\', '/':
-		return append(dst, esc[1]), 2, true
-	case 'b':
-		return append(dst, '\b'), 2, true
-	case 'f':
-		return append(dst, '\f'), 2, true
-	case 'n':
-		return append(dst, '\n'), 2, true
-	case 'r':
-		return append(dst, '\r'), 2, true
-	case 't':
-		return append(dst, '\t'), 2, true
-	case 'u':
-		r, ok := hex4(esc[2:])
-		if !ok {
-			return dst, 0, false
-		}
-		if utf16.IsSurrogate(r) && len(esc) >= 12 && esc[6] == '\\' && esc[7] == 'u' {
-			if r2, ok := hex4(esc[8:]); ok {
-				if pair := utf16.DecodeRune(r, r2); pair != utf8.RuneError {
-					return utf8.AppendRune(dst, pair), 12, true
-				}
-			}
-		}
-		return utf8.AppendRune(dst, r), 6, true
-	}
-	return dst, 0, false
-}
-
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
+	return dst
 }
 
 // number writes integers that fit 64 bits as int/uint and everything else
 // (fractions, exponents, -0, huge integers) as float64.
-func (s *jsonScanner) number(dst []byte) ([]byte, error) {
+func (t *jsonTranscoder) number(dst []byte) ([]byte, error) {
+	s := &t.s
 	start := s.pos
-	neg := s.consumeByte('-')
-	digits := s.pos
-	switch {
-	case s.consumeByte('0'):
-	case s.digits() == 0:
-		return dst, s.errorf("malformed number")
+	integer, err := s.scanNumber()
+	if err != nil {
+		return dst, err
 	}
-	intEnd, isFloat := s.pos, false
-	if s.consumeByte('.') {
-		if s.digits() == 0 {
-			return dst, s.errorf("malformed number")
+	text := s.data[start:s.pos]
+	if integer {
+		digits, neg := text, text[0] == '-'
+		if neg {
+			digits = text[1:]
 		}
-		isFloat = true
-	}
-	if s.consumeByte('e') || s.consumeByte('E') {
-		if !s.consumeByte('+') {
-			s.consumeByte('-')
-		}
-		if s.digits() == 0 {
-			return dst, s.errorf("malformed exponent")
-		}
-		isFloat = true
-	}
-	if !isFloat {
-		if v, ok := parseDecimal(s.src[digits:intEnd]); ok {
+		if v, ok := digitsValue(digits); ok {
 			switch {
 			case !neg:
 				return appendMsgpackUint(dst, v), nil
@@ -603,38 +443,9 @@ func (s *jsonScanner) number(dst []byte) ([]byte, error) {
 			}
 		}
 	}
-	f, err := strconv.ParseFloat(string(s.src[start:s.pos]), 64)
+	f, err := strconv.ParseFloat(string(text), 64)
 	if err != nil {
-		return dst, s.errorf("number %s is out of range", s.src[start:s.pos])
+		return dst, fmt.Errorf("%w: JSON number %s is out of range", ErrProtocol, text)
 	}
 	return appendMsgpackFloat64(dst, f), nil
-}
-
-func (s *jsonScanner) consumeByte(c byte) bool {
-	if s.pos < len(s.src) && s.src[s.pos] == c {
-		s.pos++
-		return true
-	}
-	return false
-}
-
-func (s *jsonScanner) digits() int {
-	start := s.pos
-	for s.pos < len(s.src) && s.src[s.pos] >= '0' && s.src[s.pos] <= '9' {
-		s.pos++
-	}
-	return s.pos - start
-}
-
-// parseDecimal parses ASCII digits into a uint64, failing on overflow.
-func parseDecimal(b []byte) (uint64, bool) {
-	var v uint64
-	for _, c := range b {
-		d := uint64(c - '0')
-		if v > (math.MaxUint64-d)/10 {
-			return 0, false
-		}
-		v = v*10 + d
-	}
-	return v, true
 }
