@@ -73,6 +73,7 @@ func TestInvalidConfigs(t *testing.T) {
 		"headers-not-strings":             `:6: targets[0].headers.X-Probe: expected a string, got a list`,
 		"header-name":                     `:5: targets[0].headers: invalid header name "X Probe"`,
 		"header-authorization":            `:6: targets[0].headers.authorization: conflicts with access_token`,
+		"header-value":                    `:5: targets[0].headers.X-Probe: value must not contain line breaks or NUL`,
 		"duplicate-key":                   `:10: scenarios[0]: duplicate key "duration" (first at line 9)`,
 		"syntax":                          `:3: did not find expected ',' or ']'`,
 		"two-documents":                   `:10: only one YAML document is allowed`,

@@ -167,3 +167,26 @@ func writeFile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// Header values may hold credentials: no error about a header quotes one,
+// whether the value itself is refused or the header clashes with another.
+func TestHeaderErrorsDoNotQuoteValues(t *testing.T) {
+	target := "targets:\n  - name: local\n    url: ws://127.0.0.1:1/hub\n"
+	scenarios := "scenarios:\n  - name: echo\n    kind: echo\n"
+	tests := []struct{ target, want string }{
+		{target + `    headers: {X-Probe: "` + plaintext + `\r"}`, `targets[0].headers.X-Probe: value must not contain line breaks or NUL`},
+		{target + `    headers: {X-Probe: "` + plaintext + `\nX-Injected: 1"}`, `targets[0].headers.X-Probe: value must not contain line breaks or NUL`},
+		{target + `    headers: {X-Probe: "` + plaintext + `\0"}`, `targets[0].headers.X-Probe: value must not contain line breaks or NUL`},
+		{target + `    headers: {X-Probe: "` + plaintext + `", x-probe: "` + plaintext + `"}`, `targets[0].headers.x-probe: duplicate header "x-probe" (also written as "X-Probe")`},
+		{target + "    access_token: t0k\n" + `    headers: {Authorization: "Bearer ` + plaintext + `"}`, `targets[0].headers.Authorization: conflicts with access_token`},
+		{"targets:\n  - name: local\n    mode: serverless\n    hub: chat\n" +
+			`    connection_string: "Endpoint=https://x.service.signalr.net;AccessKey=k;Version=1.0;"` + "\n" +
+			`    headers: {Authorization: "Bearer ` + plaintext + `"}`, `targets[0].headers.Authorization: not allowed with mode: serverless`},
+	}
+	for _, tt := range tests {
+		_, err := Parse([]byte(tt.target+"\n"+scenarios), "h.yml", nil)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), plaintext) {
+			t.Errorf("%q: got %v, want %s and no header value", tt.target, err, tt.want)
+		}
+	}
+}
