@@ -107,6 +107,8 @@ func TestInvalidConfigs(t *testing.T) {
 		"connection-string-and-embedded":  `:2: targets[0]: connection_string and embedded are mutually exclusive`,
 		"connection-string-parse":         `:3: targets[0].connection_string: AccessKey is missing`,
 		"connection-string-file-parse":    `:4: targets[0].connection_string_file: Endpoint is missing`,
+		"connection-string-endpoint":      `:3: targets[0].connection_string: Endpoint must be an http:// or https:// URL`,
+		"connection-string-file-version":  `:4: targets[0].connection_string_file: Version is not supported (want 1.x)`,
 		"connection-string-both":          `:2: targets[0]: connection_string and connection_string_file are mutually exclusive`,
 		"connection-string-env-unset":     `:4: targets[0].connection_string: environment variable "HUBPROBE_TEST_UNSET_CONNECTION_STRING" is not set`,
 		"connection-string-no-hub":        `:2: targets[0]: hub is required with connection_string`,
