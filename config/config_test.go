@@ -129,6 +129,9 @@ var invalidConfigs = map[string]string{
 	"access-key-env-unset":            `:5: targets[0].embedded_hub.access_key: environment variable "HUBPROBE_TEST_UNSET_ACCESS_KEY" is not set`,
 	"capacity-timeout":                `:10: scenarios[0].timeout: must be greater than the capacity search's longest ramp 40s, got 30s`,
 	"max-send-lag":                    `:10: scenarios[0].max_send_lag: must be greater than 0, got 0s`,
+	"header-value":                    `:5: targets[0].headers.X-Probe: value must not contain line breaks or NUL`,
+	"connection-string-endpoint":      `:3: targets[0].connection_string: Endpoint must be an http:// or https:// URL`,
+	"connection-string-file-version":  `:4: targets[0].connection_string_file: Version is not supported (want 1.x)`,
 }
 
 func TestInvalidConfigs(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -165,5 +166,132 @@ func writeFile(t *testing.T, path, content string) {
 	}
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Header values may hold credentials: no error about a header quotes one,
+// whether the value itself is refused or the header clashes with another.
+func TestHeaderErrorsDoNotQuoteValues(t *testing.T) {
+	target := "targets:\n  - name: local\n    url: ws://127.0.0.1:1/hub\n"
+	scenarios := "scenarios:\n  - name: echo\n    kind: echo\n"
+	tests := []struct{ target, want string }{
+		{target + `    headers: {X-Probe: "` + plaintext + `\r"}`, `targets[0].headers.X-Probe: value must not contain line breaks or NUL`},
+		{target + `    headers: {X-Probe: "` + plaintext + `\nX-Injected: 1"}`, `targets[0].headers.X-Probe: value must not contain line breaks or NUL`},
+		{target + `    headers: {X-Probe: "` + plaintext + `\0"}`, `targets[0].headers.X-Probe: value must not contain line breaks or NUL`},
+		{target + `    headers: {X-Probe: "` + plaintext + `", x-probe: "` + plaintext + `"}`, `targets[0].headers.x-probe: duplicate header "x-probe" (also written as "X-Probe")`},
+		{target + "    access_token: t0k\n" + `    headers: {Authorization: "Bearer ` + plaintext + `"}`, `targets[0].headers.Authorization: conflicts with access_token`},
+		{"targets:\n  - name: local\n    mode: serverless\n    hub: chat\n" +
+			`    connection_string: "Endpoint=https://x.service.signalr.net;AccessKey=k;Version=1.0;"` + "\n" +
+			`    headers: {Authorization: "Bearer ` + plaintext + `"}`, `targets[0].headers.Authorization: not allowed with mode: serverless`},
+	}
+	for _, tt := range tests {
+		_, err := Parse([]byte(tt.target+"\n"+scenarios), "h.yml", nil)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), plaintext) {
+			t.Errorf("%q: got %v, want %s and no header value", tt.target, err, tt.want)
+		}
+	}
+}
+
+var (
+	// accessKeyValue finds the AccessKey of a connection string.
+	accessKeyValue = regexp.MustCompile(`(?i)AccessKey=([^;"\s]+)`)
+	// embeddedAccessKey finds an embedded hub's access_key written inline.
+	embeddedAccessKey    = regexp.MustCompile(`access_key:\s*([^\s$]\S*)`)
+	connectionStringFile = regexp.MustCompile(`connection_string_file:\s*(\S+)`)
+)
+
+// accessKeysIn returns the access keys a fixture holds: in its connection
+// strings, inline or in the file it names, and its embedded hub's.
+func accessKeysIn(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	for _, m := range connectionStringFile.FindAllStringSubmatch(text, -1) {
+		if file, err := os.ReadFile(filepath.Join(filepath.Dir(path), m[1])); err == nil {
+			text += "\n" + string(file)
+		}
+	}
+	var keys []string
+	for _, re := range []*regexp.Regexp{accessKeyValue, embeddedAccessKey} {
+		for _, m := range re.FindAllStringSubmatch(text, -1) {
+			keys = append(keys, m[1])
+		}
+	}
+	return keys
+}
+
+// fixturesWithAccessKeys is how many testdata/invalid-*.yml hold an access
+// key, so the sweep below cannot silently check none.
+const fixturesWithAccessKeys = 11
+
+// No config error quotes an access key, whatever else is wrong with the
+// target that holds it.
+func TestInvalidConfigsNeverQuoteAnAccessKey(t *testing.T) {
+	files, err := filepath.Glob("testdata/invalid-*.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, path := range files {
+		keys := accessKeysIn(t, path)
+		if len(keys) == 0 {
+			continue
+		}
+		checked++
+		_, err := Load(path, testKinds)
+		if err == nil {
+			t.Errorf("Load(%s) succeeded, want error", path)
+			continue
+		}
+		for _, k := range keys {
+			if strings.Contains(err.Error(), k) {
+				t.Errorf("%s: error quotes the access key %q: %v", path, k, err)
+			}
+		}
+	}
+	if checked != fixturesWithAccessKeys {
+		t.Errorf("%d fixtures hold an access key, want %d", checked, fixturesWithAccessKeys)
+	}
+}
+
+// Every way a connection string can fail to parse is reported by key name
+// only, whether it is written inline, through ${ENV} or in a file: the
+// access key, run together with a neighbour or not, never appears.
+func TestConnectionStringErrorsNeverQuoteTheAccessKey(t *testing.T) {
+	const key = "s3cr3t-access-key"
+	k := ";AccessKey=" + key
+	tests := []struct{ cs, want string }{
+		{"Endpoint=ftp://x.net" + k, "Endpoint must be an http:// or https:// URL"},
+		{"Endpoint=https://x.net," + key + k, "Endpoint has an invalid host name"},
+		{"Endpoint=https://x.net AccessKey=" + key, "Endpoint is not a valid URL"},
+		{"Endpoint=https://user:" + key + "@x.net" + k, "Endpoint must not contain user information"},
+		{"Endpoint=https://x.net/?key=" + key + k, "Endpoint must not have a query or fragment"},
+		{"Endpoint=https://x.net;Port=" + key + k, "Port must be a number from 1 to 65535"},
+		{"Endpoint=https://x.net;Version=1.0 " + key + k, "Version is not supported (want 1.x)"},
+		{"Endpoint=https://x.net" + k + ";accesskey=" + key, "AccessKey appears more than once"},
+		{"Endpoint=https://x.net;ClientEndpoint=wss://c.net" + k, "ClientEndpoint must be an http:// or https:// URL"},
+		{"Endpoint=https://x.net;AuthType=azure.msi;ClientSecret=" + key, "AuthType is not supported: hubprobe signs tokens with an AccessKey"},
+	}
+	dir := t.TempDir()
+	for _, tt := range tests {
+		t.Setenv("HUBPROBE_TEST_CONNECTION_STRING", tt.cs)
+		writeFile(t, filepath.Join(dir, "cs.txt"), tt.cs)
+		for _, src := range []struct{ key, line string }{
+			{"connection_string", `connection_string: "` + tt.cs + `"`},
+			{"connection_string", "connection_string: ${HUBPROBE_TEST_CONNECTION_STRING}"},
+			{"connection_string_file", "connection_string_file: cs.txt"},
+		} {
+			path := filepath.Join(dir, "config.yml")
+			writeFile(t, path, "targets:\n  - name: azure\n    hub: chat\n    "+src.line+"\n"+
+				"scenarios:\n  - name: push\n    kind: rest_broadcast\n")
+			_, err := Load(path, testKinds)
+			want := "targets[0]." + src.key + ": " + tt.want
+			if err == nil || !strings.HasSuffix(err.Error(), want) || strings.Contains(err.Error(), key) {
+				t.Errorf("%s %q: got %v, want …%s and no access key", src.line, tt.cs, err, want)
+			}
+		}
 	}
 }

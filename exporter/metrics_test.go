@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -586,5 +587,37 @@ func TestRecorderConcurrentUse(t *testing.T) {
 	}
 	if got := testutil.ToFloat64(m.runs.WithLabelValues("hub-a", "echo-ws", "success")); got != workers {
 		t.Errorf("successful runs = %v, want %d", got, workers)
+	}
+}
+
+// The le="1" bucket is the capacity line in PromQL. Prometheus buckets are
+// upper-inclusive, so it holds 999 ms and exactly 1 s, and not 1 s + 1 µs:
+// the shipped slow-share rule, 1 − le="1" / count, counts what took longer
+// than 1 s. (The run report counts exactly 1 s as slow too; the two can
+// differ only on a latency of exactly 1 s.)
+func TestLatencyBucketAtOneSecond(t *testing.T) {
+	reg, m := newTestMetrics(t)
+	rec := m.Recorder(echoWS)
+	sum := 0.0
+	for _, l := range []time.Duration{999 * time.Millisecond, time.Second, time.Second + time.Microsecond} {
+		rec.MessageReceived(l)
+		sum += l.Seconds()
+	}
+	var want strings.Builder
+	want.WriteString(`
+# HELP hubprobe_message_latency_seconds Time from sending a message to receiving it, per delivered message.
+# TYPE hubprobe_message_latency_seconds histogram
+`)
+	for _, b := range []struct {
+		le    string
+		count int
+	}{{"0.005", 0}, {"0.01", 0}, {"0.025", 0}, {"0.05", 0}, {"0.1", 0}, {"0.25", 0}, {"0.5", 0}, {"0.7", 0},
+		{"1", 2}, {"2.5", 3}, {"5", 3}, {"10", 3}, {"+Inf", 3}} {
+		fmt.Fprintf(&want, "hubprobe_message_latency_seconds_bucket{%s,le=%q} %d\n", wantLabels, b.le, b.count)
+	}
+	fmt.Fprintf(&want, "hubprobe_message_latency_seconds_sum{%s} %s\n", wantLabels, strconv.FormatFloat(sum, 'g', -1, 64))
+	fmt.Fprintf(&want, "hubprobe_message_latency_seconds_count{%s} 3\n", wantLabels)
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want.String()), "hubprobe_message_latency_seconds"); err != nil {
+		t.Fatal(err)
 	}
 }

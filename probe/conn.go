@@ -46,6 +46,7 @@ type Conn struct {
 
 	started   time.Time
 	lastWrite atomic.Int64 // nanoseconds since started, monotonic
+	lastRead  atomic.Int64 // nanoseconds since started when bytes last arrived
 	nextID    atomic.Uint64
 
 	writeSem     chan struct{} // a mutex that a context can give up on

@@ -853,7 +853,9 @@ func TestTLSEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &httptest.Server{Listener: l, Config: &http.Server{Handler: mux}}
+	// HTTP/2 on, as on Azure SignalR Service and most TLS front ends: the
+	// negotiate may use it, the WebSocket upgrade must not be offered it.
+	srv := &httptest.Server{Listener: l, Config: &http.Server{Handler: mux}, EnableHTTP2: true}
 	srv.StartTLS()
 	defer srv.Close()
 	// The WebSocket dial must trust the test CA through HTTPClient.

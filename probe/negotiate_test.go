@@ -2,10 +2,12 @@ package probe
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -263,6 +265,75 @@ func TestNegotiateRedirect(t *testing.T) {
 	}
 	if got := obs.responses(); !reflect.DeepEqual(got, []string{"negotiate 200", "negotiate 200"}) {
 		t.Errorf("observed %v", got)
+	}
+}
+
+// redirectingService is a service endpoint that records the Authorization
+// of its negotiate and of its WebSocket upgrade.
+func redirectingService(t *testing.T) (srv *httptest.Server, negotiateAuth, wsAuth *atomic.Value) {
+	negotiateAuth, wsAuth = &atomic.Value{}, &atomic.Value{}
+	srv = newLocalServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/negotiate") {
+			negotiateAuth.Store(r.Header.Get("Authorization"))
+			io.WriteString(w, `{"negotiateVersion":1,"connectionId":"pub","connectionToken":"tok",
+				"availableTransports":[{"transport":"WebSockets","transferFormats":["Text","Binary"]}]}`)
+			return
+		}
+		wsAuth.Store(r.Header.Get("Authorization"))
+		ws, err := testUpgrader.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer ws.Close()
+		if acceptHandshake(t, ws) {
+			drainUntilClosed(ws)
+		}
+	}))
+	return srv, negotiateAuth, wsAuth
+}
+
+// A redirect that names a url but no accessToken leaves the token as it
+// was, as the JavaScript client does: the user's token goes on to the new
+// endpoint, and a token an earlier redirect gave goes on after a later one.
+func TestNegotiateRedirectWithoutTokenKeepsTheToken(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		redirects []string // accessToken of each redirect in turn; "" for none
+		want      string
+	}{
+		{"user token", []string{""}, "Bearer user-token"},
+		{"token of an earlier redirect", []string{"jwt-2", ""}, "Bearer jwt-2"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			service, negotiateAuth, wsAuth := redirectingService(t)
+			var hops atomic.Int64
+			app := newLocalServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				hop := int(hops.Add(1)) - 1
+				next := service.URL + "/client/?hub=chat"
+				if hop+1 < len(tt.redirects) {
+					next = "http://" + r.Host + "/again"
+				}
+				body := map[string]string{"url": next}
+				if tok := tt.redirects[hop]; tok != "" {
+					body["accessToken"] = tok
+				}
+				_ = json.NewEncoder(w).Encode(body)
+			}))
+			c, err := Dial(testCtx(t, 5*time.Second), Options{URL: app.URL + "/chat", AccessToken: "user-token"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close(context.Background())
+			if got := hops.Load(); got != int64(len(tt.redirects)) {
+				t.Errorf("%d app negotiates, want %d", got, len(tt.redirects))
+			}
+			if got := negotiateAuth.Load(); got != tt.want {
+				t.Errorf("service negotiate Authorization %q, want %q", got, tt.want)
+			}
+			if got := wsAuth.Load(); got != tt.want {
+				t.Errorf("websocket Authorization %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
 

@@ -42,6 +42,9 @@ func (c *Conn) readFrame() error {
 	defer func() { c.obs.BytesReceived(total) }()
 	for {
 		n, rerr := c.fill(r)
+		if n > 0 {
+			c.lastRead.Store(int64(time.Since(c.started)))
+		}
 		total += n
 		unparsed += n
 		if unparsed > 0 && (rerr != nil || unparsed >= parseChunk) {

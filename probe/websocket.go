@@ -41,10 +41,16 @@ func dialWebSocket(ctx context.Context, o *Options, target *url.URL, token strin
 		rt = http.DefaultTransport
 	}
 	if t, ok := rt.(*http.Transport); ok {
+		// Clone first runs the transport's lazy HTTP/2 setup, which writes
+		// TLSClientConfig: reading the field directly races with the
+		// transport's first request on another goroutine.
+		t = t.Clone()
 		d.Proxy = t.Proxy
 		d.NetDialContext = t.DialContext
-		if t.TLSClientConfig != nil {
-			d.TLSClientConfig = t.TLSClientConfig.Clone()
+		if d.TLSClientConfig = t.TLSClientConfig; d.TLSClientConfig != nil {
+			// That setup offers h2, which an HTTP/2 server then picks, and
+			// the WebSocket upgrade is HTTP/1.1 only.
+			d.TLSClientConfig.NextProtos = []string{"http/1.1"}
 		}
 	}
 	ws, res, err := d.DialContext(ctx, target.String(), requestHeaders(o.Headers, token))

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -204,14 +205,16 @@ func midRun(name string, script faultserver.Script, errText string) faultCase {
 	script.After = 3
 	return faultCase{
 		name: name, script: script, reason: scenarios.FailClosed, bound: midRunBound,
-		errText: `^2 of 2 connections ` + errText,
-		check: func(t *testing.T, res scenarios.Result) {
-			// 3 delivered per connection; the send that met the fault was
-			// written, so it is expected and lost, never dropped.
-			if res.Received != 6 || res.Lost != res.Expected-6 || res.Lost < 2 {
-				t.Errorf("expected/received/lost = %d/%d/%d, want received 6 and the rest lost", res.Expected, res.Received, res.Lost)
-			}
-		},
+		errText: `^2 of 2 connections ` + errText, check: threeEachThenLost,
+	}
+}
+
+// threeEachThenLost checks a run of 2 connections that each had 3
+// deliveries before the fault: the send that met the fault was written, so
+// it is expected and lost, never dropped.
+func threeEachThenLost(t *testing.T, res scenarios.Result) {
+	if res.Received != 6 || res.Lost != res.Expected-6 || res.Lost < 2 {
+		t.Errorf("expected/received/lost = %d/%d/%d, want received 6 and the rest lost", res.Expected, res.Received, res.Lost)
 	}
 }
 
@@ -333,13 +336,17 @@ func checkTried(t *testing.T, fault faultserver.Fault, c faultserver.Counts, att
 	}
 }
 
+// outcomeOf is the result a run of fc must end with.
+func outcomeOf(fc faultCase) string {
+	if fc.success {
+		return scenarios.ResultSuccess
+	}
+	return scenarios.ResultFailure
+}
+
 func checkResult(t *testing.T, fc faultCase, res scenarios.Result) {
 	t.Helper()
-	want := scenarios.ResultFailure
-	if fc.success {
-		want = scenarios.ResultSuccess
-	}
-	if res.Outcome != want {
+	if want := outcomeOf(fc); res.Outcome != want {
 		t.Errorf("outcome %q (%s), want %q", res.Outcome, res.Error, want)
 	}
 	if fc.errText != "" && !regexp.MustCompile(fc.errText).MatchString(res.Error) {
@@ -363,26 +370,40 @@ func checkResult(t *testing.T, fc faultCase, res scenarios.Result) {
 // two runs.
 func checkFaultMetrics(t *testing.T, fc faultCase, reg *prometheus.Registry, conns float64) {
 	t.Helper()
-	for _, reason := range failureReasons {
-		want := 0.0
-		if reason == fc.reason {
-			want = 2 * conns
+	checkRunMetrics(t, []faultCase{fc, fc}, reg, conns)
+}
+
+// checkRunMetrics pins every failure reason, throttle reason and run
+// outcome after one run for each of runs, in order, into reg.
+func checkRunMetrics(t *testing.T, runs []faultCase, reg *prometheus.Registry, conns float64) {
+	t.Helper()
+	failures, throttled := map[string]float64{}, map[string]float64{}
+	results := map[string]float64{scenarios.ResultSuccess: 0, scenarios.ResultFailure: 0}
+	for _, fc := range runs {
+		failures[fc.reason] += conns
+		for reason, n := range fc.throttled {
+			throttled[reason] += n
 		}
-		if got := counter(t, reg, "hubprobe_connection_failures_total", "reason", reason); got != want {
+		results[outcomeOf(fc)]++
+	}
+	for _, reason := range failureReasons {
+		if got, want := counter(t, reg, "hubprobe_connection_failures_total", "reason", reason), failures[reason]; got != want {
 			t.Errorf("connection_failures_total{reason=%q} = %v, want %v", reason, got, want)
 		}
 	}
 	for _, reason := range []string{throttle.HTTP429, throttle.ConnectionLimit, throttle.MessageLimit, throttle.Closed} {
-		if got, want := counter(t, reg, "hubprobe_throttled_total", "reason", reason), 2*fc.throttled[reason]; got != want {
+		if got, want := counter(t, reg, "hubprobe_throttled_total", "reason", reason), throttled[reason]; got != want {
 			t.Errorf("throttled_total{reason=%q} = %v, want %v", reason, got, want)
 		}
 	}
-	result, success := scenarios.ResultFailure, 0.0
-	if fc.success {
-		result, success = scenarios.ResultSuccess, 1
+	for result, want := range results {
+		if got := counter(t, reg, "hubprobe_runs_total", "result", result); got != want {
+			t.Errorf("runs_total{result=%q} = %v, want %v", result, got, want)
+		}
 	}
-	if got := counter(t, reg, "hubprobe_runs_total", "result", result); got != 2 {
-		t.Errorf("runs_total{result=%q} = %v, want 2", result, got)
+	success := 0.0
+	if runs[len(runs)-1].success {
+		success = 1
 	}
 	if got := counter(t, reg, "hubprobe_run_success"); got != success {
 		t.Errorf("run_success = %v, want %v", got, success)
@@ -458,16 +479,34 @@ func quiesce() (goroutines int, heap uint64) {
 
 // waitForGoroutines fails t unless the goroutine count falls back to
 // baseline within a few seconds (closing sockets take a moment).
-func waitForGoroutines(t *testing.T, baseline int) {
+// Goroutines whose stack names a package in ignore are not counted.
+func waitForGoroutines(t *testing.T, baseline int, ignore ...string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	n := runtime.NumGoroutine()
+	n, stacks := goroutines(ignore)
 	for n > baseline && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
-		n = runtime.NumGoroutine()
+		n, stacks = goroutines(ignore)
 	}
 	if n > baseline {
-		buf := make([]byte, 1<<20)
-		t.Errorf("%d goroutines running, baseline %d:\n%s", n, baseline, buf[:runtime.Stack(buf, true)])
+		t.Errorf("%d goroutines running, baseline %d:\n%s", n, baseline, strings.Join(stacks, "\n\n"))
 	}
+}
+
+// goroutines counts the running goroutines, leaving out those whose stack
+// names a package in ignore, and returns the stacks of those counted.
+func goroutines(ignore []string) (int, []string) {
+	if len(ignore) == 0 {
+		n := runtime.NumGoroutine()
+		buf := make([]byte, 1<<20)
+		return n, []string{string(buf[:runtime.Stack(buf, true)])}
+	}
+	buf := make([]byte, 4<<20)
+	var counted []string
+	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+		if !slices.ContainsFunc(ignore, func(pkg string) bool { return strings.Contains(g, pkg) }) {
+			counted = append(counted, g)
+		}
+	}
+	return len(counted), counted
 }

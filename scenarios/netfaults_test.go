@@ -1,0 +1,373 @@
+package scenarios_test
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+	"github.com/rs/zerolog/log"
+
+	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/exporter"
+	"github.com/hubprobe/hubprobe/hub"
+	"github.com/hubprobe/hubprobe/internal/faultserver"
+	"github.com/hubprobe/hubprobe/scenarios"
+)
+
+// toxic is one toxiproxy toxic. Downstream is the hub's bytes to the probe,
+// upstream the probe's to the hub.
+type toxic struct {
+	Type       string         `json:"type"`
+	Stream     string         `json:"stream"`
+	Toxicity   float32        `json:"toxicity"` // share of connections it acts on
+	Attributes map[string]any `json:"attributes"`
+}
+
+func (x toxic) name() string { return x.Type + "_" + x.Stream }
+
+// The injected delay and jitter of the latency toxic, in milliseconds: the
+// toxic draws a whole number from [latency-jitter, latency+jitter-1].
+const (
+	injectedLatency = 100
+	injectedJitter  = 20
+)
+
+func latencyToxic() toxic {
+	return toxic{"latency", "downstream", 1, map[string]any{"latency": injectedLatency, "jitter": injectedJitter}}
+}
+
+// blackHole swallows every byte and never closes (timeout 0).
+func blackHole(stream string) toxic {
+	return toxic{"timeout", stream, 1, map[string]any{"timeout": 0}}
+}
+
+// resetOnClose never acts itself (toxicity 0), but toxiproxy sets SO_LINGER
+// 0 on every socket of a proxy that has a reset_peer toxic when the socket
+// is accepted, so the proxy ends a connection with a reset (RST), not a FIN.
+var resetOnClose = toxic{"reset_peer", "upstream", 0, map[string]any{"timeout": 0}}
+
+// cutMidFrame is the byte on the WebSocket at which limit_data closes it:
+// the 101 response, the handshake reply and OnConnected take about 210
+// bytes, and each 256-byte echo comes back in a frame of about 380, so
+// 1,575 falls in the middle of the fourth echo.
+const cutMidFrame = 1575
+
+// slowLinkRate is the bandwidth toxic's limit, in KB/s (1,000 bytes), on
+// each connection.
+const slowLinkRate = 40
+
+// netFault is a TCP-level fault: toxiproxy, in process on 127.0.0.1, in
+// front of the embedded hub (or a fault server), with toxics in the way.
+type netFault struct {
+	name string
+	// script, when set, runs a fault server behind the proxy instead of
+	// the embedded hub.
+	script *faultserver.Script
+	toxics []toxic // there from the start
+	// strike is added during the first run, once each connection had 3
+	// deliveries, and stays for the second.
+	strike []toxic
+	// skipNegotiation keeps the WebSocket the only connection through the
+	// proxy, so a byte count is the WebSocket's alone.
+	skipNegotiation bool
+	tweak           func(s *config.Scenario)
+	runs            [2]faultCase // what each run must report
+}
+
+func netFaults() []netFault {
+	closedMidRun := func(errText string) faultCase {
+		return faultCase{reason: scenarios.FailClosed, bound: midRunBound, check: threeEachThenLost,
+			errText: `^2 of 2 connections closed during the run: probe: ` + errText}
+	}
+	halfOpen := `server timeout: no answer to a WebSocket ping within 1s; the connection is half-open$`
+	twice := func(fc faultCase) [2]faultCase { return [2]faultCase{fc, fc} }
+	return []netFault{
+		{
+			name:   "latency 100 ms with 20 ms jitter",
+			toxics: []toxic{latencyToxic()},
+			runs:   twice(faultCase{success: true, bound: midRunBound, check: latencyInjected}),
+		},
+		{
+			// Each connection is offered about 83 KB/s and carries 40.
+			name:   "bandwidth 40 KB/s, half the load",
+			toxics: []toxic{{"bandwidth", "downstream", 1, map[string]any{"rate": slowLinkRate}}},
+			tweak:  func(s *config.Scenario) { s.MessageSize = 8192; s.Duration = 2 * time.Second },
+			runs:   twice(faultCase{success: true, bound: midRunBound, check: slowLink}),
+		},
+		{
+			name:            "connection cut mid-frame (FIN)",
+			toxics:          []toxic{{"limit_data", "downstream", 1, map[string]any{"bytes": cutMidFrame}}},
+			skipNegotiation: true,
+			runs:            twice(closedMidRun(`server closed the WebSocket without a Close message: websocket: close 1006 \(abnormal closure\): unexpected EOF$`)),
+		},
+		{
+			name:            "connection reset mid-frame (RST)",
+			toxics:          []toxic{resetOnClose, {"limit_data", "downstream", 1, map[string]any{"bytes": cutMidFrame}}},
+			skipNegotiation: true,
+			runs:            twice(closedMidRun(`connection lost: read tcp 127\.0\.0\.1:\d+->127\.0\.0\.1:\d+: read: connection reset by peer$`)),
+		},
+		{
+			// The hub hangs up after 3 echoes; slow_close holds its FIN
+			// back for 3 s, longer than the rest of the run.
+			name:   "hub hangs up behind a 3 s slow close",
+			script: &faultserver.Script{Fault: faultserver.AbruptClose, After: 3},
+			toxics: []toxic{{"slow_close", "downstream", 1, map[string]any{"delay": 3000}}},
+			runs:   twice(closedMidRun(halfOpen)),
+		},
+		{
+			// Mid-run every byte either way is swallowed, and the path
+			// stays dark: the next run cannot connect.
+			name:   "black hole mid-run",
+			strike: []toxic{blackHole("downstream"), blackHole("upstream")},
+			runs: [2]faultCase{
+				{reason: scenarios.FailClosed, bound: midRunBound, check: blackHoled,
+					errText: `^2 of 2 connections closed during the run: probe: ` + halfOpen},
+				{reason: scenarios.FailTimeout, bound: connectBound,
+					errText: `^2 of 2 connections failed: not connected within connect_timeout 1s: probe: connect failed \(timeout\): negotiate did not finish in time: Post: context deadline exceeded$`},
+			},
+		},
+	}
+}
+
+// latencyInjected checks a run through the latency toxic: everything
+// arrived, no sooner than the toxic's shortest delay and not much later
+// than its longest.
+func latencyInjected(t *testing.T, res scenarios.Result) {
+	lo, hi := (injectedLatency-injectedJitter)*time.Millisecond, (injectedLatency+injectedJitter)*time.Millisecond
+	if res.Received != res.Expected || res.Expected != 20 || !res.MetSLO() {
+		t.Errorf("expected/received = %d/%d, SLO met %v; want 20/20 and met", res.Expected, res.Received, res.MetSLO())
+	}
+	if l := res.Latency; l.P50 < lo || l.P50 > hi || l.Max > hi+50*time.Millisecond {
+		t.Errorf("latency %+v, want p50 within %v–%v and max under %v", l, lo, hi, hi+50*time.Millisecond)
+	}
+}
+
+// slowLink checks a run whose replies need twice the bandwidth the link
+// has: each waits behind the ones before it, so the later half arrive 1 s
+// late or more (or not at all). The hub was slow, not broken: the run
+// succeeds, the SLO is missed, and no more bytes arrived than the link
+// carries.
+func slowLink(t *testing.T, res scenarios.Result) {
+	if res.Expected != 40 || res.Received == 0 || res.SlowMessages*2 < res.Received || res.MetSLO() {
+		t.Errorf("expected/received/slow = %d/%d/%d, SLO met %v; want 40 expected, half or more of those received slow, SLO missed",
+			res.Expected, res.Received, res.SlowMessages, res.MetSLO())
+	}
+	if p50 := res.Latency.P50; p50 < time.Second || p50 > 2*time.Second {
+		t.Errorf("p50 %v, want 1–2 s: half the bandwidth the load needs", p50)
+	}
+	perConn := float64(res.ReceivedBytes) / 2 / res.Duration.Seconds() / 1000
+	if perConn > slowLinkRate || perConn < slowLinkRate*0.6 {
+		t.Errorf("received %.1f KB/s per connection through a %d KB/s link", perConn, slowLinkRate)
+	}
+}
+
+// blackHoled checks the first run into the black hole: the 6 deliveries
+// before it (and any already on their way) arrived, the rest are lost.
+func blackHoled(t *testing.T, res scenarios.Result) {
+	if res.Sent != 20 || res.Received < 6 || res.Received > 8 || res.Lost != res.Expected-res.Received {
+		t.Errorf("sent/received/lost = %d/%d/%d, want 20 sent, 6–8 received, the rest lost", res.Sent, res.Received, res.Lost)
+	}
+}
+
+// TestNetworkFaults runs each TCP-level fault twice and checks what
+// hubprobe reports; then that nothing it started is left running.
+func TestNetworkFaults(t *testing.T) {
+	baseGoroutines, _ := quiesce()
+	t.Run("fault", func(t *testing.T) {
+		var wg sync.WaitGroup
+		for _, nf := range netFaults() {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				t.Run(nf.name, func(t *testing.T) { runNetFault(t, nf) })
+			}()
+		}
+		wg.Wait()
+	})
+	// toxiproxy v2.12.0 keeps the two goroutines of a link whose
+	// destination went away while its source went on sending (the hub that
+	// hangs up): the link's writer returns and nothing drains the toxic
+	// chain after it. They are toxiproxy's, blocked on channels for good,
+	// and not counted; every goroutine of hubprobe's and the hubs' is.
+	waitForGoroutines(t, baseGoroutines, toxiproxyPackage)
+}
+
+// toxiproxyPackage prefixes the stack frames of toxiproxy's goroutines.
+const toxiproxyPackage = "github.com/Shopify/toxiproxy/"
+
+func runNetFault(t *testing.T, nf netFault) {
+	var srv *faultserver.Server
+	hubURL := ""
+	if nf.script != nil {
+		var err error
+		if srv, err = faultserver.Start(*nf.script); err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		hubURL = srv.URL()
+	} else {
+		hubURL = startEmbedded(t, hub.Options{}).URL()
+	}
+	proxy, target := startToxiproxy(t, hubURL)
+	defer proxy.Stop()
+	for _, x := range nf.toxics {
+		addToxic(t, proxy, x)
+	}
+	s := faultScenario(nf.name, 2)
+	if nf.tweak != nil {
+		nf.tweak(&s)
+	}
+	reg := prometheus.NewRegistry()
+	m, err := exporter.NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := m.Recorder(exporter.ScenarioInfo{Target: s.Target, Scenario: s.Name, Kind: s.Kind})
+	for i, want := range nf.runs {
+		runner := &scenarios.Runner{Scenario: s, Recorder: rec,
+			Endpoint: scenarios.Endpoint{URL: target, SkipNegotiation: nf.skipNegotiation}}
+		var strike *striker
+		if i == 0 && nf.strike != nil {
+			strike = &striker{Recorder: rec, fire: func() { addToxics(t, proxy, nf.strike) }}
+			strike.left.Store(int64(3 * s.Connections))
+			runner.Recorder = strike
+		}
+		res := runBounded(t, runner)
+		strike.wait()
+		t.Logf("run %d: %s in %v, sent/received/lost/slow %d/%d/%d/%d, p50 %v: %s", i+1, res.Outcome,
+			res.Duration.Round(time.Millisecond), res.Sent, res.Received, res.Lost, res.SlowMessages, res.Latency.P50, res.Error)
+		checkResult(t, want, res)
+	}
+	checkRunMetrics(t, nf.runs[:], reg, float64(s.Connections))
+	if srv != nil {
+		if got := srv.Counts().Struck; got != int64(2*s.Connections) {
+			t.Errorf("the hub hung up %d times, want %d", got, 2*s.Connections)
+		}
+	}
+}
+
+// striker adds toxics once a number of deliveries were recorded, so a fault
+// strikes in the middle of a run.
+type striker struct {
+	scenarios.Recorder
+	left  atomic.Int64
+	fire  func()
+	fired sync.WaitGroup
+}
+
+func (s *striker) MessageReceived(latency time.Duration) {
+	s.Recorder.MessageReceived(latency)
+	if s.left.Add(-1) == 0 {
+		s.fired.Add(1)
+		go func() { defer s.fired.Done(); s.fire() }()
+	}
+}
+
+// wait returns once the toxics are in place; a nil striker has none.
+func (s *striker) wait() {
+	if s != nil {
+		s.fired.Wait()
+	}
+}
+
+var quietToxiproxy sync.Once
+
+// startToxiproxy proxies hubURL's host from a fresh port on 127.0.0.1 and
+// returns the proxy and the hub URL through it. Stop the proxy when done.
+func startToxiproxy(t *testing.T, hubURL string) (*toxiproxy.Proxy, string) {
+	t.Helper()
+	// Some toxics log through zerolog's global logger, which nothing in
+	// hubprobe uses.
+	quietToxiproxy.Do(func() { log.Logger = zerolog.Nop() })
+	u, err := url.Parse(hubURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
+	proxy := toxiproxy.NewProxy(api, "hub", "127.0.0.1:0", u.Host)
+	if err := proxy.Start(); err != nil {
+		t.Fatal(err)
+	}
+	u.Host = proxy.Listen
+	return proxy, u.String()
+}
+
+func addToxics(t *testing.T, proxy *toxiproxy.Proxy, toxics []toxic) {
+	for _, x := range toxics {
+		addToxic(t, proxy, x)
+	}
+}
+
+func addToxic(t *testing.T, proxy *toxiproxy.Proxy, x toxic) {
+	body, err := json.Marshal(struct {
+		Name string `json:"name"`
+		toxic
+	}{x.name(), x})
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	if _, err := proxy.Toxics.AddToxicJson(strings.NewReader(string(body))); err != nil {
+		t.Errorf("adding toxic %s: %v", body, err)
+	}
+}
+
+// TestLatencyToxicAt1000Connections holds hubprobe's latency measurement
+// to the delay the network adds: 1,000 connections, each echoing once a
+// second through a 100 ms ± 20 ms latency toxic, must read a p50 within
+// the toxic's median (which is 0.5 ms under 100 ms: it draws whole
+// milliseconds) and 5 ms above it.
+func TestLatencyToxicAt1000Connections(t *testing.T) {
+	baseGoroutines, _ := quiesce()
+	func() {
+		srv := startEmbedded(t, hub.Options{})
+		defer srv.Close()
+		proxy, target := startToxiproxy(t, srv.URL())
+		defer proxy.Stop()
+		addToxic(t, proxy, latencyToxic())
+		s := scenario("echo", 1000, 5*time.Second, time.Second)
+		s.ConnectConcurrency, s.ConnectTimeout = 200, 10*time.Second
+		s.Timeout = s.ConnectTimeout + s.Duration + s.LossTimeout + config.DefaultTimeoutPad
+		reg := prometheus.NewRegistry()
+		m, err := exporter.NewMetrics(reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runner := &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: target},
+			Recorder: m.Recorder(exporter.ScenarioInfo{Target: s.Target, Scenario: s.Name, Kind: s.Kind})}
+		res := runBounded(t, runner)
+		t.Logf("%s in %v, sent/received/lost %d/%d/%d, latency %+v, max send lag %v", res.Outcome, res.Duration.Round(time.Millisecond),
+			res.Sent, res.Received, res.Lost, res.Latency, res.MaxSendLag)
+		assertCounts(t, runOutcome{res: res, metrics: m, reg: reg}, 5000, 5000)
+		checkLatencyToxic(t, res, reg)
+	}()
+	waitForGoroutines(t, baseGoroutines)
+}
+
+func checkLatencyToxic(t *testing.T, res scenarios.Result, reg *prometheus.Registry) {
+	t.Helper()
+	delay, jitter := injectedLatency*time.Millisecond, injectedJitter*time.Millisecond
+	if p50 := res.Latency.P50; p50 < delay-time.Millisecond || p50 > delay+5*time.Millisecond {
+		t.Errorf("p50 %v through a %v ± %v latency toxic, want %v–%v", p50, delay, jitter, delay-time.Millisecond, delay+5*time.Millisecond)
+	}
+	// The jitter is measured too: a tenth of the draws lie above
+	// delay + 0.8 × jitter.
+	if p90 := res.Latency.P90; p90 < delay+jitter*7/10 || p90 > delay+jitter+5*time.Millisecond {
+		t.Errorf("p90 %v, want %v–%v", p90, delay+jitter*7/10, delay+jitter+5*time.Millisecond)
+	}
+	if got := counter(t, reg, "hubprobe_run_latency_seconds", "quantile", "0.5"); got != res.Latency.P50.Seconds() {
+		t.Errorf("hubprobe_run_latency_seconds{quantile=0.5} = %v, want the run's p50 %v", got, res.Latency.P50.Seconds())
+	}
+	for _, reason := range failureReasons {
+		if got := counter(t, reg, "hubprobe_connection_failures_total", "reason", reason); got != 0 {
+			t.Errorf("connection_failures_total{reason=%q} = %v, want 0", reason, got)
+		}
+	}
+}
