@@ -150,17 +150,16 @@ func latencyInjected(t *testing.T, res scenarios.Result) {
 }
 
 // slowLink checks a run whose replies need twice the bandwidth the link
-// has: each waits behind the ones before it, so the later half arrive 1 s
-// late or more (or not at all). The hub was slow, not broken: the run
-// succeeds, the SLO is missed, and no more bytes arrived than the link
+// has: each waits behind the ones before it, so half or more arrive 1 s
+// late or not within loss_timeout, when they count as lost. The hub was
+// slow, not broken: the run succeeds, the SLO is missed, every expected
+// message is received or lost, and no more bytes arrived than the link
 // carries.
 func slowLink(t *testing.T, res scenarios.Result) {
-	if res.Expected != 40 || res.Received == 0 || res.SlowMessages*2 < res.Received || res.MetSLO() {
-		t.Errorf("expected/received/slow = %d/%d/%d, SLO met %v; want 40 expected, half or more of those received slow, SLO missed",
-			res.Expected, res.Received, res.SlowMessages, res.MetSLO())
-	}
-	if p50 := res.Latency.P50; p50 < time.Second || p50 > 2*time.Second {
-		t.Errorf("p50 %v, want 1–2 s: half the bandwidth the load needs", p50)
+	if res.Expected != 40 || res.Received == 0 || res.Received+res.Lost != res.Expected ||
+		(res.SlowMessages+res.Lost)*2 < res.Expected || res.MetSLO() {
+		t.Errorf("expected/received/lost/slow = %d/%d/%d/%d, SLO met %v; want 40 expected, each received or lost, half or more slow or lost, SLO missed",
+			res.Expected, res.Received, res.Lost, res.SlowMessages, res.MetSLO())
 	}
 	perConn := float64(res.ReceivedBytes) / 2 / res.Duration.Seconds() / 1000
 	if perConn > slowLinkRate || perConn < slowLinkRate*0.6 {

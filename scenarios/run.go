@@ -139,6 +139,9 @@ func (rn *Runner) execute(ctx context.Context, run *Run, kind Kind) error {
 	}
 	sendErr := rn.pace(ctx, run, kind)
 	rn.drain(ctx, run)
+	// What has not arrived by now is lost, whatever comes while the run
+	// pings its connections and closes them.
+	run.tracker.closed.Store(true)
 	if !run.tracker.complete() {
 		rn.checkAlive(ctx, run)
 	}
