@@ -150,78 +150,89 @@ var restArgs = []json.RawMessage{json.RawMessage(`1`), json.RawMessage(`"two"`),
 
 const restBody = `{"target":"recv","arguments":[1,"two",{"t":3}]}`
 
+// restWant is what one REST call must send.
+type restWant struct{ method, path, query, body string }
+
+// restPathCases are the REST calls with what each must send under v1 and
+// 2022-06-01.
+var restPathCases = []struct {
+	name string
+	call func(context.Context, *RESTClient) error
+	v1   restWant
+	v2   restWant
+}{
+	{"broadcast", func(ctx context.Context, c *RESTClient) error { return c.Broadcast(ctx, "recv", restArgs, "c1", "c/2") },
+		restWant{"POST", "/api/v1/hubs/chat", "excluded=c1&excluded=c%2F2", restBody},
+		restWant{"POST", "/api/hubs/chat/:send", "api-version=2022-06-01&excluded=c1&excluded=c%2F2", restBody}},
+	{"broadcast to all", func(ctx context.Context, c *RESTClient) error { return c.Broadcast(ctx, "recv", nil) },
+		restWant{"POST", "/api/v1/hubs/chat", "", `{"target":"recv","arguments":[]}`},
+		restWant{"POST", "/api/hubs/chat/:send", "api-version=2022-06-01", `{"target":"recv","arguments":[]}`}},
+	{"user", func(ctx context.Context, c *RESTClient) error {
+		return c.SendToUser(ctx, "user/1 a@b", "recv", restArgs)
+	},
+		restWant{"POST", "/api/v1/hubs/chat/users/user%2F1%20a%40b", "", restBody},
+		restWant{"POST", "/api/hubs/chat/users/user%2F1%20a%40b/:send", "api-version=2022-06-01", restBody}},
+	{"group", func(ctx context.Context, c *RESTClient) error { return c.SendToGroup(ctx, "g 1", "recv", restArgs) },
+		restWant{"POST", "/api/v1/hubs/chat/groups/g%201", "", restBody},
+		restWant{"POST", "/api/hubs/chat/groups/g%201/:send", "api-version=2022-06-01", restBody}},
+	{"connection", func(ctx context.Context, c *RESTClient) error {
+		return c.SendToConnection(ctx, "conn+1", "recv", restArgs)
+	},
+		restWant{"POST", "/api/v1/hubs/chat/connections/conn%2B1", "", restBody},
+		restWant{"POST", "/api/hubs/chat/connections/conn%2B1/:send", "api-version=2022-06-01", restBody}},
+	{"add", func(ctx context.Context, c *RESTClient) error { return c.AddConnectionToGroup(ctx, "g1", "conn+1") },
+		restWant{"PUT", "/api/v1/hubs/chat/groups/g1/connections/conn%2B1", "", ""},
+		restWant{"PUT", "/api/hubs/chat/groups/g1/connections/conn%2B1", "api-version=2022-06-01", ""}},
+	{"remove", func(ctx context.Context, c *RESTClient) error {
+		return c.RemoveConnectionFromGroup(ctx, "g1", "conn+1")
+	},
+		restWant{"DELETE", "/api/v1/hubs/chat/groups/g1/connections/conn%2B1", "", ""},
+		restWant{"DELETE", "/api/hubs/chat/groups/g1/connections/conn%2B1", "api-version=2022-06-01", ""}},
+}
+
 func TestRESTPathsMethodsAndTokens(t *testing.T) {
-	type want struct{ method, path, query, body string }
-	calls := []struct {
-		name string
-		call func(context.Context, *RESTClient) error
-		v1   want
-		v2   want
-	}{
-		{"broadcast", func(ctx context.Context, c *RESTClient) error { return c.Broadcast(ctx, "recv", restArgs, "c1", "c/2") },
-			want{"POST", "/api/v1/hubs/chat", "excluded=c1&excluded=c%2F2", restBody},
-			want{"POST", "/api/hubs/chat/:send", "api-version=2022-06-01&excluded=c1&excluded=c%2F2", restBody}},
-		{"broadcast to all", func(ctx context.Context, c *RESTClient) error { return c.Broadcast(ctx, "recv", nil) },
-			want{"POST", "/api/v1/hubs/chat", "", `{"target":"recv","arguments":[]}`},
-			want{"POST", "/api/hubs/chat/:send", "api-version=2022-06-01", `{"target":"recv","arguments":[]}`}},
-		{"user", func(ctx context.Context, c *RESTClient) error {
-			return c.SendToUser(ctx, "user/1 a@b", "recv", restArgs)
-		},
-			want{"POST", "/api/v1/hubs/chat/users/user%2F1%20a%40b", "", restBody},
-			want{"POST", "/api/hubs/chat/users/user%2F1%20a%40b/:send", "api-version=2022-06-01", restBody}},
-		{"group", func(ctx context.Context, c *RESTClient) error { return c.SendToGroup(ctx, "g 1", "recv", restArgs) },
-			want{"POST", "/api/v1/hubs/chat/groups/g%201", "", restBody},
-			want{"POST", "/api/hubs/chat/groups/g%201/:send", "api-version=2022-06-01", restBody}},
-		{"connection", func(ctx context.Context, c *RESTClient) error {
-			return c.SendToConnection(ctx, "conn+1", "recv", restArgs)
-		},
-			want{"POST", "/api/v1/hubs/chat/connections/conn%2B1", "", restBody},
-			want{"POST", "/api/hubs/chat/connections/conn%2B1/:send", "api-version=2022-06-01", restBody}},
-		{"add", func(ctx context.Context, c *RESTClient) error { return c.AddConnectionToGroup(ctx, "g1", "conn+1") },
-			want{"PUT", "/api/v1/hubs/chat/groups/g1/connections/conn%2B1", "", ""},
-			want{"PUT", "/api/hubs/chat/groups/g1/connections/conn%2B1", "api-version=2022-06-01", ""}},
-		{"remove", func(ctx context.Context, c *RESTClient) error {
-			return c.RemoveConnectionFromGroup(ctx, "g1", "conn+1")
-		},
-			want{"DELETE", "/api/v1/hubs/chat/groups/g1/connections/conn%2B1", "", ""},
-			want{"DELETE", "/api/hubs/chat/groups/g1/connections/conn%2B1", "api-version=2022-06-01", ""}},
-	}
 	for _, version := range []string{RESTAPIV1, RESTAPI20220601} {
-		for _, c := range calls {
+		for _, c := range restPathCases {
 			w := c.v1
 			if version == RESTAPI20220601 {
 				w = c.v2
 			}
-			status := http.StatusAccepted
-			if w.method != http.MethodPost {
-				status = http.StatusOK
-			}
-			emu := newRESTEmulator(t, restResponse{status: status})
-			obs := &recordingObserver{}
-			client := emu.client(t, RESTOptions{APIVersion: version, Observer: obs})
-			if err := c.call(testlocal.Ctx(t, 5*time.Second), client); err != nil {
-				t.Errorf("%s %s: %v", version, c.name, err)
-				continue
-			}
-			reqs := emu.seen()
-			if len(reqs) != 1 {
-				t.Fatalf("%s %s: %d requests", version, c.name, len(reqs))
-			}
-			r := reqs[0]
-			got := want{r.method, r.path, r.query, r.body}
-			if got != w {
-				t.Errorf("%s %s:\n got %+v\nwant %+v", version, c.name, got, w)
-			}
-			if r.tokenErr != nil {
-				t.Errorf("%s %s: golang-jwt rejects the token for aud %s%s: %v", version, c.name, emu.endpoint, r.path, r.tokenErr)
-			}
-			if wantCT := map[bool]string{true: "application/json", false: ""}[w.body != ""]; r.contentType != wantCT {
-				t.Errorf("%s %s: Content-Type %q", version, c.name, r.contentType)
-			}
-			if got := obs.responses(); len(got) != 1 || got[0] != fmt.Sprintf("rest %d", status) {
-				t.Errorf("%s %s: observer saw %v", version, c.name, got)
-			}
+			checkRESTCall(t, version, c.name, c.call, w)
 		}
+	}
+}
+
+// checkRESTCall makes one call against an emulator and checks the request
+// it sent: method, path, query, body, token and content type.
+func checkRESTCall(t *testing.T, version, name string, call func(context.Context, *RESTClient) error, w restWant) {
+	t.Helper()
+	status := http.StatusAccepted
+	if w.method != http.MethodPost {
+		status = http.StatusOK
+	}
+	emu := newRESTEmulator(t, restResponse{status: status})
+	obs := &recordingObserver{}
+	client := emu.client(t, RESTOptions{APIVersion: version, Observer: obs})
+	if err := call(testlocal.Ctx(t, 5*time.Second), client); err != nil {
+		t.Errorf("%s %s: %v", version, name, err)
+		return
+	}
+	reqs := emu.seen()
+	if len(reqs) != 1 {
+		t.Fatalf("%s %s: %d requests", version, name, len(reqs))
+	}
+	r := reqs[0]
+	if got := (restWant{r.method, r.path, r.query, r.body}); got != w {
+		t.Errorf("%s %s:\n got %+v\nwant %+v", version, name, got, w)
+	}
+	if r.tokenErr != nil {
+		t.Errorf("%s %s: golang-jwt rejects the token for aud %s%s: %v", version, name, emu.endpoint, r.path, r.tokenErr)
+	}
+	if wantCT := map[bool]string{true: "application/json", false: ""}[w.body != ""]; r.contentType != wantCT {
+		t.Errorf("%s %s: Content-Type %q", version, name, r.contentType)
+	}
+	if got := obs.responses(); len(got) != 1 || got[0] != fmt.Sprintf("rest %d", status) {
+		t.Errorf("%s %s: observer saw %v", version, name, got)
 	}
 }
 
