@@ -2,10 +2,13 @@ package probe
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -36,22 +39,8 @@ func dialWebSocket(ctx context.Context, o *Options, target *url.URL, token strin
 		WriteBufferPool:   &wsWriteBufferPool,
 		EnableCompression: o.EnableCompression,
 	}
-	rt := o.HTTPClient.Transport
-	if rt == nil {
-		rt = http.DefaultTransport
-	}
-	if t, ok := rt.(*http.Transport); ok {
-		// Clone first runs the transport's lazy HTTP/2 setup, which writes
-		// TLSClientConfig: reading the field directly races with the
-		// transport's first request on another goroutine.
-		t = t.Clone()
-		d.Proxy = t.Proxy
-		d.NetDialContext = t.DialContext
-		if d.TLSClientConfig = t.TLSClientConfig; d.TLSClientConfig != nil {
-			// That setup offers h2, which an HTTP/2 server then picks, and
-			// the WebSocket upgrade is HTTP/1.1 only.
-			d.TLSClientConfig.NextProtos = []string{"http/1.1"}
-		}
+	if u, ok := upgradeSettingsOf(o.HTTPClient.Transport); ok {
+		d.Proxy, d.NetDialContext, d.TLSClientConfig = u.proxy, u.dial, u.tls
 	}
 	ws, res, err := d.DialContext(ctx, target.String(), requestHeaders(o.Headers, token))
 	if err != nil {
@@ -129,4 +118,46 @@ func frameTypeName(t int) string {
 		return "binary"
 	}
 	return "control"
+}
+
+// upgradeSettings are what a WebSocket dial takes from an HTTP transport.
+type upgradeSettings struct {
+	proxy func(*http.Request) (*url.URL, error)
+	dial  func(ctx context.Context, network, addr string) (net.Conn, error)
+	tls   *tls.Config
+}
+
+// defaultUpgradeSettings are http.DefaultTransport's, which every scenario
+// connection uses: read once, not once per connection.
+var defaultUpgradeSettings = sync.OnceValue(func() upgradeSettings {
+	return cloneUpgradeSettings(http.DefaultTransport.(*http.Transport))
+})
+
+// upgradeSettingsOf reads rt's proxy, dialer and TLS settings; ok is false
+// when rt is not an *http.Transport. Clone first runs the transport's lazy
+// HTTP/2 setup, which writes TLSClientConfig: reading the field directly
+// would race with the transport's first request on another goroutine. That
+// setup offers h2, which an HTTP/2 server then picks, and the WebSocket
+// upgrade is HTTP/1.1 only.
+func upgradeSettingsOf(rt http.RoundTripper) (upgradeSettings, bool) {
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	t, ok := rt.(*http.Transport)
+	if !ok {
+		return upgradeSettings{}, false
+	}
+	if rt == http.DefaultTransport {
+		return defaultUpgradeSettings(), true
+	}
+	return cloneUpgradeSettings(t), true
+}
+
+func cloneUpgradeSettings(t *http.Transport) upgradeSettings {
+	c := t.Clone()
+	u := upgradeSettings{proxy: c.Proxy, dial: c.DialContext, tls: c.TLSClientConfig}
+	if u.tls != nil {
+		u.tls.NextProtos = []string{"http/1.1"}
+	}
+	return u
 }
