@@ -279,8 +279,8 @@ func (c *conn) handshake(record []byte) error {
 	_ = c.t.SetReadDeadline(time.Time{})
 	c.outbox.appendHandshake(signalr.AppendHandshakeResponse(nil, ""))
 	c.reply(invocation("OnConnected", cd.quote(nil, c.id)))
-	if !c.hub.register(c) {
-		return errClosing
+	if err := c.registerAndFlush(); err != nil {
+		return err
 	}
 	c.handshaken.Store(true)
 	c.log.Debug().Str("protocol", req.Protocol).Msg("client connected")

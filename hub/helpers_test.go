@@ -22,7 +22,13 @@ const testTimeout = 5 * time.Second
 // startHub serves a fresh hub on 127.0.0.1 for the length of the test.
 func startHub(t *testing.T, opts Options) (*Hub, *Server, *prometheus.Registry) {
 	t.Helper()
-	opts.Logger = zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)
+	return startHubWithLogger(t, opts, zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel))
+}
+
+// startHubWithLogger is startHub with the hub's log going to log.
+func startHubWithLogger(t *testing.T, opts Options, log zerolog.Logger) (*Hub, *Server, *prometheus.Registry) {
+	t.Helper()
+	opts.Logger = log
 	reg := prometheus.NewRegistry()
 	h, err := New(opts, reg)
 	if err != nil {

@@ -1,12 +1,16 @@
 package hub
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/rs/zerolog"
 )
 
 // An odd but valid payload: the hub must pass these exact bytes through.
@@ -24,6 +28,63 @@ func TestHandshakeThenOnConnected(t *testing.T) {
 	want := `{"type":1,"target":"OnConnected","arguments":["` + n.ConnectionID + `"]}`
 	if got := string(c.nextRecord()); got != want {
 		t.Fatalf("got %s, want %s", got, want)
+	}
+}
+
+// pausingLog holds up the first "client connected" line written after
+// arm, so a test can act while that connection's reader stands just past
+// register, before it writes to its client again.
+type pausingLog struct {
+	armed   atomic.Bool
+	paused  chan struct{} // closed when the line arrives
+	release chan struct{} // closed by the test to let the reader go on
+}
+
+func (l *pausingLog) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte(`"client connected"`)) && l.armed.CompareAndSwap(true, false) {
+		close(l.paused)
+		<-l.release
+	}
+	return len(p), nil
+}
+
+// From register on, other connections' fan-out reaches the new
+// connection's writer goroutine; none of it may overtake the handshake
+// response, which the client takes the first record to be.
+func TestHandshakeResponseComesBeforeFanOut(t *testing.T) {
+	pause := &pausingLog{paused: make(chan struct{}), release: make(chan struct{})}
+	_, srv, _ := startHubWithLogger(t, Options{}, zerolog.New(pause).Level(zerolog.DebugLevel))
+	var releaseOnce sync.Once
+	release := func() { releaseOnce.Do(func() { close(pause.release) }) }
+	t.Cleanup(release) // before the hub closes: Close waits for the reader
+
+	sender := connect(t, srv)
+	pause.armed.Store(true)
+	late := dialRaw(t, wsURL(srv.URL(), negotiate(t, srv.URL()).ConnectionToken))
+	late.sendRaw(`{"protocol":"json","version":1}` + "\x1e")
+	select {
+	case <-pause.paused:
+	case <-time.After(testTimeout):
+		t.Fatal("the late connection never registered")
+	}
+	sender.send(`{"type":1,"target":"Broadcast","arguments":[{"early":1}]}`)
+	// The sender's own copy comes after the fan-out to everyone else.
+	if got := sender.nextNonPingRecord(); got != recordLatencyRecord(`{"early":1}`) {
+		t.Fatalf("sender got %s", got)
+	}
+	first, err := late.tryNextRecord(testTimeout)
+	release()
+	if err != nil {
+		t.Fatalf("late connection: %v", err)
+	}
+	if string(first) != "{}" {
+		t.Fatalf("late connection's first record = %s, want the handshake response {}", first)
+	}
+	if m := late.next(); m.Target != "OnConnected" {
+		t.Fatalf("late connection's first message = %+v, want OnConnected", m)
+	}
+	if got := late.nextNonPingRecord(); got != recordLatencyRecord(`{"early":1}`) {
+		t.Fatalf("late connection got %s, want the broadcast", got)
 	}
 }
 

@@ -96,6 +96,27 @@ func (c *conn) flushIfFull() error {
 // flush writes the outbox as one transport message. Once the connection is
 // closing the outbox is dropped and the reader told to stop.
 func (c *conn) flush() error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.flushLocked()
+}
+
+// registerAndFlush makes the connection addressable and writes the
+// handshake response in one hold of wmu. From register on, fan-out reaches
+// the writer goroutine, and the client takes whatever record comes first
+// for the handshake response. Registering first keeps the id valid by the
+// time the client, having read OnConnected, hands it out.
+func (c *conn) registerAndFlush() error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if !c.hub.register(c) {
+		return errClosing
+	}
+	return c.flushLocked()
+}
+
+// flushLocked is flush with wmu held.
+func (c *conn) flushLocked() error {
 	if c.outbox.size() == 0 {
 		return nil
 	}
@@ -103,16 +124,10 @@ func (c *conn) flush() error {
 	if c.closed.Load() {
 		return errClosing
 	}
-	if err := c.writeLocked(c.outbox.bytes()); err != nil {
+	if err := c.t.WriteMessage(c.binary.Load(), c.outbox.bytes()); err != nil {
 		return err
 	}
 	c.lastWrite.Store(c.hub.now())
 	c.hub.metrics.sent.Add(float64(c.outbox.msgs))
 	return nil
-}
-
-func (c *conn) writeLocked(data []byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	return c.t.WriteMessage(c.binary.Load(), data)
 }
