@@ -48,10 +48,16 @@ func ParseHandshakeRequest(record []byte) (HandshakeRequest, error) {
 // ParseHandshakeResponse returns the server's error, if it sent one.
 func ParseHandshakeResponse(record []byte) error {
 	var r struct {
-		Error *string `json:"error"`
+		Error *string          `json:"error"`
+		Type  *json.RawMessage `json:"type"`
 	}
 	if err := json.Unmarshal(record, &r); err != nil {
 		return fmt.Errorf("%w: invalid handshake response: %v", ErrProtocol, err)
+	}
+	if r.Type != nil {
+		// A hub message where the handshake answer belongs: the server
+		// wrote out of order (the official clients refuse it too).
+		return fmt.Errorf("%w: expected a handshake response, got a hub message", ErrProtocol)
 	}
 	if r.Error != nil {
 		return &HandshakeError{Message: *r.Error}

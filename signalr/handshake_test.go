@@ -56,4 +56,11 @@ func TestHandshakeResponses(t *testing.T) {
 	if err := ParseHandshakeResponse([]byte("nope")); !errors.Is(err, ErrProtocol) {
 		t.Errorf("garbage parsed as %v", err)
 	}
+	// A hub message where the answer belongs is a server writing out of
+	// order, not a handshake that succeeded.
+	early := `{"type":1,"target":"RecordLatency","arguments":[{}]}`
+	if err := ParseHandshakeResponse([]byte(early)); !errors.Is(err, ErrProtocol) ||
+		err.Error() != "protocol error: expected a handshake response, got a hub message" {
+		t.Errorf("a hub message before the handshake answer parsed as %v", err)
+	}
 }
