@@ -28,6 +28,7 @@ type hubFlags struct {
 	messageRateLimit  float64
 	redirectNegotiate bool
 	pollTimeout       time.Duration
+	wpsEventHandler   string
 }
 
 // maxAccessKeyFile bounds what --access-key-file may hold; keys are short.
@@ -39,6 +40,7 @@ func (f hubFlags) options(log zerolog.Logger) (hub.Options, error) {
 	opts := hub.Options{
 		DeliveryDelay: f.delay, Logger: log, Units: f.units, ConnectionQuota: f.connectionQuota,
 		MessageRateLimit: f.messageRateLimit, RedirectNegotiate: f.redirectNegotiate, PollTimeout: f.pollTimeout,
+		WebPubSubEventHandler: f.wpsEventHandler,
 	}
 	if f.accessKeyFile == "" {
 		return opts, nil

@@ -60,11 +60,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	hubCmd.Flag("listen", "Address the hub listens on.").Default("127.0.0.1:5050").StringVar(&hf.listen)
 	hubCmd.Flag("metrics", "Serve the hub's own metrics at /metrics on the same address.").Default("true").BoolVar(&hf.metrics)
 	hubCmd.Flag("delivery-delay", "Hold every delivery back by this long (rehearse latency alerts).").Default("0s").DurationVar(&hf.delay)
-	hubCmd.Flag("access-key-file", "Also emulate Azure SignalR Service (client endpoints and REST API) with the access key in this file.").StringVar(&hf.accessKeyFile)
+	hubCmd.Flag("access-key-file", "Also emulate Azure SignalR Service and Azure Web PubSub (client endpoints and REST APIs) with the access key in this file.").StringVar(&hf.accessKeyFile)
 	hubCmd.Flag("units", "Refuse connections past units × 1000, like the service's Standard tier (0: no quota).").Default("0").IntVar(&hf.units)
 	hubCmd.Flag("connection-quota", "Refuse connections past this many (overrides --units; 0 keeps it).").Default("0").IntVar(&hf.connectionQuota)
 	hubCmd.Flag("message-rate-limit", "Accept at most this many messages per second (0: no limit).").Default("0").Float64Var(&hf.messageRateLimit)
 	hubCmd.Flag("redirect-negotiate", "Make negotiate redirect to the emulated service, as an app server in default mode does (needs --access-key-file).").BoolVar(&hf.redirectNegotiate)
+	hubCmd.Flag("webpubsub.event-handler", "Web PubSub emulation: send user events to this event handler URL template ({hub}, {event}) as CloudEvents (needs --access-key-file).").StringVar(&hf.wpsEventHandler)
 	hubCmd.Flag("poll-timeout", "How long a Long Polling request waits for data before it is answered empty.").Default("90s").DurationVar(&hf.pollTimeout)
 
 	checkCmd := app.Command("check", "Check a configuration file and exit.")
