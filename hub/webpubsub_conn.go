@@ -79,6 +79,7 @@ type wpsConn struct {
 	closing    chan struct{}
 	closeOnce  sync.Once
 	closeWith  wpsClose // set before closing is closed
+	abortTimer atomic.Pointer[time.Timer]
 	writerDone chan struct{}
 	closed     atomic.Bool
 	pingQueued atomic.Bool
@@ -212,6 +213,7 @@ func (c *wpsConn) finish(err error) {
 		c.requestClose(wpsClose{})
 	}
 	<-c.writerDone
+	c.abortTimer.Load().Stop()
 	_ = c.ws.Close()
 	c.cancel()
 	c.events.Wait()
@@ -219,11 +221,15 @@ func (c *wpsConn) finish(err error) {
 }
 
 // requestClose makes the writer send what is queued, then the reason, then
-// the close frame.
+// the close frame; a socket that has not closed within closeGrace (a
+// client that stopped reading) is cut.
 func (c *wpsConn) requestClose(why wpsClose) {
 	c.closeOnce.Do(func() {
 		c.closeWith = why
 		c.closed.Store(true)
+		if c.ws != nil {
+			c.abortTimer.Store(time.AfterFunc(closeGrace, func() { _ = c.ws.NetConn().Close() }))
+		}
 		close(c.closing)
 	})
 }
