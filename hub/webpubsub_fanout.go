@@ -1,6 +1,8 @@
 package hub
 
 import (
+	"encoding/json"
+	"errors"
 	"slices"
 	"sync"
 
@@ -40,10 +42,30 @@ type wpsAddress struct {
 
 var wpsReceiversPool = sync.Pool{New: func() any { return new([]*wpsConn) }}
 
-// wpsDeliver sends m to the connections addr names. Receivers are listed
+// wpsDeliver sends m to the connections addr names, now or in slow mode
+// after the delivery delay (m must then be valid for its data type, which
+// it is checked for first).
+func (h *Hub) wpsDeliver(s *wpsSpace, addr wpsAddress, m *wpsMessage) error {
+	wait := h.deliveryDelay()
+	if wait <= 0 {
+		return h.wpsSend(s, addr, m)
+	}
+	if m.frame.DataType == webpubsub.DataTypeJSON && !json.Valid(m.frame.Data) {
+		return errInvalidJSON
+	}
+	addr.own = nil // the slow-mode goroutine must never wait for a queue
+	if !h.delayed.push(h.now()+wait, delivery{run: func() { _ = h.wpsSend(s, addr, m) }}) {
+		h.log.Warn().Msg("slow-mode queue full; message dropped")
+	}
+	return nil
+}
+
+var errInvalidJSON = errors.New("the data is not valid JSON")
+
+// wpsSend sends m to the connections addr names. Receivers are listed
 // under the hub's lock and sent to after it, so a sender waiting for room
 // in its own queue holds no lock.
-func (h *Hub) wpsDeliver(s *wpsSpace, addr wpsAddress, m *wpsMessage) error {
+func (h *Hub) wpsSend(s *wpsSpace, addr wpsAddress, m *wpsMessage) error {
 	rp := wpsReceiversPool.Get().(*[]*wpsConn)
 	receivers := h.wpsReceivers(s, addr, (*rp)[:0])
 	var err error

@@ -215,12 +215,10 @@ func (c *wpsConn) eventAnswered(ev wpsEvent, contentType string, body []byte) {
 			dt = webpubsub.DataTypeBinary
 		}
 		m := &wpsMessage{frame: webpubsub.Frame{Kind: webpubsub.KindServerMessage, DataType: dt, Data: body}}
-		o, err := m.out(c)
-		if err != nil {
+		if err := c.hub.wpsDeliver(c.space, wpsAddress{to: toConnection, key: c.id, own: c}, m); err != nil {
 			c.eventFailed(ev, "The event handler's answer is not valid JSON.", false)
 			return
 		}
-		c.enqueueOwn(o)
 	}
 	if ev.hasAck {
 		c.ack(ev.ackID, nil)
