@@ -23,7 +23,9 @@ type hubFlags struct {
 	metrics       bool
 	accessKeyFile string
 	pollTimeout   time.Duration
-	settings      config.EmbeddedHub
+	// wpsEventHandler is where the Web PubSub emulation sends user events.
+	wpsEventHandler string
+	settings        config.EmbeddedHub
 }
 
 // options turns the flags into hub options, reading the access key.
@@ -37,6 +39,7 @@ func (f hubFlags) options(log zerolog.Logger) (hub.Options, error) {
 	}
 	opts := hub.EmbeddedOptions(f.settings)
 	opts.Logger, opts.PollTimeout = log, f.pollTimeout
+	opts.WebPubSubEventHandler = f.wpsEventHandler
 	return opts, nil
 }
 
