@@ -25,7 +25,7 @@ var (
 	serveFlags = []string{"--web.listen-address", "--web.config.file"}
 	runFlagsOf = []string{"--scenario", "--output", "--plot.file"}
 	hubFlagsOf = []string{"--listen", "--metrics", "--delivery-delay", "--access-key-file", "--units",
-		"--connection-quota", "--message-rate-limit", "--redirect-negotiate", "--poll-timeout"}
+		"--connection-quota", "--message-rate-limit", "--redirect-negotiate", "--poll-timeout", "--webpubsub.event-handler"}
 	planFlagsOf = []string{"--workload.file", "--output"}
 	benchFlags  = []string{"--output", "--import"}
 )
