@@ -669,11 +669,13 @@ func TestBlockedWriteAbortedByContext(t *testing.T) {
 
 func TestWaitingWriterGivesUpOnContext(t *testing.T) {
 	c := scriptedConn(t, nil, func(t testing.TB, ws *websocket.Conn) { drainUntilClosed(ws) })
-	c.writeSem <- struct{}{} // another writer holds the turn
+	if err := c.state.AcquireWrite(context.Background()); err != nil { // another writer holds the turn
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	err := c.Send(ctx, "x")
-	<-c.writeSem
+	c.state.ReleaseWrite()
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v", err)
 	}
@@ -781,11 +783,9 @@ func TestCloseUnblocksStuckWriter(t *testing.T) {
 	}()
 	// Wait until the writer is stuck: its turn stays taken.
 	for stuck := 0; stuck < 5; {
-		select {
-		case c.writeSem <- struct{}{}:
-			<-c.writeSem
+		if writeTurnFree(c) {
 			stuck = 0
-		default:
+		} else {
 			stuck++
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -129,4 +129,16 @@ func dialRaw(t *testing.T, h *rawHub, mod func(*Options)) (*Conn, error) {
 	return Dial(testCtx(t, 5*time.Second), o)
 }
 
+// writeTurnFree reports whether no writer holds c's write turn, taking the
+// turn and handing it back when it is free.
+func writeTurnFree(c *Conn) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	if c.state.AcquireWrite(ctx) != nil {
+		return false
+	}
+	c.state.ReleaseWrite()
+	return true
+}
+
 func raw(s string) json.RawMessage { return json.RawMessage(s) }
