@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/signalr"
 )
 
@@ -36,7 +37,7 @@ func (c *Conn) exchangeHandshake(ctx context.Context, timeout time.Duration) err
 		return newConnectError(PhaseHandshake, err)
 	}
 	err := c.readHandshakeResponse()
-	if isTimeout(err) {
+	if clientconn.IsTimeout(err) {
 		return &ConnectError{Phase: PhaseTimeout,
 			Err: fmt.Errorf("handshake: no response after %s: %w", time.Since(sent).Round(time.Millisecond), err)}
 	}
@@ -47,8 +48,8 @@ func (c *Conn) exchangeHandshake(ctx context.Context, timeout time.Duration) err
 }
 
 func (c *Conn) sendHandshake(deadline time.Time) error {
-	bp := getBuf()
-	defer putBuf(bp)
+	bp := clientconn.GetBuf()
+	defer clientconn.PutBuf(bp)
 	*bp = signalr.AppendHandshakeRequest((*bp)[:0], c.proto)
 	return c.t.writeHandshake(*bp, deadline)
 }

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/signalr"
 )
 
@@ -49,7 +50,7 @@ type Conn struct {
 	lastRead  atomic.Int64 // nanoseconds since started when bytes last arrived
 	nextID    atomic.Uint64
 
-	writeSem     chan struct{} // a mutex that a context can give up on
+	state        clientconn.State // the end, and the write turn
 	abortWriteFn func()
 	dispatchFn   func(*signalr.Message) error
 
@@ -59,8 +60,6 @@ type Conn struct {
 	rbufp *[]byte
 
 	mu        sync.Mutex
-	ended     bool
-	endErr    error
 	drained   bool // calls and streams were failed; no new ones accepted
 	calls     map[string]*call
 	streams   map[string]*Stream
@@ -68,9 +67,6 @@ type Conn struct {
 	pingSeq   uint64        // CheckAlive's pings, numbered
 	pongWant  string        // payload of the ping awaiting its pong
 	pongSeen  chan struct{} // closed when that pong arrives; nil if none awaited
-
-	closing chan struct{} // closed when the connection starts to end
-	done    chan struct{} // closed when it has ended and the socket is closed
 }
 
 type call struct{ done chan callResult }
@@ -132,12 +128,10 @@ func newConn(t transport, o *Options, connectionID string) *Conn {
 		keepAliveInterval: o.KeepAliveInterval,
 		maxMessageSize:    o.MaxMessageSize,
 		started:           time.Now(),
-		writeSem:          make(chan struct{}, 1),
 		calls:             make(map[string]*call),
 		streams:           make(map[string]*Stream),
-		closing:           make(chan struct{}),
-		done:              make(chan struct{}),
 	}
+	c.state.Init()
 	for target, h := range o.Handlers {
 		c.handlers[target] = h
 	}
@@ -168,18 +162,14 @@ func (c *Conn) Transport() string { return c.t.name() }
 func (c *Conn) ConnectionID() string { return c.connectionID }
 
 // Done is closed once the connection has ended and its socket is closed.
-func (c *Conn) Done() <-chan struct{} { return c.done }
+func (c *Conn) Done() <-chan struct{} { return c.state.Done() }
 
 // Err is nil while the connection is open and after a clean Close. It is a
 // *CloseError if the server sent a Close message, an error wrapping
 // ErrServerTimeout or ErrProtocol for those failures, a *TransportError
 // when a server-sent events or long-polling request failed, or the I/O
 // error that ended the connection.
-func (c *Conn) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.endErr
-}
+func (c *Conn) Err() error { return c.state.Err() }
 
 // Close sends a Close message and ends the transport in order (a
 // WebSocket close frame 1000; a DELETE for long polling; server-sent events
@@ -187,71 +177,34 @@ func (c *Conn) Err() error {
 // closes the transport. It returns nil, or the error that had already
 // ended the connection.
 func (c *Conn) Close(ctx context.Context) error {
-	if c.isEnded() {
-		return c.waitDone(ctx)
+	if c.state.Ended() {
+		return c.state.WaitDone(ctx)
 	}
 	// One budget covers the Close message, the transport's goodbye and the
 	// wait, so a writer stuck on a dead socket cannot hold Close up.
 	ctx, cancel := context.WithTimeout(ctx, closeWait)
 	defer cancel()
 	_ = c.writeMessage(ctx, &closeMessage)
-	if !c.markEnded(nil) {
+	if !c.state.End(nil) {
 		c.t.close()
-		<-c.done
+		<-c.state.Done()
 		return c.Err()
 	}
 	deadline, _ := ctx.Deadline()
 	c.t.shutdown(deadline)
 	select {
-	case <-c.done:
+	case <-c.state.Done():
 	case <-ctx.Done():
 	}
 	c.t.close()
-	<-c.done
+	<-c.state.Done()
 	return nil
-}
-
-// waitDone waits for the read goroutine to finish and returns Err.
-func (c *Conn) waitDone(ctx context.Context) error {
-	select {
-	case <-c.done:
-		return c.Err()
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// markEnded records why the connection ends; the first reason wins. It
-// reports whether this call was the first.
-func (c *Conn) markEnded(err error) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.ended {
-		return false
-	}
-	c.ended, c.endErr = true, err
-	close(c.closing)
-	return true
-}
-
-func (c *Conn) isEnded() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.ended
 }
 
 // fail ends the connection with err and unblocks the read goroutine.
 func (c *Conn) fail(err error) {
-	c.markEnded(err)
+	c.state.End(err)
 	c.t.close()
-}
-
-// closedErr is what calls on an ended connection return.
-func (c *Conn) closedErr() error {
-	if err := c.Err(); err != nil {
-		return fmt.Errorf("%w: %w", ErrClosed, err)
-	}
-	return ErrClosed
 }
 
 func (c *Conn) newID() string { return formatID(c.nextID.Add(1)) }
@@ -274,11 +227,8 @@ func (c *Conn) handler(target string) Handler {
 func (c *Conn) register(id string, cl *call, s *Stream) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.drained || c.ended {
-		if c.endErr != nil {
-			return fmt.Errorf("%w: %w", ErrClosed, c.endErr)
-		}
-		return ErrClosed
+	if c.drained || c.state.Ended() {
+		return c.state.ClosedErr()
 	}
 	if cl != nil {
 		c.calls[id] = cl

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/internal/testlocal"
 	"github.com/hubprobe/hubprobe/signalr"
 )
 
@@ -150,7 +151,7 @@ func TestBadBytesEndTheConnectionWithProtocolError(t *testing.T) {
 				misbehave(ws)
 				drainUntilClosed(ws)
 			})
-			waitDone(t, c, 3*time.Second)
+			testlocal.WaitDone(t, c, 3*time.Second)
 			if err := c.Err(); !errors.Is(err, signalr.ErrProtocol) {
 				t.Errorf("Err() = %v, want ErrProtocol", err)
 			}
@@ -211,7 +212,7 @@ func TestServerCloseWithError(t *testing.T) {
 			_, err := c.Invoke(context.Background(), "Never")
 			pending <- err
 		}()
-		waitDone(t, c, 3*time.Second)
+		testlocal.WaitDone(t, c, 3*time.Second)
 		var ce *CloseError
 		if !errors.As(c.Err(), &ce) || ce.AllowReconnect != allow {
 			t.Fatalf("Err() = %#v", c.Err())
@@ -235,7 +236,7 @@ func TestServerCloseWithoutError(t *testing.T) {
 		_ = writeText(ws, "{\"type\":7}\x1e")
 		drainUntilClosed(ws)
 	})
-	waitDone(t, c, 3*time.Second)
+	testlocal.WaitDone(t, c, 3*time.Second)
 	var ce *CloseError
 	if !errors.As(c.Err(), &ce) || ce.Message != "" {
 		t.Errorf("Err() = %v", c.Err())
@@ -247,7 +248,7 @@ func TestServerTimeout(t *testing.T) {
 		drainUntilClosed(ws) // silent
 	})
 	start := time.Now()
-	waitDone(t, c, 3*time.Second)
+	testlocal.WaitDone(t, c, 3*time.Second)
 	if err := c.Err(); !errors.Is(err, ErrServerTimeout) {
 		t.Errorf("Err() = %v", err)
 	}
@@ -616,7 +617,7 @@ func TestCleanClose(t *testing.T) {
 	if _, err := c.Invoke(context.Background(), "x"); !errors.Is(err, ErrClosed) {
 		t.Errorf("Invoke after Close: %v", err)
 	}
-	checkNoLeak(t, baseline)
+	testlocal.CheckNoLeak(t, baseline)
 }
 
 func TestCloseWhenServerIgnoresCloseFrame(t *testing.T) {
@@ -637,7 +638,7 @@ func TestCloseWhenServerIgnoresCloseFrame(t *testing.T) {
 	if err := c.Close(ctx); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	waitDone(t, c, time.Second)
+	testlocal.WaitDone(t, c, time.Second)
 	if c.Err() != nil {
 		t.Errorf("Err() = %v", c.Err())
 	}
@@ -660,7 +661,7 @@ func TestBlockedWriteAbortedByContext(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("after %s: err = %v, want deadline exceeded", time.Since(start), err)
 	}
-	waitDone(t, c, 2*time.Second)
+	testlocal.WaitDone(t, c, 2*time.Second)
 	if !errors.Is(c.Err(), errWriteAborted) {
 		t.Errorf("Err() = %v", c.Err())
 	}
@@ -668,11 +669,13 @@ func TestBlockedWriteAbortedByContext(t *testing.T) {
 
 func TestWaitingWriterGivesUpOnContext(t *testing.T) {
 	c := scriptedConn(t, nil, func(t testing.TB, ws *websocket.Conn) { drainUntilClosed(ws) })
-	c.writeSem <- struct{}{} // another writer holds the turn
+	if err := c.state.AcquireWrite(context.Background()); err != nil { // another writer holds the turn
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	err := c.Send(ctx, "x")
-	<-c.writeSem
+	c.state.ReleaseWrite()
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v", err)
 	}
@@ -746,7 +749,7 @@ func TestNoGoroutineLeakAfterFailures(t *testing.T) {
 		if err != nil && !errors.Is(err, ErrClosed) {
 			t.Fatal(err)
 		}
-		waitDone(t, c, 3*time.Second)
+		testlocal.WaitDone(t, c, 3*time.Second)
 		if s != nil {
 			for range s.Items() {
 			}
@@ -757,7 +760,7 @@ func TestNoGoroutineLeakAfterFailures(t *testing.T) {
 		h.srv.Close()
 		h.finished.Wait()
 	}
-	checkNoLeak(t, baseline)
+	testlocal.CheckNoLeak(t, baseline)
 }
 
 func TestCloseUnblocksStuckWriter(t *testing.T) {
@@ -780,11 +783,9 @@ func TestCloseUnblocksStuckWriter(t *testing.T) {
 	}()
 	// Wait until the writer is stuck: its turn stays taken.
 	for stuck := 0; stuck < 5; {
-		select {
-		case c.writeSem <- struct{}{}:
-			<-c.writeSem
+		if writeTurnFree(c) {
 			stuck = 0
-		default:
+		} else {
 			stuck++
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -59,7 +59,7 @@ func (c *Conn) onStreamItem(m *signalr.Message) {
 	c.mu.Unlock()
 	switch {
 	case s != nil:
-		s.push(m.Item, c.closing)
+		s.push(m.Item, c.state.Closing())
 	case cl != nil:
 		cl.done <- callResult{err: fmt.Errorf("%w: stream item for a non-streaming invocation", signalr.ErrProtocol)}
 	}

@@ -1,12 +1,11 @@
 package probe
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"net"
-	"os"
 	"strconv"
+
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 )
 
 // Connection phases named by ConnectError.Phase.
@@ -22,8 +21,9 @@ const (
 
 var (
 	// ErrClosed is returned by calls on a connection that has ended; it is
-	// joined with the reason the connection ended, if there was one.
-	ErrClosed = errors.New("probe: connection closed")
+	// joined with the reason the connection ended, if there was one. The
+	// Web PubSub client returns it too.
+	ErrClosed = clientconn.ErrClosed
 	// ErrServerTimeout ends a connection on which nothing arrived within
 	// Options.ServerTimeout.
 	ErrServerTimeout = errors.New("probe: server timeout")
@@ -80,18 +80,10 @@ func (e *InvocationError) Error() string { return "probe: invocation failed: " +
 // newConnectError tags err with its phase, or with PhaseTimeout when the
 // cause is running out of time.
 func newConnectError(phase string, err error) *ConnectError {
-	if isTimeout(err) {
+	if clientconn.IsTimeout(err) {
 		// The phase label becomes "timeout", so the text keeps the phase:
 		// "Post: context deadline exceeded" alone does not say what hung.
 		return &ConnectError{Phase: PhaseTimeout, Err: fmt.Errorf("%s did not finish in time: %w", phase, err)}
 	}
 	return &ConnectError{Phase: phase, Err: err}
-}
-
-func isTimeout(err error) bool {
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
-		return true
-	}
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
 }

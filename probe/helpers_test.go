@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -130,29 +129,16 @@ func dialRaw(t *testing.T, h *rawHub, mod func(*Options)) (*Conn, error) {
 	return Dial(testCtx(t, 5*time.Second), o)
 }
 
-// checkNoLeak fails t if goroutines started after baseline are still
-// running shortly after the test's connections ended.
-func checkNoLeak(t *testing.T, baseline int) {
-	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	n := runtime.NumGoroutine()
-	for n > baseline && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-		n = runtime.NumGoroutine()
+// writeTurnFree reports whether no writer holds c's write turn, taking the
+// turn and handing it back when it is free.
+func writeTurnFree(c *Conn) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	if c.state.AcquireWrite(ctx) != nil {
+		return false
 	}
-	if n > baseline {
-		buf := make([]byte, 1<<16)
-		t.Errorf("%d goroutines running, baseline %d:\n%s", n, baseline, buf[:runtime.Stack(buf, true)])
-	}
-}
-
-func waitDone(t *testing.T, c *Conn, d time.Duration) {
-	t.Helper()
-	select {
-	case <-c.Done():
-	case <-time.After(d):
-		t.Fatalf("connection still open after %s", d)
-	}
+	c.state.ReleaseWrite()
+	return true
 }
 
 func raw(s string) json.RawMessage { return json.RawMessage(s) }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/testlocal"
 	"github.com/hubprobe/hubprobe/signalr"
 	"github.com/hubprobe/hubprobe/throttle"
 )
@@ -36,7 +37,7 @@ func TestSendStatusCodesEndTheConnection(t *testing.T) {
 				if err := c.Send(testCtx(t, time.Second), "X"); err != nil {
 					t.Fatalf("Send: %v", err) // queued; the POST fails later
 				}
-				waitDone(t, c, 3*time.Second)
+				testlocal.WaitDone(t, c, 3*time.Second)
 				var te *TransportError
 				if !errors.As(c.Err(), &te) || te.StatusCode != tc.status || te.Request != EndpointSend || te.Transport != kind || !strings.Contains(c.Err().Error(), tc.want) {
 					t.Errorf("Err = %v, want %q", c.Err(), tc.want)
@@ -136,7 +137,7 @@ func TestSendTimeoutEndsConnection(t *testing.T) {
 	if err := c.Send(testCtx(t, time.Second), "X"); err != nil {
 		t.Fatal(err)
 	}
-	waitDone(t, c, 3*time.Second)
+	testlocal.WaitDone(t, c, 3*time.Second)
 	if !errors.Is(c.Err(), ErrServerTimeout) || !strings.Contains(c.Err().Error(), "no answer within 200ms") {
 		t.Errorf("Err = %v", c.Err())
 	}
@@ -162,7 +163,7 @@ func TestWritersWaitWhileBatchIsFull(t *testing.T) {
 	if !errors.Is(err, errWriteAborted) || time.Since(start) < 150*time.Millisecond {
 		t.Errorf("Send = %v after %s", err, time.Since(start))
 	}
-	waitDone(t, c, 3*time.Second)
+	testlocal.WaitDone(t, c, 3*time.Second)
 }
 
 func TestCheckAliveOverHTTP(t *testing.T) {
@@ -180,7 +181,7 @@ func TestCheckAliveOverHTTP(t *testing.T) {
 	if !errors.Is(err, ErrServerTimeout) || !strings.Contains(err.Error(), "half-open") {
 		t.Errorf("CheckAlive on a stuck hub: %v", err)
 	}
-	waitDone(t, c, 3*time.Second)
+	testlocal.WaitDone(t, c, 3*time.Second)
 }
 
 func TestKeepAlivePingsOverPOST(t *testing.T) {
@@ -226,18 +227,18 @@ func TestHTTPTransportsLeaveNothingRunning(t *testing.T) {
 		} else {
 			hubs[1].answer(http.StatusNoContent, "")
 		}
-		waitDone(t, c, 3*time.Second)
+		testlocal.WaitDone(t, c, 3*time.Second)
 
 		c = dial(hubs[2])
 		hubs[2].postStatus.Store(http.StatusNotFound)
 		c.Send(testCtx(t, time.Second), "X")
-		waitDone(t, c, 3*time.Second)
+		testlocal.WaitDone(t, c, 3*time.Second)
 
 		c = dial(hubs[3])
 		hubs[3].send("garbage\x1e")
-		waitDone(t, c, 3*time.Second)
+		testlocal.WaitDone(t, c, 3*time.Second)
 
 		client.CloseIdleConnections()
-		checkNoLeak(t, baseline)
+		testlocal.CheckNoLeak(t, baseline)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/internal/redact"
 )
 
@@ -171,7 +172,7 @@ func (t *httpTransport) newRequest(ctx context.Context, method, rawURL string, b
 // requestError describes an unexpected status of an open connection's
 // request; 400, 404 and 410 mean the server no longer has the connection.
 func (t *httpTransport) requestError(request string, res *http.Response) *TransportError {
-	body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
+	body := clientconn.ErrorBody(res)
 	var err error
 	switch res.StatusCode {
 	case http.StatusNotFound, http.StatusGone:
@@ -183,7 +184,7 @@ func (t *httpTransport) requestError(request string, res *http.Response) *Transp
 	default:
 		err = errors.New("unexpected HTTP status")
 	}
-	return &TransportError{Transport: t.kind, Request: request, StatusCode: res.StatusCode, Body: string(body), Err: err}
+	return &TransportError{Transport: t.kind, Request: request, StatusCode: res.StatusCode, Body: body, Err: err}
 }
 
 // sendDelete asks the server to end the connection (long polling's

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 )
 
 // CheckAlive sends a WebSocket ping and waits up to wait for its pong.
@@ -22,8 +23,8 @@ import (
 // Server-sent events and long polling have no pings: there CheckAlive
 // sends a hub Ping message and waits for the server to answer its POST.
 func (c *Conn) CheckAlive(ctx context.Context, wait time.Duration) error {
-	if c.isEnded() {
-		return c.closedErr()
+	if c.state.Ended() {
+		return c.state.ClosedErr()
 	}
 	ws, ok := c.t.(*wsTransport)
 	if !ok {
@@ -35,17 +36,17 @@ func (c *Conn) CheckAlive(ctx context.Context, wait time.Duration) error {
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	if err := ws.ws.WriteControl(websocket.PingMessage, payload, time.Now().Add(wait)); err != nil {
-		if !isTimeout(err) {
+		if !clientconn.IsTimeout(err) {
 			c.fail(fmt.Errorf("probe: ping failed: %w", err))
-			return c.closedErr()
+			return c.state.ClosedErr()
 		}
 		return c.halfOpen(fmt.Errorf("%w: a WebSocket ping could not be written within %s; the connection is half-open", ErrServerTimeout, wait))
 	}
 	select {
 	case <-answered:
 		return nil
-	case <-c.closing:
-		return c.closedErr()
+	case <-c.state.Closing():
+		return c.state.ClosedErr()
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-timer.C:
@@ -79,7 +80,7 @@ func (c *Conn) checkAliveBySend(ctx context.Context, wait time.Duration) error {
 	case wctx.Err() != nil:
 		return c.halfOpen(fmt.Errorf("%w: a send got no answer within %s; the connection is half-open", ErrServerTimeout, wait))
 	}
-	return c.closedErr()
+	return c.state.ClosedErr()
 }
 
 func (c *Conn) halfOpen(err error) error {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/internal/testlocal"
 )
 
 // pongless plays a hub whose pongs never come back, and which sends a hub
@@ -60,5 +61,5 @@ func TestCheckAliveEndsASilentConnection(t *testing.T) {
 	if elapsed := time.Since(start); elapsed < 200*time.Millisecond {
 		t.Errorf("gave up after %v, before the 200ms wait", elapsed)
 	}
-	waitDone(t, c, 3*time.Second)
+	testlocal.WaitDone(t, c, 3*time.Second)
 }

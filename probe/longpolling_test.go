@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/testlocal"
 	"github.com/hubprobe/hubprobe/signalr"
 )
 
@@ -104,7 +105,7 @@ func TestLongPollingServerEnds(t *testing.T) {
 			obs := &recordingObserver{}
 			c := h.mustDial(t, obs, nil)
 			h.answer(tc.status, "")
-			waitDone(t, c, 3*time.Second)
+			testlocal.WaitDone(t, c, 3*time.Second)
 			var te *TransportError
 			if !errors.As(c.Err(), &te) || te.StatusCode != tc.status || te.Request != EndpointPoll || !strings.Contains(c.Err().Error(), tc.want) {
 				t.Errorf("Err = %v, want %q", c.Err(), tc.want)
@@ -133,7 +134,7 @@ func TestLongPollingEmptyPollsCountAsHeard(t *testing.T) {
 	if c.Err() != nil {
 		t.Fatalf("connection ended while the server answered: %v", c.Err())
 	}
-	waitDone(t, c, 3*time.Second)
+	testlocal.WaitDone(t, c, 3*time.Second)
 	if !errors.Is(c.Err(), ErrServerTimeout) {
 		t.Errorf("Err = %v", c.Err())
 	}
@@ -225,7 +226,7 @@ func TestLongPollingProtocolErrorSendsDelete(t *testing.T) {
 	h := newFakeHub(t, TransportLongPolling)
 	c := h.mustDial(t, nil, nil)
 	h.send("not json\x1e")
-	waitDone(t, c, 3*time.Second)
+	testlocal.WaitDone(t, c, 3*time.Second)
 	if !errors.Is(c.Err(), signalr.ErrProtocol) {
 		t.Errorf("Err = %v", c.Err())
 	}

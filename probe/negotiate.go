@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/internal/redact"
 	"github.com/hubprobe/hubprobe/signalr"
 )
@@ -18,7 +19,6 @@ const (
 	// maxNegotiateRequests matches the JS client's redirect limit.
 	maxNegotiateRequests = 100
 	maxNegotiateBody     = 1 << 20
-	maxErrorBody         = 512
 )
 
 // negotiation is what the transport needs from a finished negotiate.
@@ -170,15 +170,8 @@ func decodeNegotiateResponse(body []byte) (*signalr.NegotiateResponse, error) {
 // statusError turns a non-success HTTP response into a *ConnectError that
 // keeps the start of the body for throttle classification.
 func statusError(phase string, res *http.Response) *ConnectError {
-	var body []byte
-	if res.Body != nil {
-		body, _ = io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
-	}
-	msg := fmt.Sprintf("unexpected HTTP status %d", res.StatusCode)
-	if res.StatusCode == http.StatusNotFound {
-		msg += " (is the URL a SignalR hub endpoint?)"
-	}
-	return &ConnectError{Phase: phase, StatusCode: res.StatusCode, Body: string(body), Err: errors.New(msg)}
+	return &ConnectError{Phase: phase, StatusCode: res.StatusCode, Body: clientconn.ErrorBody(res),
+		Err: clientconn.Refusal("unexpected HTTP status", res.StatusCode, "is the URL a SignalR hub endpoint?")}
 }
 
 // requestHeaders copies the caller's headers and adds the bearer token.

@@ -25,9 +25,3 @@ type Observer interface {
 // return quickly and must not block: nothing else is read from the hub
 // while it runs, and calling Invoke or Close from it would deadlock.
 type Handler func(args []json.RawMessage)
-
-type nopObserver struct{}
-
-func (nopObserver) HTTPResponse(string, int) {}
-func (nopObserver) BytesSent(int)            {}
-func (nopObserver) BytesReceived(int)        {}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/signalr"
 )
 
@@ -92,25 +93,16 @@ func (o Options) withDefaults() (Options, error) {
 		return o, err
 	}
 	o.Transport = candidates[0]
-	o.HandshakeTimeout = orDefault(o.HandshakeTimeout, DefaultHandshakeTimeout)
-	o.KeepAliveInterval = orDefault(o.KeepAliveInterval, DefaultKeepAliveInterval)
-	o.ServerTimeout = orDefault(o.ServerTimeout, DefaultServerTimeout)
-	o.PollTimeout = orDefault(o.PollTimeout, DefaultPollTimeout)
-	if o.MaxMessageSize <= 0 {
-		o.MaxMessageSize = DefaultMaxMessageSize
-	}
+	o.HandshakeTimeout = clientconn.OrDefault(o.HandshakeTimeout, DefaultHandshakeTimeout)
+	o.KeepAliveInterval = clientconn.OrDefault(o.KeepAliveInterval, DefaultKeepAliveInterval)
+	o.ServerTimeout = clientconn.OrDefault(o.ServerTimeout, DefaultServerTimeout)
+	o.PollTimeout = clientconn.OrDefault(o.PollTimeout, DefaultPollTimeout)
+	o.MaxMessageSize = clientconn.OrDefault(o.MaxMessageSize, DefaultMaxMessageSize)
 	if o.HTTPClient == nil {
 		o.HTTPClient = http.DefaultClient
 	}
 	if o.Observer == nil {
-		o.Observer = nopObserver{}
+		o.Observer = clientconn.NopObserver{}
 	}
 	return o, nil
-}
-
-func orDefault(d, def time.Duration) time.Duration {
-	if d <= 0 {
-		return def
-	}
-	return d
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/signalr"
 )
 
@@ -90,7 +91,7 @@ func (c *Conn) parseBuffered() error {
 // fill reads once from r into the free end of rbuf, growing it when needed.
 func (c *Conn) fill(r io.Reader) (int, error) {
 	if c.rbufp == nil {
-		c.rbufp = getBuf()
+		c.rbufp = clientconn.GetBuf()
 		c.rbuf = (*c.rbufp)[:0]
 	}
 	if cap(c.rbuf)-len(c.rbuf) < minReadSpace {
@@ -110,7 +111,7 @@ func (c *Conn) releaseReadBuf(force bool) {
 		return
 	}
 	*c.rbufp = c.rbuf
-	putBuf(c.rbufp)
+	clientconn.PutBuf(c.rbufp)
 	c.rbufp, c.rbuf = nil, nil
 }
 
@@ -123,9 +124,9 @@ func (c *Conn) describeReadError(err error) error {
 	switch {
 	case errors.As(err, &closeErr), errors.Is(err, signalr.ErrProtocol), errors.Is(err, ErrServerTimeout):
 		return err
-	case errors.As(err, &transportErr) && !isTimeout(err):
+	case errors.As(err, &transportErr) && !clientconn.IsTimeout(err):
 		return err
-	case isTimeout(err):
+	case clientconn.IsTimeout(err):
 		return fmt.Errorf("%w: nothing received for %s", ErrServerTimeout, c.serverTimeout)
 	case errors.As(err, &wsClose):
 		return fmt.Errorf("probe: server closed the WebSocket without a Close message: %w", err)
@@ -136,7 +137,7 @@ func (c *Conn) describeReadError(err error) error {
 // teardown runs on the read goroutine when it stops: it settles the end
 // reason, closes the socket and fails everything still pending.
 func (c *Conn) teardown(reason error) {
-	c.markEnded(reason)
+	c.state.End(reason)
 	c.t.goodbye(reason)
 	c.t.close()
 	c.releaseReadBuf(true)
@@ -147,12 +148,12 @@ func (c *Conn) teardown(reason error) {
 	calls, streams := c.calls, c.streams
 	c.calls, c.streams, c.drained = nil, nil, true
 	c.mu.Unlock()
-	pendingErr := c.closedErr()
+	pendingErr := c.state.ClosedErr()
 	for _, cl := range calls {
 		cl.done <- callResult{err: pendingErr}
 	}
 	for _, s := range streams {
 		s.finish(pendingErr)
 	}
-	close(c.done)
+	c.state.Finish()
 }

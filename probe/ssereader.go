@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/signalr"
 )
 
@@ -71,7 +72,7 @@ func newSSEReader(src io.Reader, maxData int) *sseReader {
 // returns io.EOF when the stream ends; an event cut off by the end is
 // dropped, as the standard says.
 func (s *sseReader) next() ([]byte, error) {
-	if cap(s.data) > maxPooledBuf {
+	if cap(s.data) > clientconn.MaxPooledBuf {
 		s.data = nil // one huge event should not pin its buffer
 	}
 	s.data, s.named = s.data[:0], false

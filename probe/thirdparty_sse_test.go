@@ -16,6 +16,7 @@ import (
 	"github.com/philippseith/signalr"
 
 	"github.com/hubprobe/hubprobe/internal/benchhub"
+	"github.com/hubprobe/hubprobe/internal/testlocal"
 )
 
 func startThirdPartySSEHub(t *testing.T, opts ...func(signalr.Party) error) *thirdPartyHub {
@@ -113,7 +114,7 @@ func TestThirdPartySSEKeepAlive(t *testing.T) {
 	h := startThirdPartySSEHub(t, signalr.TimeoutInterval(time.Second), signalr.KeepAliveInterval(200*time.Millisecond))
 	alive, _ := dialThirdParty(t, h, func(o *Options) { useSSE(o); o.KeepAliveInterval = 100 * time.Millisecond })
 	silent, _ := dialThirdParty(t, h, func(o *Options) { useSSE(o); o.KeepAliveInterval = time.Hour })
-	waitDone(t, silent, 5*time.Second)
+	testlocal.WaitDone(t, silent, 5*time.Second)
 	var ce *CloseError
 	if !errors.As(silent.Err(), &ce) || !strings.Contains(ce.Message, "timeout") {
 		t.Errorf("silent connection ended with %v, want the server's timeout Close", silent.Err())
@@ -139,7 +140,7 @@ func TestThirdPartySSECleanClose(t *testing.T) {
 	case <-time.After(3 * time.Second):
 		t.Error("server never saw the disconnect")
 	}
-	checkNoLeak(t, baseline)
+	testlocal.CheckNoLeak(t, baseline)
 }
 
 // TestBenchHubOverSSE runs the benchmark hub contract (Echo answered by

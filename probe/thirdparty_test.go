@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/testlocal"
 	"github.com/philippseith/signalr"
 )
 
@@ -224,7 +225,7 @@ func TestThirdPartyKeepAlive(t *testing.T) {
 	alive, _ := dialThirdParty(t, h, func(o *Options) { o.KeepAliveInterval = 100 * time.Millisecond })
 	silent, _ := dialThirdParty(t, h, func(o *Options) { o.KeepAliveInterval = time.Hour })
 
-	waitDone(t, silent, 5*time.Second)
+	testlocal.WaitDone(t, silent, 5*time.Second)
 	var ce *CloseError
 	if !errors.As(silent.Err(), &ce) || !strings.Contains(ce.Message, "timeout") {
 		t.Errorf("silent connection ended with %v, want the server's timeout Close", silent.Err())
@@ -279,5 +280,5 @@ func TestThirdPartyCleanCloseLeavesNothingRunning(t *testing.T) {
 	case <-time.After(3 * time.Second):
 		t.Error("server never saw the disconnect")
 	}
-	checkNoLeak(t, baseline)
+	testlocal.CheckNoLeak(t, baseline)
 }

@@ -30,8 +30,8 @@ type transport interface {
 	// the next call.
 	nextFrame() (frameType int, r io.Reader, err error)
 	// setReadDeadline bounds nextFrame and the reads of what it returned.
-	// Passing the deadline fails them with an error isTimeout recognises,
-	// and leaves the transport unusable.
+	// Passing the deadline fails them with an error clientconn.IsTimeout
+	// recognises, and leaves the transport unusable.
 	setReadDeadline(t time.Time) error
 	// writeHandshake sends the handshake record before deadline and
 	// returns once it is sent (for HTTP transports: once the server

@@ -12,13 +12,10 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/internal/redact"
 	"github.com/hubprobe/hubprobe/signalr"
 )
-
-// wsBufferSize keeps an idle connection small: gorilla holds one read
-// buffer of this size; write buffers come from wsWriteBufferPool.
-const wsBufferSize = 4096
 
 // wsTransport is a WebSocket connection: full duplex, one hub protocol
 // frame per WebSocket message.
@@ -34,9 +31,9 @@ func dialWebSocket(ctx context.Context, o *Options, target *url.URL, token strin
 	d := websocket.Dialer{
 		Proxy:             http.ProxyFromEnvironment,
 		HandshakeTimeout:  o.HandshakeTimeout,
-		ReadBufferSize:    wsBufferSize,
-		WriteBufferSize:   wsBufferSize,
-		WriteBufferPool:   &wsWriteBufferPool,
+		ReadBufferSize:    clientconn.WebSocketBufferSize,
+		WriteBufferSize:   clientconn.WebSocketBufferSize,
+		WriteBufferPool:   &clientconn.WebSocketWriteBufferPool,
 		EnableCompression: o.EnableCompression,
 	}
 	if u, ok := upgradeSettingsOf(o.HTTPClient.Transport); ok {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/signalr"
 )
 
@@ -16,12 +17,12 @@ var errWriteAborted = errors.New("probe: write aborted by its context; the strea
 // writeMessage encodes m and writes it as one frame. Writers take turns;
 // ctx bounds both the wait for the turn and the write itself.
 func (c *Conn) writeMessage(ctx context.Context, m *signalr.Message) error {
-	if err := c.acquireWrite(ctx); err != nil {
+	if err := c.state.AcquireWrite(ctx); err != nil {
 		return err
 	}
-	defer func() { <-c.writeSem }()
-	bp := getBuf()
-	defer putBuf(bp)
+	defer c.state.ReleaseWrite()
+	bp := clientconn.GetBuf()
+	defer clientconn.PutBuf(bp)
 	b, err := c.encode((*bp)[:0], m)
 	*bp = b
 	if err != nil {
@@ -41,48 +42,21 @@ func (c *Conn) encode(dst []byte, m *signalr.Message) ([]byte, error) {
 	return c.proto.AppendMessage(dst, &escaping)
 }
 
-func (c *Conn) acquireWrite(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	select {
-	case c.writeSem <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-c.closing:
-		return c.closedErr()
-	}
-	select {
-	case <-c.closing:
-		<-c.writeSem
-		return c.closedErr()
-	default:
-		return nil
-	}
-}
-
 // writeFrame writes b while holding the write turn. If ctx ends during the
 // write, the transport is closed to unblock it and the connection fails.
 func (c *Conn) writeFrame(ctx context.Context, b []byte) error {
-	var stop func() bool
-	if ctx.Done() != nil {
-		stop = context.AfterFunc(ctx, c.abortWriteFn)
-	}
+	guard := clientconn.GuardWrite(ctx, c.abortWriteFn)
 	err := c.t.writeFrame(b)
-	if stop != nil && !stop() {
-		return fmt.Errorf("%w: %w", errWriteAborted, ctx.Err())
+	if aborted := guard.Release(ctx, errWriteAborted); aborted != nil {
+		return aborted
 	}
 	if err != nil {
 		c.endOnWriteError(err)
-		return c.closedErr()
+		return c.state.ClosedErr()
 	}
 	c.markWritten()
 	return nil
 }
-
-// writeErrorGrace is how long a failed socket write waits for the read
-// goroutine to give the better reason.
-const writeErrorGrace = 250 * time.Millisecond
 
 // endOnWriteError ends the connection after a failed write. A socket write
 // usually fails because the server closed the connection, and the read
@@ -90,14 +64,9 @@ const writeErrorGrace = 250 * time.Millisecond
 // "broken pipe" is the reason only if the reader has nothing to say.
 func (c *Conn) endOnWriteError(err error) {
 	var te *TransportError
-	if !isTimeout(err) && !errors.Is(err, ErrServerTimeout) && !errors.As(err, &te) {
-		t := time.NewTimer(writeErrorGrace)
-		defer t.Stop()
-		select {
-		case <-c.closing:
-			return
-		case <-t.C:
-		}
+	socketErr := !clientconn.IsTimeout(err) && !errors.Is(err, ErrServerTimeout) && !errors.As(err, &te)
+	if socketErr && c.state.EndsWithin(clientconn.WriteErrorGrace) {
+		return
 	}
 	c.fail(c.describeWriteError(err))
 }
@@ -107,7 +76,7 @@ func (c *Conn) describeWriteError(err error) error {
 	if errors.Is(err, ErrServerTimeout) || errors.As(err, &te) {
 		return err // a failed POST, already explained
 	}
-	if c.writeTimeout > 0 && isTimeout(err) {
+	if c.writeTimeout > 0 && clientconn.IsTimeout(err) {
 		return fmt.Errorf("%w: a write did not finish within %s; the server stopped reading", ErrServerTimeout, c.writeTimeout)
 	}
 	return fmt.Errorf("probe: write failed: %w", err)
@@ -129,9 +98,9 @@ func (c *Conn) markWritten() { c.lastWrite.Store(int64(time.Since(c.started))) }
 // happen. A timer rather than a goroutine keeps idle connections cheap.
 func (c *Conn) keepAliveTick() {
 	c.mu.Lock()
-	t, ended := c.keepAlive, c.ended
+	t := c.keepAlive
 	c.mu.Unlock()
-	if ended {
+	if c.state.Ended() {
 		return
 	}
 	idle := time.Since(c.started) - time.Duration(c.lastWrite.Load())

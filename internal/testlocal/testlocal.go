@@ -1,5 +1,6 @@
-// Package testlocal gives tests servers that listen on 127.0.0.1 only and
-// contexts that bound every test in time.
+// Package testlocal gives tests servers that listen on 127.0.0.1 only,
+// contexts that bound every test in time, and the checks that a
+// connection ended and left no goroutine behind.
 package testlocal
 
 import (
@@ -7,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -30,4 +32,32 @@ func Ctx(t testing.TB, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// CheckNoLeak fails t if goroutines started after baseline (a
+// runtime.NumGoroutine taken before the test's connections) are still
+// running shortly after those connections ended.
+func CheckNoLeak(t testing.TB, baseline int) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	n := runtime.NumGoroutine()
+	for n > baseline && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		n = runtime.NumGoroutine()
+	}
+	if n > baseline {
+		buf := make([]byte, 1<<16)
+		t.Errorf("%d goroutines running, baseline %d:\n%s", n, baseline, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// WaitDone fails t unless c, a connection of either client, has ended
+// within d.
+func WaitDone(t testing.TB, c interface{ Done() <-chan struct{} }, d time.Duration) {
+	t.Helper()
+	select {
+	case <-c.Done():
+	case <-time.After(d):
+		t.Fatalf("connection still open after %s", d)
+	}
 }

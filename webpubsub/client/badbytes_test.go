@@ -57,7 +57,7 @@ func TestBadBytesEndTheConnectionWithAReason(t *testing.T) {
 			o := svc.options("u", k.proto)
 			o.MaxMessageSize = 1024
 			c := svc.dial(t, o)
-			waitDone(t, c, 3*time.Second)
+			testlocal.WaitDone(t, c, 3*time.Second)
 			err := c.Err()
 			if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), k.wantText) {
 				t.Errorf("Err() = %v, want ErrProtocol saying %q", err, k.wantText)

@@ -20,13 +20,13 @@ package client
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/probe"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
@@ -70,17 +70,12 @@ type Conn struct {
 	lastAckID atomic.Uint64
 	seq       sequence
 
-	writeSem     chan struct{} // a mutex that a context can give up on
+	state        clientconn.State // the end, and the write turn
 	abortWriteFn func()
 
 	mu        sync.Mutex
-	ended     bool
-	endErr    error
 	acks      map[uint64]pendingAck // nil once the connection ended
 	keepAlive *time.Timer
-
-	closing chan struct{} // closed when the connection starts to end
-	done    chan struct{} // closed when it has ended and the socket is closed
 }
 
 // Dial opens the WebSocket with the chosen subprotocol and waits for the
@@ -123,11 +118,9 @@ func newConn(ws *websocket.Conn, o *Options) *Conn {
 		keepAliveInterval: o.KeepAliveInterval,
 		maxMessageSize:    o.MaxMessageSize,
 		started:           time.Now(),
-		writeSem:          make(chan struct{}, 1),
 		acks:              make(map[uint64]pendingAck),
-		closing:           make(chan struct{}),
-		done:              make(chan struct{}),
 	}
+	c.state.Init()
 	// Bound once here: a method value passed on every write would allocate.
 	c.abortWriteFn = c.abortWrite
 	return c
@@ -157,74 +150,40 @@ func (c *Conn) UserID() string { return c.userID }
 func (c *Conn) Protocol() string { return c.protocol }
 
 // Done is closed once the connection has ended and its socket is closed.
-func (c *Conn) Done() <-chan struct{} { return c.done }
+func (c *Conn) Done() <-chan struct{} { return c.state.Done() }
 
 // Err is nil while the connection is open and after a clean Close. It is
 // a *probe.CloseError when the service sent a disconnected message (or a
 // WebSocket close with a reason), an error wrapping ErrProtocol or
 // probe.ErrServerTimeout for those failures, or the I/O error that ended
 // the connection.
-func (c *Conn) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.endErr
-}
+func (c *Conn) Err() error { return c.state.Err() }
 
 // Close ends the connection in order: a WebSocket close frame 1000, a
 // short wait for the service's answer, then the socket closes. Requests
 // still waiting for an ack fail with probe.ErrClosed. It returns nil, or
 // the error that had already ended the connection.
 func (c *Conn) Close(ctx context.Context) error {
-	if !c.markEnded(nil) {
-		return c.waitDone(ctx)
+	if !c.state.End(nil) {
+		return c.state.WaitDone(ctx)
 	}
 	ctx, cancel := context.WithTimeout(ctx, closeWait)
 	defer cancel()
 	deadline, _ := ctx.Deadline()
 	_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), deadline)
 	select {
-	case <-c.done:
+	case <-c.state.Done():
 	case <-ctx.Done():
 	}
 	c.ws.Close()
-	<-c.done
+	<-c.state.Done()
 	return nil
-}
-
-func (c *Conn) waitDone(ctx context.Context) error {
-	select {
-	case <-c.done:
-		return c.Err()
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// markEnded records why the connection ends; the first reason wins. It
-// reports whether this call was the first.
-func (c *Conn) markEnded(err error) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.ended {
-		return false
-	}
-	c.ended, c.endErr = true, err
-	close(c.closing)
-	return true
 }
 
 // fail ends the connection with err and unblocks the read goroutine.
 func (c *Conn) fail(err error) {
-	c.markEnded(err)
+	c.state.End(err)
 	c.ws.Close()
-}
-
-// closedErr is what calls on an ended connection return.
-func (c *Conn) closedErr() error {
-	if err := c.Err(); err != nil {
-		return fmt.Errorf("%w: %w", probe.ErrClosed, err)
-	}
-	return probe.ErrClosed
 }
 
 // onPing answers a WebSocket ping, as gorilla's default handler does, and

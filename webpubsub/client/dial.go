@@ -4,31 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/internal/redact"
 	"github.com/hubprobe/hubprobe/probe"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
-
-const (
-	// wsBufferSize keeps an idle connection small: gorilla holds one read
-	// buffer of this size; write buffers come from wsWriteBufferPool.
-	wsBufferSize = 4096
-	// maxErrorBody bounds what a refused upgrade's body contributes to
-	// the error (enough for "Connection count reaches limit.").
-	maxErrorBody = 512
-)
-
-// wsWriteBufferPool lends gorilla its frame buffers only while a frame is
-// being written.
-var wsWriteBufferPool sync.Pool
 
 // dialURL maps http(s) to ws(s) and adds the token as access_token. Errors
 // never quote the URL: it may already hold a token.
@@ -63,9 +49,9 @@ func dialWebSocket(ctx context.Context, o *Options, target string) (*websocket.C
 	d := websocket.Dialer{
 		Proxy:            http.ProxyFromEnvironment,
 		HandshakeTimeout: o.HandshakeTimeout,
-		ReadBufferSize:   wsBufferSize,
-		WriteBufferSize:  wsBufferSize,
-		WriteBufferPool:  &wsWriteBufferPool,
+		ReadBufferSize:   clientconn.WebSocketBufferSize,
+		WriteBufferSize:  clientconn.WebSocketBufferSize,
+		WriteBufferPool:  &clientconn.WebSocketWriteBufferPool,
 		Subprotocols:     []string{o.Protocol},
 	}
 	rt := o.HTTPClient.Transport
@@ -99,15 +85,8 @@ func dialWebSocket(ctx context.Context, o *Options, target string) (*websocket.C
 }
 
 func upgradeRefused(res *http.Response) *probe.ConnectError {
-	var body []byte
-	if res.Body != nil {
-		body, _ = io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
-	}
-	msg := fmt.Sprintf("WebSocket upgrade refused with HTTP %d", res.StatusCode)
-	if res.StatusCode == http.StatusNotFound {
-		msg += " (is the URL a Web PubSub client endpoint, /client/hubs/{hub}?)"
-	}
-	return &probe.ConnectError{Phase: probe.PhaseTransport, StatusCode: res.StatusCode, Body: string(body), Err: errors.New(msg)}
+	return &probe.ConnectError{Phase: probe.PhaseTransport, StatusCode: res.StatusCode, Body: clientconn.ErrorBody(res),
+		Err: clientconn.Refusal("WebSocket upgrade refused with HTTP", res.StatusCode, "is the URL a Web PubSub client endpoint, /client/hubs/{hub}?")}
 }
 
 // handshake waits for the connected message within timeout and ctx.
@@ -131,7 +110,7 @@ func (c *Conn) awaitConnected(deadline time.Time) error {
 	began := time.Now()
 	for {
 		bp, err := c.nextFrame(deadline)
-		if isTimeout(err) {
+		if clientconn.IsTimeout(err) {
 			return &probe.ConnectError{Phase: probe.PhaseTimeout,
 				Err: fmt.Errorf("handshake: no connected message after %s: %w", time.Since(began).Round(time.Millisecond), err)}
 		}
@@ -139,7 +118,7 @@ func (c *Conn) awaitConnected(deadline time.Time) error {
 			return connectError(probe.PhaseHandshake, c.describeReadError(err))
 		}
 		connected, err := c.handshakeFrame(*bp)
-		putBuf(bp)
+		clientconn.PutBuf(bp)
 		if connected || err != nil {
 			return err
 		}

@@ -1,15 +1,13 @@
 package client
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"net"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/probe"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
@@ -75,18 +73,10 @@ func protocolError(format string, args ...any) error {
 // connectError tags err with its phase, or with probe.PhaseTimeout when
 // the cause is running out of time (the text then keeps the phase).
 func connectError(phase string, err error) *probe.ConnectError {
-	if isTimeout(err) {
+	if clientconn.IsTimeout(err) {
 		return &probe.ConnectError{Phase: probe.PhaseTimeout, Err: fmt.Errorf("%s did not finish in time: %w", phase, err)}
 	}
 	return &probe.ConnectError{Phase: phase, Err: err}
-}
-
-func isTimeout(err error) bool {
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
-		return true
-	}
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // closedByService describes a WebSocket close frame that came without a

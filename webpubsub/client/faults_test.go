@@ -112,7 +112,7 @@ func checkDisconnectedLater(t *testing.T, message, reason string) {
 	if !errors.Is(err, probe.ErrClosed) || !errors.As(err, &closeErr) || closeErr.Message != message {
 		t.Errorf("pending join: %v, want ErrClosed with the CloseError", err)
 	}
-	waitDone(t, c, 3*time.Second)
+	testlocal.WaitDone(t, c, 3*time.Second)
 	if got, ok := probe.ClassifyThrottle(c.Err()); got != reason || ok != (reason != "") {
 		t.Errorf("%q: ClassifyThrottle(Err()) = %q, %v", message, got, ok)
 	}
@@ -129,7 +129,7 @@ func TestWebSocketCloseReasonIsClassified(t *testing.T) {
 		}
 	})
 	c := svc.dial(t, svc.options("u", webpubsub.ProtocolJSON))
-	waitDone(t, c, 3*time.Second)
+	testlocal.WaitDone(t, c, 3*time.Second)
 	if reason, ok := probe.ClassifyThrottle(c.Err()); !ok || reason != throttle.ConnectionLimit || !strings.Contains(c.Err().Error(), "1008") {
 		t.Errorf("Err %v classified %q, %v", c.Err(), reason, ok)
 	}

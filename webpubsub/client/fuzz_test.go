@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/probe"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
@@ -37,8 +38,8 @@ func FuzzHandleFrame(f *testing.F) {
 func checkHandle(t *testing.T, proto string, in []byte) {
 	var got []Message
 	keep := func(m Message) { got = append(got, m) }
-	c := newConn(nil, &Options{Protocol: proto, OnGroupMessage: keep, OnServerMessage: keep, Observer: nopObserver{}})
-	c.markEnded(nil)
+	c := newConn(nil, &Options{Protocol: proto, OnGroupMessage: keep, OnServerMessage: keep, Observer: clientconn.NopObserver{}})
+	c.state.End(nil)
 	c.seq.start(time.Hour, c.sendSequenceAck)
 	defer c.seq.stop()
 	done := make(chan error, 2)

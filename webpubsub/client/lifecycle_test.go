@@ -48,7 +48,7 @@ func TestServerSilenceEndsTheConnection(t *testing.T) {
 	o.ServerTimeout = 300 * time.Millisecond
 	o.KeepAliveInterval = time.Hour
 	c := svc.dial(t, o)
-	waitDone(t, c, 3*time.Second)
+	testlocal.WaitDone(t, c, 3*time.Second)
 	if err := c.Err(); !errors.Is(err, probe.ErrServerTimeout) {
 		t.Errorf("Err %v, want ErrServerTimeout", err)
 	}
@@ -109,7 +109,7 @@ func TestCancelledContextsLeaveNoGoroutines(t *testing.T) {
 	if err := c.Close(context.Background()); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	checkNoLeak(t, baseline)
+	testlocal.CheckNoLeak(t, baseline)
 }
 
 // serveLateAcks acks the first joinGroup only after the next one arrived,

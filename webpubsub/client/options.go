@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/probe"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
@@ -115,31 +116,16 @@ func (o Options) withDefaults() (Options, error) {
 	if o.URL == "" {
 		return o, errors.New("webpubsub client: no URL")
 	}
-	o.HandshakeTimeout = orDefault(o.HandshakeTimeout, DefaultHandshakeTimeout)
-	o.KeepAliveInterval = orDefault(o.KeepAliveInterval, DefaultKeepAliveInterval)
-	o.ServerTimeout = orDefault(o.ServerTimeout, DefaultServerTimeout)
-	o.SequenceAckInterval = orDefault(o.SequenceAckInterval, DefaultSequenceAckInterval)
-	if o.MaxMessageSize <= 0 {
-		o.MaxMessageSize = DefaultMaxMessageSize
-	}
+	o.HandshakeTimeout = clientconn.OrDefault(o.HandshakeTimeout, DefaultHandshakeTimeout)
+	o.KeepAliveInterval = clientconn.OrDefault(o.KeepAliveInterval, DefaultKeepAliveInterval)
+	o.ServerTimeout = clientconn.OrDefault(o.ServerTimeout, DefaultServerTimeout)
+	o.SequenceAckInterval = clientconn.OrDefault(o.SequenceAckInterval, DefaultSequenceAckInterval)
+	o.MaxMessageSize = clientconn.OrDefault(o.MaxMessageSize, DefaultMaxMessageSize)
 	if o.HTTPClient == nil {
 		o.HTTPClient = http.DefaultClient
 	}
 	if o.Observer == nil {
-		o.Observer = nopObserver{}
+		o.Observer = clientconn.NopObserver{}
 	}
 	return o, nil
 }
-
-func orDefault(d, def time.Duration) time.Duration {
-	if d <= 0 {
-		return def
-	}
-	return d
-}
-
-type nopObserver struct{}
-
-func (nopObserver) HTTPResponse(string, int) {}
-func (nopObserver) BytesSent(int)            {}
-func (nopObserver) BytesReceived(int)        {}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/probe"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
@@ -29,12 +30,13 @@ func (c *Conn) readFrame() error {
 	if err != nil {
 		return err
 	}
-	defer putBuf(bp)
+	defer clientconn.PutBuf(bp)
 	return c.handle(*bp)
 }
 
 // nextFrame reads one whole text frame into a pooled buffer; gorilla's
-// read limit bounds it. The caller returns the buffer with putBuf.
+// read limit bounds it. The caller returns the buffer with
+// clientconn.PutBuf.
 func (c *Conn) nextFrame(deadline time.Time) (*[]byte, error) {
 	if err := c.ws.SetReadDeadline(deadline); err != nil {
 		return nil, err
@@ -46,12 +48,12 @@ func (c *Conn) nextFrame(deadline time.Time) (*[]byte, error) {
 	if typ != websocket.TextMessage {
 		return nil, protocolError("a binary frame; the JSON subprotocols send text frames")
 	}
-	bp := getBuf()
+	bp := clientconn.GetBuf()
 	b, err := readAll((*bp)[:0], r)
 	*bp = b
 	c.obs.BytesReceived(len(b))
 	if err != nil {
-		putBuf(bp)
+		clientconn.PutBuf(bp)
 		return nil, err
 	}
 	return bp, nil
@@ -159,7 +161,7 @@ func (c *Conn) describeReadError(err error) error {
 		return err
 	case errors.Is(err, websocket.ErrReadLimit):
 		return protocolError("a frame over the %d-byte limit", c.maxMessageSize)
-	case isTimeout(err):
+	case clientconn.IsTimeout(err):
 		return fmt.Errorf("%w: nothing received for %s", probe.ErrServerTimeout, c.serverTimeout)
 	case errors.As(err, &wsClose) && wsClose.Code != websocket.CloseAbnormalClosure:
 		return closedByService(wsClose)
@@ -171,7 +173,7 @@ func (c *Conn) describeReadError(err error) error {
 // reason, closes the socket and stops the timers. Requests waiting for an
 // ack see closing and fail.
 func (c *Conn) teardown(reason error) {
-	if c.markEnded(reason) {
+	if c.state.End(reason) {
 		c.goodbye(reason)
 	}
 	c.ws.Close()
@@ -180,7 +182,7 @@ func (c *Conn) teardown(reason error) {
 	c.acks = nil
 	c.mu.Unlock()
 	c.seq.stop()
-	close(c.done)
+	c.state.Finish()
 }
 
 // goodbye answers a disconnected message or bad bytes with a close frame,

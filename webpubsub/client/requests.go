@@ -72,7 +72,7 @@ func (c *Conn) request(ctx context.Context, op string, f *webpubsub.Frame, wait 
 	done := make(chan error, 1)
 	f.AckID, f.HasAckID = c.lastAckID.Add(1), true
 	if !c.register(f.AckID, pendingAck{op: op, done: done}) {
-		return c.closedErr()
+		return c.state.ClosedErr()
 	}
 	if err := c.writeFrame(ctx, f); err != nil {
 		c.forget(f.AckID)
@@ -84,13 +84,13 @@ func (c *Conn) request(ctx context.Context, op string, f *webpubsub.Frame, wait 
 	case <-ctx.Done():
 		c.forget(f.AckID)
 		return fmt.Errorf("webpubsub client: %s: no ack for ackId %d: %w", op, f.AckID, ctx.Err())
-	case <-c.closing:
+	case <-c.state.Closing():
 	}
 	select {
 	case err := <-done: // the ack came in just as the connection ended
 		return err
 	default:
-		return c.closedErr()
+		return c.state.ClosedErr()
 	}
 }
 
@@ -99,7 +99,7 @@ func (c *Conn) request(ctx context.Context, op string, f *webpubsub.Frame, wait 
 func (c *Conn) register(id uint64, p pendingAck) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.ended {
+	if c.state.Ended() {
 		return false
 	}
 	c.acks[id] = p

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -229,31 +228,6 @@ func (c *svcConn) hasRole(role string) bool {
 		}
 	}
 	return false
-}
-
-// checkNoLeak fails t if goroutines started after baseline are still
-// running shortly after the test's connections ended.
-func checkNoLeak(t *testing.T, baseline int) {
-	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	n := runtime.NumGoroutine()
-	for n > baseline && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-		n = runtime.NumGoroutine()
-	}
-	if n > baseline {
-		buf := make([]byte, 1<<16)
-		t.Errorf("%d goroutines running, baseline %d:\n%s", n, baseline, buf[:runtime.Stack(buf, true)])
-	}
-}
-
-func waitDone(t *testing.T, c *Conn, d time.Duration) {
-	t.Helper()
-	select {
-	case <-c.Done():
-	case <-time.After(d):
-		t.Fatalf("connection still open after %s", d)
-	}
 }
 
 // noSecret fails t when err's text carries the key or a token.
