@@ -24,3 +24,12 @@ func (rn *Runner) newRun(cfg config.Scenario, rec Recorder, kind Kind, at time.T
 
 // connections is this shard's share of the scenario's connections.
 func (rn *Runner) connections() int { return rn.Shard.Share(rn.Scenario.Connections) }
+
+// Senders is how many of this shard's connections send in a run: its share
+// of senders, or all its connections when senders is 0.
+func (rn *Runner) Senders() int {
+	if s := rn.Scenario.Senders; s > 0 {
+		return min(rn.Shard.Share(s), rn.connections())
+	}
+	return rn.connections()
+}

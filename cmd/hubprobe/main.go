@@ -57,7 +57,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case c.planCmd.FullCommand():
 		return planCommand(c.planFlags.workloadFile, c.planFlags.output, stdout, stderr)
 	default:
-		return serve(ctx, c.global, c.web, stderr, logger)
+		return serve(ctx, c.global, c.web, c.serveFlags, stderr, logger)
 	}
 }
 
@@ -72,6 +72,7 @@ type runFlags struct {
 	scenario string
 	output   string
 	plotFile string
+	shard    shardFlags
 }
 
 // planFlags are the settings of `hubprobe plan`.
@@ -82,12 +83,13 @@ type planFlags struct {
 
 // cli is the command line: every command and where its flags land.
 type cli struct {
-	app       *kingpin.Application
-	global    globalFlags
-	web       *web.FlagConfig
-	runFlags  runFlags
-	hubFlags  hubFlags
-	planFlags planFlags
+	app        *kingpin.Application
+	global     globalFlags
+	web        *web.FlagConfig
+	serveFlags serveSettings
+	runFlags   runFlags
+	hubFlags   hubFlags
+	planFlags  planFlags
 
 	runCmd, hubCmd, checkCmd, planCmd *kingpin.CmdClause
 }
@@ -101,7 +103,9 @@ func newCLI(stdout, stderr io.Writer) *cli {
 	c.app.UsageWriter(stdout)
 	c.app.ErrorWriter(stderr)
 	c.addGlobalFlags()
-	c.web = kingpinflag.AddFlags(c.app.Command("serve", "Run the canary daemon (default).").Default(), ":9754")
+	serveCmd := c.app.Command("serve", "Run the canary daemon (default).").Default()
+	c.web = kingpinflag.AddFlags(serveCmd, ":9754")
+	c.addServeFlags(serveCmd)
 	c.addRunCommand()
 	c.addHubCommand()
 	c.checkCmd = c.app.Command("check", "Check a configuration file and exit.")
@@ -153,6 +157,7 @@ func (c *cli) addRunCommand() {
 	cmd.Flag("scenario", "Name of the scenario to run.").Required().StringVar(&f.scenario)
 	cmd.Flag("output", "Report format: text or json.").Default(scenarios.FormatText).EnumVar(&f.output, scenarios.FormatText, scenarios.FormatJSON)
 	cmd.Flag("plot.file", "For a capacity_search scenario: write the plot of throughput and p99 per step (SVG) to this file.").StringVar(&f.plotFile)
+	addShardFlags(cmd, &f.shard)
 }
 
 func (c *cli) addHubCommand() {
