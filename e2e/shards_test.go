@@ -136,7 +136,9 @@ func TestShardsBehindOnePrometheus(t *testing.T) {
 
 	cfg := writeFile(t, "shards.yml", shardedConfig(hub, limited, schedule))
 	unsharded := make(chan capacityReport, 1)
-	go func() { unsharded <- runSearch(ctx, bin, writeFile(t, "alone.yml", shardedConfig(hub, alone, schedule))) }()
+	go func() {
+		unsharded <- runSearch(ctx, bin, writeFile(t, "alone.yml", shardedConfig(hub, alone, schedule)))
+	}()
 
 	promAddr := freeAddress(t)
 	addrs := []string{freeAddress(t), freeAddress(t), freeAddress(t)}
