@@ -135,10 +135,9 @@ func TestShardsBehindOnePrometheus(t *testing.T) {
 	t.Logf("capacity search on %q, due at %s", schedule, at.Format(time.TimeOnly))
 
 	cfg := writeFile(t, "shards.yml", shardedConfig(hub, limited, schedule))
+	aloneCfg := writeFile(t, "alone.yml", shardedConfig(hub, alone, schedule))
 	unsharded := make(chan capacityReport, 1)
-	go func() {
-		unsharded <- runSearch(ctx, bin, writeFile(t, "alone.yml", shardedConfig(hub, alone, schedule)))
-	}()
+	go func() { unsharded <- runSearch(ctx, bin, aloneCfg) }()
 
 	promAddr := freeAddress(t)
 	addrs := []string{freeAddress(t), freeAddress(t), freeAddress(t)}
