@@ -178,11 +178,11 @@ func (rn *Runner) awaitShards(ctx context.Context, key StepKey, deadline time.Ti
 	defer tick.Stop()
 	want := rn.Shard.Count
 	for {
-		t, err := rn.Search.Aggregator.SumStep(waitCtx, key)
+		t, last := rn.Search.Aggregator.SumStep(waitCtx, key)
 		switch {
-		case err == nil && t.Shards == want:
+		case last == nil && t.Shards == want:
 			return t, nil
-		case err == nil && t.Shards > want:
+		case last == nil && t.Shards > want:
 			return t, fmt.Errorf("step %d: %d shards published figures for this search, more than the %d shards there are: "+
 				"another deployment runs a scenario of the same name at the same time", key.Step, t.Shards, want)
 		}
@@ -191,7 +191,11 @@ func (rn *Runner) awaitShards(ctx context.Context, key StepKey, deadline time.Ti
 			if ctx.Err() != nil {
 				return t, ctx.Err()
 			}
-			return t, fmt.Errorf("step %d: the figures of %d of %d shards reached the aggregator in time (last error: %v)", key.Step, t.Shards, want, err)
+			err := fmt.Errorf("step %d: only %d of %d shards' figures reached the aggregator before the next step was due", key.Step, t.Shards, want)
+			if last != nil {
+				err = fmt.Errorf("%w (last error: %v)", err, last)
+			}
+			return t, err
 		case <-tick.C:
 		}
 	}
