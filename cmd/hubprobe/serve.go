@@ -28,12 +28,7 @@ import (
 const shutdownGrace = 10 * time.Second
 
 func serve(ctx context.Context, g globalFlags, webFlags *web.FlagConfig, f serveSettings, stderr io.Writer, log zerolog.Logger) int {
-	shard, err := f.shard.shard()
-	if err != nil {
-		fmt.Fprintln(stderr, "hubprobe:", err)
-		return exitUsage
-	}
-	search, err := f.searchOptions()
+	shard, search, err := f.resolve()
 	if err != nil {
 		fmt.Fprintln(stderr, "hubprobe:", err)
 		return exitUsage

@@ -76,6 +76,17 @@ func (c *cli) addServeFlags(cmd *kingpin.CmdClause) {
 		"at least the scrape interval.").Default(scenarios.DefaultAggregateWait.String()).DurationVar(&f.prometheusWait)
 }
 
+// resolve parses the shard and what sharded capacity searches are judged
+// by; an error is a usage error.
+func (f serveSettings) resolve() (scenarios.Shard, scenarios.SearchOptions, error) {
+	shard, err := f.shard.shard()
+	if err != nil {
+		return shard, scenarios.SearchOptions{}, err
+	}
+	search, err := f.searchOptions()
+	return shard, search, err
+}
+
 // searchOptions builds what a sharded capacity search is judged by.
 func (f serveSettings) searchOptions() (scenarios.SearchOptions, error) {
 	opts := scenarios.SearchOptions{Wait: f.prometheusWait}
