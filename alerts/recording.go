@@ -63,7 +63,7 @@ func recordingRules(cfg Config) []Rule {
 		{Record: cfg.sendLagP99Record(), Expr: either("", histogramql.Quantile(0.99, targetScenario, cfg.windowRate, sendLagHistogram))},
 		{Record: cfg.runFailureShareRecord(), Expr: cfg.runFailureShareExpr()},
 		{Record: ServerLoadRecord, Expr: "max by (target) (" + cfg.selector("hubprobe_server_load_ratio") + ")"},
-	}, cfg.tierRecordingRules()...)
+	}, append(cfg.tierRecordingRules(), cfg.shardTotalRules()...)...)
 }
 
 // slowShareExpr is the share of delivered messages slower than 1 s. It is

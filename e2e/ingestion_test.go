@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -88,8 +89,13 @@ func bothScrapeJobs(hubprobeAddr, classicAddr string) string {
 `, selector, classicAddr)
 }
 
-func scrapeJob(name, addr string) string {
-	return fmt.Sprintf("  - job_name: %s\n    static_configs:\n      - targets: [%q]\n", name, addr)
+// scrapeJob scrapes every address under one job, each its own instance.
+func scrapeJob(name string, addrs ...string) string {
+	quoted := make([]string, len(addrs))
+	for i, a := range addrs {
+		quoted[i] = strconv.Quote(a)
+	}
+	return fmt.Sprintf("  - job_name: %s\n    static_configs:\n      - targets: [%s]\n", name, strings.Join(quoted, ", "))
 }
 
 func prometheusConfig(rulesPath, scrapeJobs string) string {

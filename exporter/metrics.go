@@ -73,11 +73,15 @@ type Metrics struct {
 	runSuccess    *prometheus.GaugeVec
 	runDuration   *prometheus.GaugeVec
 	lastRun       *prometheus.GaugeVec
+	runConns      *prometheus.GaugeVec
 	sendLag       *prometheus.HistogramVec
 	runLatency    *runLatencySummary
 	serverLoad    *serverLoadCollector
 	buildInfo     prometheus.Gauge
 	planning      *planningMetrics
+	shards        shardMetrics
+
+	shardIndex, shardCount int
 
 	history *History
 
@@ -112,6 +116,7 @@ func NewMetrics(reg prometheus.Registerer, opts ...Option) (*Metrics, error) {
 	if m.buildInfo == nil {
 		m.buildInfo = newBuildInfoGauge(ReadBuildInfo())
 	}
+	m.shards = newShardMetrics(m.shardIndex, m.shardCount)
 	for _, c := range m.collectors() {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("exporter: registering metrics: %w", err)
@@ -144,6 +149,7 @@ func newCatalogue() *Metrics {
 	m.runSuccess = gaugeVec("run_success", "Whether the last run of the scenario succeeded (1) or failed (0).", scenarioLabels...)
 	m.runDuration = gaugeVec("run_duration_seconds", "Wall time the last run of the scenario took.", scenarioLabels...)
 	m.lastRun = gaugeVec("last_run_timestamp_seconds", "Unix time the last run of the scenario finished.", scenarioLabels...)
+	m.runConns = gaugeVec("run_connections", "Connections the last run of the scenario opened: this shard's share when sharded.", scenarioLabels...)
 	m.sendLag = histogramVec("send_lag_seconds",
 		"How late the pacer sent each message against its schedule; high values mean the probe itself is saturated.", sendLagBuckets)
 	m.runLatency = newRunLatencySummary()
@@ -156,9 +162,9 @@ func (m *Metrics) collectors() []prometheus.Collector {
 	return append([]prometheus.Collector{
 		m.info, m.latency, m.sent, m.received, m.lost, m.duplicated, m.reordered, m.sentBytes, m.receivedBytes,
 		m.throttled, m.httpRequests, m.connect, m.connFailures, m.connsActive,
-		m.reconnects, m.runs, m.runSuccess, m.runDuration, m.lastRun, m.sendLag,
+		m.reconnects, m.runs, m.runSuccess, m.runDuration, m.lastRun, m.runConns, m.sendLag,
 		m.runLatency, m.serverLoad, m.buildInfo,
-	}, m.planning.collectors()...)
+	}, append(m.planning.collectors(), m.shards.collectors()...)...)
 }
 
 // partialDeleter is what every client_golang vector offers to drop series.
@@ -172,7 +178,7 @@ func (m *Metrics) vecs() []partialDeleter {
 	return append([]partialDeleter{
 		m.info, m.latency, m.sent, m.received, m.lost, m.duplicated, m.reordered, m.sentBytes, m.receivedBytes,
 		m.throttled, m.httpRequests, m.connect, m.connFailures, m.connsActive,
-		m.reconnects, m.runs, m.runSuccess, m.runDuration, m.lastRun, m.sendLag,
+		m.reconnects, m.runs, m.runSuccess, m.runDuration, m.lastRun, m.runConns, m.sendLag, m.shards.step,
 	}, m.planning.scenarioVecs()...)
 }
 

@@ -228,6 +228,15 @@ hubprobe_send_lag_seconds_count{` + wantLabels + `} 2
 # HELP hubprobe_build_info Version, revision and Go version hubprobe was built with; always 1.
 # TYPE hubprobe_build_info gauge
 hubprobe_build_info{goversion="go1.26.8",revision="abc123",version="1.2.3"} 1
+# HELP hubprobe_run_connections Connections the last run of the scenario opened: this shard's share when sharded.
+# TYPE hubprobe_run_connections gauge
+hubprobe_run_connections{` + wantLabels + `} 2
+# HELP hubprobe_shard_count How many processes share every scenario (--shard.count); 1 when unsharded.
+# TYPE hubprobe_shard_count gauge
+hubprobe_shard_count 1
+# HELP hubprobe_shard_info This process's shard of every scenario (--shard.index); always 1.
+# TYPE hubprobe_shard_info gauge
+hubprobe_shard_info{shard="0"} 1
 `
 
 func TestRecorderExposition(t *testing.T) {
@@ -484,6 +493,12 @@ func TestMetricsLintClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range problems {
+		// hubprobe_shard_count is named by the design's metric catalogue,
+		// a contract with rules and dashboards; promlint reserves _count
+		// for histograms and summaries, and that is its only finding.
+		if p.Metric == "hubprobe_shard_count" && strings.Contains(p.Text, `"_count" suffix`) {
+			continue
+		}
 		t.Errorf("promlint: %s: %s", p.Metric, p.Text)
 	}
 }

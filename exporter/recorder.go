@@ -251,6 +251,7 @@ func (r *recorder) setLastRun(res scenarios.Result) {
 	r.m.runSuccess.WithLabelValues(t, s).Set(success)
 	r.m.runDuration.WithLabelValues(t, s).Set(res.Duration.Seconds())
 	r.m.lastRun.WithLabelValues(t, s).Set(finishTime(res))
+	r.m.runConns.WithLabelValues(t, s).Set(float64(res.Connections))
 	r.m.runLatency.observe(r.st.info.key(), res)
 }
 

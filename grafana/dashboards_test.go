@@ -540,6 +540,10 @@ var exporterShapedSeries = map[string]string{
 	`hubprobe_capacity_stop_reason{target="hub",scenario="echo",reason="throttled"}`:                          "0x60",
 	`hubprobe_tier_info{target="hub",service="signalr",units="1"}`:                                            "1x60",
 	`hubprobe_hub_connections{target="hub"}`:                                                                  "12x60",
+	`hubprobe_run_connections{target="hub",scenario="echo"}`:                                                  "10x60",
+	`hubprobe_shard_info{job="hubprobe",instance="a",shard="0"}`:                                              "1x60",
+	`hubprobe_shard_count{job="hubprobe",instance="a"}`:                                                       "1x60",
+	`hubprobe_capacity_step{target="hub",scenario="echo",run="r",step="2",figure="sent"}`:                     "40x60",
 }
 
 // histogramSeries adds the buckets and count of a classic histogram.

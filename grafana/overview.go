@@ -115,6 +115,21 @@ func connectionGraphs() []graph {
 			{quantile(0.5, connectHistogram), "p50 " + byScenario},
 			{quantile(0.99, connectHistogram), "p99 " + byScenario},
 		},
+	}, {
+		title: "Connections of the last run",
+		description: "Connections each scenario's last run opened, added up over every shard running it: " +
+			"the scenario's configured connections when all shards ran.",
+		unit: units.Short, width: 12, min: ptr(0.0),
+		queries: []query{{fmt.Sprintf("sum by (target, scenario) (%s)", metric("hubprobe_run_connections")), byScenario}},
+	}, {
+		title: "Shards",
+		description: "Distinct shards reporting, against the shard count they were started with (1 for an unsharded hubprobe). " +
+			"Fewer reporting than configured leaves a share of every scenario unprobed (HubprobeShardMissing).",
+		unit: units.Short, width: 12, min: ptr(0.0),
+		queries: []query{
+			{"count by (job) (max by (job, shard) (hubprobe_shard_info))", "reporting {{job}}"},
+			{"max by (job) (hubprobe_shard_count)", "configured {{job}}"},
+		},
 	}}
 }
 

@@ -156,6 +156,11 @@ func isCounterLike(name string) bool {
 	if _, _, ok := catalogue.HistogramOf(documented(), name); ok {
 		return true
 	}
+	// A gauge of the catalogue is one whatever its name says
+	// (hubprobe_shard_count).
+	if row, ok := documented()[name]; ok && row.Type == "gauge" {
+		return false
+	}
 	for _, suffix := range []string{"_total", "_bucket", "_count", "_sum"} {
 		if strings.HasSuffix(name, suffix) {
 			return true

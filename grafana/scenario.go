@@ -195,5 +195,12 @@ func runGraphs() []graph {
 			{quantile(0.5, sendLagHistogram), "p50"},
 			{quantile(0.99, sendLagHistogram), "p99"},
 		},
+	}, {
+		title: "Capacity search: last step",
+		description: "For a capacity_search scenario, the messages of the last step its search finished, added up over every " +
+			"shard: sent, expected, received, and received after 1 s or more.",
+		unit: units.Short, width: 24, min: ptr(0.0),
+		queries: []query{{fmt.Sprintf("sum by (step, figure) (%s)", metric("hubprobe_capacity_step", `figure=~"sent|expected|received|slow"`)),
+			"step {{step}} {{figure}}"}},
 	}}
 }

@@ -64,12 +64,6 @@ type CapacityStep struct {
 	Verdict string
 }
 
-// probeSaturated reports whether the probe fell behind the step's
-// schedule: its send lag p99 passed maxSendLag, or it left sends unmade.
-func (s CapacityStep) probeSaturated(maxSendLag time.Duration) bool {
-	return s.SendLagP99 > maxSendLag || s.Unsent > 0
-}
-
 // Passed reports whether the step held to the capacity definition.
 func (s CapacityStep) Passed() bool { return s.Verdict == "" }
 
@@ -138,16 +132,22 @@ type CapacityRecorder interface {
 	CapacityFound(c Capacity)
 }
 
-// SearchCapacity runs the scenario's capacity search: one set of
+// SearchCapacity runs the scenario's capacity search now: one set of
 // connections, and steps of ever more senders until a step breaks the
 // capacity definition. Like Run it reports the search as a run and closes
 // everything it opened.
 func (rn *Runner) SearchCapacity(ctx context.Context) Capacity {
-	return rn.search(ctx, newStepRecorder(rn.Recorder))
+	return rn.SearchCapacityAt(ctx, time.Now())
+}
+
+// SearchCapacityAt runs the search scheduled to start at at. The shards of
+// a sharded search step in lockstep from that instant (see stepClock).
+func (rn *Runner) SearchCapacityAt(ctx context.Context, at time.Time) Capacity {
+	return rn.search(ctx, newStepRecorder(rn.Recorder), at)
 }
 
 // search runs the capacity search with steps accounting for every step.
-func (rn *Runner) search(ctx context.Context, steps *stepRecorder) Capacity {
+func (rn *Runner) search(ctx context.Context, steps *stepRecorder, at time.Time) Capacity {
 	c := Capacity{Scenario: rn.Scenario}
 	res := Result{Scenario: rn.Scenario.Name, Target: rn.Scenario.Target, Kind: rn.Scenario.Kind, Start: time.Now()}
 	factory, ok := kinds[rn.Scenario.Kind]
@@ -159,8 +159,8 @@ func (rn *Runner) search(ctx context.Context, steps *stepRecorder) Capacity {
 	// Any connection may send in a later step, so every one gets a route.
 	cfg.Senders = 0
 	kind := factory(cfg)
-	run := rn.newRun(cfg, steps, kind)
-	err := rn.ramp(ctx, run, kind, steps, &c)
+	run := rn.newRun(cfg, steps, kind, at)
+	err := rn.ramp(ctx, run, kind, steps, &c, at)
 	if err != nil {
 		c.StopReason = ""
 	}
@@ -172,8 +172,10 @@ func (rn *Runner) search(ctx context.Context, steps *stepRecorder) Capacity {
 }
 
 // ramp connects, prepares, and runs steps until one breaks the definition
-// or the ramp is exhausted.
-func (rn *Runner) ramp(ctx context.Context, run *Run, kind Kind, rec *stepRecorder, c *Capacity) error {
+// or the ramp is exhausted. A sharded search sizes its ramp and judges its
+// failures by all the scenario's connections, every shard sending its share
+// of each step's senders.
+func (rn *Runner) ramp(ctx context.Context, run *Run, kind Kind, rec *stepRecorder, c *Capacity, at time.Time) error {
 	defer rn.closeAll(ctx, run)
 	if err := rn.connectAll(ctx, run); err != nil {
 		return err
@@ -182,14 +184,25 @@ func (rn *Runner) ramp(ctx context.Context, run *Run, kind Kind, rec *stepRecord
 	if err := kind.Prepare(ctx, run); err != nil {
 		return fmt.Errorf("prepare: %w", err)
 	}
-	search := config.CapacitySearchFor(len(run.Clients))
+	total := rn.Scenario.Connections
+	search := config.CapacitySearchFor(total)
 	if rn.Scenario.CapacitySearch != nil {
 		search = *rn.Scenario.CapacitySearch
 	}
 	health := newConnHealth(len(run.Clients))
-	n := search.Steps(len(run.Clients))
+	n := search.Steps(total)
+	clock, err := rn.stepClock(ctx, search, at, n)
+	if err != nil {
+		return err
+	}
 	for i := range n {
+		if err := clock.begin(ctx, i); err != nil {
+			return err
+		}
 		step, err := rn.step(ctx, run, kind, rec, health, search, i)
+		if err == nil {
+			step.Verdict, err = rn.verdict(ctx, run, rec, step, clock.start(i+1))
+		}
 		if err != nil {
 			return err
 		}
@@ -201,7 +214,7 @@ func (rn *Runner) ramp(ctx context.Context, run *Run, kind Kind, rec *stepRecord
 	}
 	if c.StopReason == "" {
 		c.StopReason = StopAllSending
-		if search.Senders(n) <= len(run.Clients) {
+		if search.Senders(n) <= total {
 			c.StopReason = StopMaxSteps
 		}
 	}
@@ -210,11 +223,13 @@ func (rn *Runner) ramp(ctx context.Context, run *Run, kind Kind, rec *stepRecord
 	return ctx.Err()
 }
 
-// step sends with search.Senders(i) connections for one step duration,
-// waits for the step's messages to arrive or turn 1 s old, and judges it.
+// step sends with this shard's share of search.Senders(i) connections for
+// one step duration and waits for the step's messages to arrive or turn 1 s
+// old; verdict then judges it.
 func (rn *Runner) step(ctx context.Context, run *Run, kind Kind, rec *stepRecorder, health *connHealth,
 	search config.CapacitySearch, i int) (CapacityStep, error) {
-	p := pacer{senders: search.Senders(i), interval: rn.Scenario.SendInterval, duration: search.StepDuration, lateLimit: rn.maxSendLag()}
+	senders := rn.Shard.Share(search.Senders(i))
+	p := pacer{senders: senders, interval: rn.Scenario.SendInterval, duration: search.StepDuration, lateLimit: rn.maxSendLag()}
 	sentBefore, expectedBefore := run.tracker.sent.Load(), run.tracker.expected.Load()
 	stats := rec.begin()
 	began := time.Now()
@@ -232,7 +247,6 @@ func (rn *Runner) step(ctx context.Context, run *Run, kind Kind, rec *stepRecord
 	step.SendLagP99, step.Unsent = paced.lagP99, paced.unsent
 	step.Sent, step.Expected = run.tracker.sent.Load()-sentBefore, expected
 	step.FailedConnections, step.Throttled = failed, step.Throttled+throttledDrops
-	step.Verdict = rec.judge(step, len(run.Clients), rn.maxSendLag())
 	return step, nil
 }
 
@@ -283,19 +297,26 @@ func settle(ctx context.Context, rec *stepRecorder, stats *stepStats, expected i
 }
 
 // judge returns the stop reason a step broke, or "" when it held. Failed
-// connections come first: they make the other figures incomplete.
+// connections come first: they make the other figures incomplete. A step
+// with no senders (a shard's share of a small step) has no messages to
+// judge.
 func judge(s CapacityStep, connections int, maxSendLag time.Duration) string {
 	switch {
-	case s.probeSaturated(maxSendLag):
+	case probeSaturated(s, maxSendLag):
 		return StopProbeSaturated
 	case float64(s.FailedConnections) > capacityShareMax*float64(connections):
 		return StopConnectionFailures
 	case s.Throttled > 0:
 		return StopThrottled
-	case s.SlowShare() > capacityShareMax:
+	case s.Senders > 0 && s.SlowShare() > capacityShareMax:
 		return StopSlowMessages
 	}
 	return ""
+}
+
+// probeSaturated reports whether the probe could not drive the step.
+func probeSaturated(s CapacityStep, maxSendLag time.Duration) bool {
+	return s.SendLagP99 > maxSendLag || s.Unsent > 0
 }
 
 // connHealth remembers which connections failed during a search.

@@ -8,23 +8,24 @@ import (
 )
 
 func TestJudgeFollowsTheCapacityDefinition(t *testing.T) {
-	ok := CapacityStep{Expected: 1000, Received: 1000}
+	ok := CapacityStep{Senders: 10, Expected: 1000, Received: 1000}
 	tests := []struct {
 		name string
 		step CapacityStep
 		want string
 	}{
 		{"everything on time", ok, ""},
-		{"1 % slow is still within", CapacityStep{Expected: 1000, Received: 1000, Slow: 10}, ""},
-		{"just over 1 % slow", CapacityStep{Expected: 1000, Received: 1000, Slow: 11}, StopSlowMessages},
-		{"missing messages count as slow", CapacityStep{Expected: 1000, Received: 985, Slow: 0}, StopSlowMessages},
-		{"nothing expected", CapacityStep{}, StopSlowMessages},
-		{"one throttle", CapacityStep{Expected: 1000, Received: 1000, Throttled: 1}, StopThrottled},
-		{"1 of 100 connections failed", CapacityStep{Expected: 1000, Received: 1000, FailedConnections: 1}, ""},
-		{"2 of 100 connections failed, throttled too", CapacityStep{Expected: 1000, Received: 900, FailedConnections: 2, Throttled: 5}, StopConnectionFailures},
-		{"send lag p99 at the bound", CapacityStep{Expected: 1000, Received: 1000, SendLagP99: 100 * time.Millisecond}, ""},
-		{"send lag p99 past the bound, hub slow too", CapacityStep{Expected: 1000, Received: 1000, Slow: 50, SendLagP99: 101 * time.Millisecond}, StopProbeSaturated},
-		{"one send the pacer never made", CapacityStep{Expected: 1000, Received: 1000, Unsent: 1}, StopProbeSaturated},
+		{"1 % slow is still within", CapacityStep{Senders: 10, Expected: 1000, Received: 1000, Slow: 10}, ""},
+		{"just over 1 % slow", CapacityStep{Senders: 10, Expected: 1000, Received: 1000, Slow: 11}, StopSlowMessages},
+		{"missing messages count as slow", CapacityStep{Senders: 10, Expected: 1000, Received: 985, Slow: 0}, StopSlowMessages},
+		{"nothing expected", CapacityStep{Senders: 10}, StopSlowMessages},
+		{"no senders on this shard in this step", CapacityStep{}, ""},
+		{"one throttle", CapacityStep{Senders: 10, Expected: 1000, Received: 1000, Throttled: 1}, StopThrottled},
+		{"1 of 100 connections failed", CapacityStep{Senders: 10, Expected: 1000, Received: 1000, FailedConnections: 1}, ""},
+		{"2 of 100 connections failed, throttled too", CapacityStep{Senders: 10, Expected: 1000, Received: 900, FailedConnections: 2, Throttled: 5}, StopConnectionFailures},
+		{"send lag p99 at the bound", CapacityStep{Senders: 10, Expected: 1000, Received: 1000, SendLagP99: 100 * time.Millisecond}, ""},
+		{"send lag p99 past the bound, hub slow too", CapacityStep{Senders: 10, Expected: 1000, Received: 1000, Slow: 50, SendLagP99: 101 * time.Millisecond}, StopProbeSaturated},
+		{"one send the pacer never made", CapacityStep{Senders: 10, Expected: 1000, Received: 1000, Unsent: 1}, StopProbeSaturated},
 	}
 	for _, tt := range tests {
 		if got := judge(tt.step, 100, 100*time.Millisecond); got != tt.want {

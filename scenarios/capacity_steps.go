@@ -46,7 +46,7 @@ type Steps struct {
 func (rn *Runner) SearchSteps(ctx context.Context, opts StepOptions) Steps {
 	rec := newStepRecorder(rn.Recorder)
 	rec.opts = opts
-	c := rn.search(ctx, rec)
+	c := rn.search(ctx, rec, time.Now())
 	return Steps{Capacity: c, Tallies: rec.tallies(len(c.Steps))}
 }
 
@@ -54,7 +54,7 @@ func (rn *Runner) SearchSteps(ctx context.Context, opts StepOptions) Steps {
 // step the probe could not drive stops any search: what it measured is
 // not the hub's.
 func (r *stepRecorder) judge(s CapacityStep, connections int, maxSendLag time.Duration) string {
-	if s.probeSaturated(maxSendLag) {
+	if probeSaturated(s, maxSendLag) {
 		return StopProbeSaturated
 	}
 	if r.opts.Judge != nil {

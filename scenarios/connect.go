@@ -28,7 +28,7 @@ func (rn *Runner) connectAll(ctx context.Context, run *Run) error {
 	if err != nil {
 		return err
 	}
-	n := rn.Scenario.Connections
+	n := rn.connections()
 	conns := make([]*probe.Conn, n)
 	errs := make([]error, n)
 	limit := make(chan struct{}, rn.connectConcurrency())

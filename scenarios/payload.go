@@ -3,6 +3,7 @@ package scenarios
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"strconv"
@@ -12,7 +13,8 @@ import (
 // Payload keys follow the benchmark hub's dictionary contract, so an app
 // server built from the vendor's benchmark hub routes hubprobe's messages
 // without change. payload.Run is hubprobe's own: it tells a run's messages
-// apart from another run's broadcasts on the same hub.
+// apart from another run's broadcasts on the same hub, and one shard's
+// messages from another's (see runMarker).
 const (
 	keyTimestamp    = "payload.Timestamp"
 	keyBlob         = "payload.MessageBlob"
@@ -41,11 +43,11 @@ type payloadBuilder struct {
 	run  []byte // `"payload.Run":"…"`, what a receiver looks for
 }
 
-func newPayloadBuilder(runID string, size int) *payloadBuilder {
+func newPayloadBuilder(marker string, size int) *payloadBuilder {
 	blob, _ := json.Marshal(randomBlob(size))
 	var b payloadBuilder
 	b.run = appendKey(nil, keyRun)
-	b.run = strconv.AppendQuote(b.run, runID)
+	b.run = strconv.AppendQuote(b.run, marker)
 	b.body = append(b.body, b.run...)
 	b.body = append(append(b.body, ','), appendKey(nil, keyBlob)...)
 	b.body = append(b.body, blob...)
@@ -69,8 +71,12 @@ func (b *payloadBuilder) Append(dst []byte, routeKey, routeValue string, id uint
 	return append(dst, '}')
 }
 
-// seqKey is the payload.Seq key as written, quoted and with its colon.
-var seqKey = appendKey(nil, keySeq)
+// seqKey is the payload.Seq key as written, quoted and with its colon;
+// runKey the payload.Run key followed by the opening quote of its value.
+var (
+	seqKey = appendKey(nil, keySeq)
+	runKey = append(appendKey(nil, keyRun), '"')
+)
 
 // Parse returns the send stamp and the identity of a payload of this run.
 // ok is false for a payload of another run or one hubprobe did not write.
@@ -83,6 +89,10 @@ func (b *payloadBuilder) Parse(p []byte) (us int64, id uint64, ok bool) {
 		if okStamp && okSeq && seq >= 0 {
 			return us, uint64(seq), true
 		}
+	} else if bytes.Contains(p, runKey) {
+		// Another run's or another shard's payload, as hubprobe wrote it:
+		// most of what a sharded broadcast receives, not worth a decode.
+		return 0, 0, false
 	}
 	return b.decode(p)
 }
@@ -142,9 +152,20 @@ func randomBlob(size int) string {
 	return base64.StdEncoding.EncodeToString(raw)[:size]
 }
 
-// newRunID is a short random token naming one run's messages and groups.
-func newRunID() string {
+// runID is a short token naming the run of scenario that starts at at: the
+// same in every process that runs it then, so that the shards of a scenario
+// share its groups.
+func runID(scenario string, at time.Time) string {
+	sum := sha256.Sum256([]byte(scenario + "\x00" + strconv.FormatInt(at.UnixNano(), 10)))
+	return base64.RawURLEncoding.EncodeToString(sum[:6])
+}
+
+// runMarker is what this process's payloads of run id carry as
+// payload.Run: the run, the shard, and a random token, so that a shard
+// counts only what it sent itself, even beside a process that runs the
+// same shard of the same scenario (an overlapping rollout).
+func runMarker(id string, shard Shard) string {
 	raw := make([]byte, 6)
 	_, _ = rand.Read(raw)
-	return base64.RawURLEncoding.EncodeToString(raw)
+	return id + "." + strconv.Itoa(shard.Index) + "." + base64.RawURLEncoding.EncodeToString(raw)
 }

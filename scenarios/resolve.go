@@ -31,6 +31,10 @@ type Resolver struct {
 	// Pauses gives each target the Pause its scenarios share; nil leaves
 	// every run its own.
 	Pauses *Pauses
+	// Shard is this process's part of every scenario; Search tunes sharded
+	// capacity searches.
+	Shard  Shard
+	Search SearchOptions
 }
 
 // Jobs resolves every scenario of cfg, in order.
@@ -61,6 +65,8 @@ func (r Resolver) Job(cfg *config.Config, s config.Scenario) (Job, error) {
 		Endpoint: ep,
 		Recorder: r.Recorder(s),
 		Logger:   r.Logger.With().Str("target", s.Target).Str("scenario", s.Name).Logger(),
+		Shard:    r.Shard,
+		Search:   r.Search,
 	}}, nil
 }
 

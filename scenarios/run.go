@@ -46,8 +46,14 @@ type route struct{ key, value string }
 type Run struct {
 	Config  config.Scenario
 	Clients []*Client
-	// ID names this run's messages and groups on a hub shared with other runs.
+	// ID names this run's groups and users on a hub shared with other runs.
+	// It derives from the scenario and the run's scheduled start, so the
+	// shards of a sharded scenario share it and their groups span shards.
 	ID string
+	// shard is this process's part of the scenario; first is the index,
+	// among the scenario's connections, of Clients[0].
+	shard Shard
+	first int
 
 	payloads    *payloadBuilder
 	tracker     *tracker
@@ -57,13 +63,18 @@ type Run struct {
 	batchSize   int // messages per server_push batch; 0 for other kinds
 }
 
-// Senders is how many clients send, from the first one on.
+// Senders is how many clients send, from the first one on: this shard's
+// share of senders, or every client when senders is 0.
 func (r *Run) Senders() int {
-	if s := r.Config.Senders; s > 0 && s < len(r.Clients) {
-		return s
+	if s := r.Config.Senders; s > 0 {
+		return min(r.shard.Share(s), len(r.Clients))
 	}
 	return len(r.Clients)
 }
+
+// global is the index of client i among all the scenario's connections,
+// whichever shard holds them.
+func (r *Run) global(i int) int { return r.first + i }
 
 // SetRoute makes every payload of sender carry key=value, which the hub uses
 // to route it (a group name, a target connection id).
@@ -72,8 +83,9 @@ func (r *Run) SetRoute(sender int, key, value string) {
 }
 
 // Delivered records a payload seen by the client at index receiver.
-// Payloads of other runs are ignored, so a broadcast from a neighbouring
-// scenario is never counted.
+// Payloads of other runs and of other shards are ignored, so a broadcast
+// from a neighbouring scenario is never counted, and each shard counts only
+// the deliveries of its own sends.
 func (r *Run) Delivered(receiver int, payload json.RawMessage) {
 	if us, id, ok := r.payloads.Parse(payload); ok {
 		_, seq := splitMessageID(id)
@@ -105,16 +117,25 @@ type Runner struct {
 	Endpoint Endpoint
 	Recorder Recorder
 	Logger   zerolog.Logger
+	// Shard is this process's part of the scenario; the zero value runs
+	// all of it.
+	Shard Shard
+	// Search tunes a sharded capacity search; see SearchOptions.
+	Search SearchOptions
 
 	pauseOnce sync.Once
 	pauseOwn  *Pause
 }
 
-// Run performs one full run and returns its result. It never panics on bad
-// input from the hub and always closes what it opened before returning.
-func (rn *Runner) Run(ctx context.Context) Result {
+// Run performs one full run now and returns its result. It never panics on
+// bad input from the hub and always closes what it opened before returning.
+func (rn *Runner) Run(ctx context.Context) Result { return rn.RunAt(ctx, time.Now()) }
+
+// RunAt performs the run scheduled to start at at, which names it: every
+// shard running the scenario at that instant runs the same run.
+func (rn *Runner) RunAt(ctx context.Context, at time.Time) Result {
 	if rn.Scenario.Mode == config.ModeCapacitySearch {
-		return rn.SearchCapacity(ctx).Result
+		return rn.SearchCapacityAt(ctx, at).Result
 	}
 	start := time.Now()
 	res := Result{Scenario: rn.Scenario.Name, Target: rn.Scenario.Target, Kind: rn.Scenario.Kind, Start: start}
@@ -123,7 +144,7 @@ func (rn *Runner) Run(ctx context.Context) Result {
 		return rn.finish(res, nil, fmt.Errorf("unknown scenario kind %q", rn.Scenario.Kind))
 	}
 	kind := factory(rn.Scenario)
-	run := rn.newRun(rn.Scenario, rn.Recorder, kind)
+	run := rn.newRun(rn.Scenario, rn.Recorder, kind, at)
 	err := rn.execute(ctx, run, kind)
 	return rn.finish(res, run, err)
 }

@@ -2,20 +2,15 @@ package scenarios
 
 import (
 	"context"
-	"math/rand/v2"
 	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/robfig/cron/v3"
 	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/config"
 )
-
-// cronParser accepts the standard five fields and descriptors like @every.
-var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 
 // Job is one scenario resolved against its target, ready to run on its
 // schedule (see Resolver).
@@ -28,11 +23,12 @@ type Job struct {
 
 // Scheduler owns time: it runs every scenario on its schedule, never two runs
 // of one scenario at once, each bounded by its timeout and cancelled with the
-// scheduler's context.
+// scheduler's context. Schedules follow the clock ("@every 30s" runs at every
+// multiple of 30 s since the Unix epoch), so processes sharing a scenario run
+// it together.
 type Scheduler struct {
-	ctx  context.Context
-	log  zerolog.Logger
-	cron *cron.Cron
+	ctx context.Context
+	log zerolog.Logger
 
 	mu      sync.Mutex
 	entries map[string]*entry
@@ -41,11 +37,10 @@ type Scheduler struct {
 
 // entry is one scheduled scenario.
 type entry struct {
-	id       cron.EntryID
 	scenario config.Scenario
 	target   *config.Target
 	runner   *Runner
-	offset   time.Duration
+	clock    runClock
 	ctx      context.Context
 	cancel   context.CancelFunc
 	running  atomic.Bool
@@ -53,22 +48,25 @@ type entry struct {
 
 // NewScheduler starts an empty scheduler; Apply gives it jobs.
 func NewScheduler(ctx context.Context, log zerolog.Logger) *Scheduler {
-	s := &Scheduler{ctx: ctx, log: log, entries: map[string]*entry{}}
-	s.cron = cron.New(cron.WithParser(cronParser), cron.WithLogger(cron.DiscardLogger))
-	s.cron.Start()
-	return s
+	return &Scheduler{ctx: ctx, log: log, entries: map[string]*entry{}}
 }
 
 // Apply makes the schedule match jobs: new scenarios start, removed ones
 // stop (their in-flight run is cancelled), changed ones restart, unchanged
 // ones keep their rhythm. With startJitter, scenarios sharing a schedule are
-// spread out rather than started at once.
+// spread out rather than started at once. A job with no connection on this
+// shard is not scheduled.
 func (s *Scheduler) Apply(jobs []Job, startJitter bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	wanted := map[string]bool{}
 	for _, j := range jobs {
 		sc := j.Runner.Scenario
+		if j.Runner.connections() == 0 {
+			s.log.Info().Str("scenario", sc.Name).Int("connections", sc.Connections).Int("shards", j.Runner.Shard.Count).
+				Msg("this shard has none of the scenario's connections; not running it")
+			continue
+		}
 		wanted[sc.Name] = true
 		if old, ok := s.entries[sc.Name]; ok {
 			if reflect.DeepEqual(old.scenario, sc) && reflect.DeepEqual(old.target, j.Target) {
@@ -90,32 +88,50 @@ func (s *Scheduler) Apply(jobs []Job, startJitter bool) error {
 
 func (s *Scheduler) add(j Job, startJitter bool) error {
 	sc := j.Runner.Scenario
-	sched, err := cronParser.Parse(sc.Schedule)
+	clock, err := newRunClock(sc, startJitter)
 	if err != nil {
 		return err
 	}
-	e := &entry{scenario: sc, target: j.Target, runner: j.Runner}
-	if startJitter {
-		e.offset = jitter(sched)
-	}
+	e := &entry{scenario: sc, target: j.Target, runner: j.Runner, clock: clock}
 	e.ctx, e.cancel = context.WithCancel(s.ctx)
-	e.id = s.cron.Schedule(sched, cron.FuncJob(func() { s.fire(e) }))
 	s.entries[sc.Name] = e
-	// A first run right away (after the offset) so a new canary shows data
-	// within one run time rather than one schedule period.
-	go s.fire(e)
+	s.wg.Add(1)
+	go s.loop(e)
 	return nil
 }
 
 func (s *Scheduler) remove(e *entry) {
-	s.cron.Remove(e.id)
 	e.cancel()
 	delete(s.entries, e.scenario.Name)
 }
 
+// loop starts e's runs at their instants until e is removed.
+func (s *Scheduler) loop(e *entry) {
+	defer s.wg.Done()
+	// A first run right away (after the offset) so a new canary shows data
+	// within one run time rather than one schedule period; the schedule
+	// takes over once it is done. Shards wait: their runs must start at the
+	// same instants.
+	if !e.runner.Shard.Sharded() {
+		first := time.Now().Add(e.clock.offset)
+		if !sleepUntil(e.ctx, first) {
+			return
+		}
+		s.wg.Add(1)
+		s.fire(e, first)
+	}
+	next := e.clock.next(time.Now())
+	for sleepUntil(e.ctx, next) {
+		s.wg.Add(1)
+		go s.fire(e, next)
+		next = e.clock.next(time.Now())
+	}
+}
+
 // fire runs the scenario unless its previous run is still going, in which
 // case the run is skipped and counted.
-func (s *Scheduler) fire(e *entry) {
+func (s *Scheduler) fire(e *entry, at time.Time) {
+	defer s.wg.Done()
 	if !e.running.CompareAndSwap(false, true) {
 		e.runner.Recorder.RunFinished(Result{
 			Target: e.scenario.Target, Scenario: e.scenario.Name, Kind: e.scenario.Kind,
@@ -123,51 +139,18 @@ func (s *Scheduler) fire(e *entry) {
 		})
 		return
 	}
-	s.wg.Add(1)
-	defer s.wg.Done()
 	defer e.running.Store(false)
-	if !sleepCtx(e.ctx, e.offset) {
-		return
-	}
 	ctx, cancel := context.WithTimeout(e.ctx, e.scenario.Timeout)
 	defer cancel()
-	e.runner.Run(ctx)
+	e.runner.RunAt(ctx, at)
 }
 
 // Stop cancels every run and waits for them to close their connections.
 func (s *Scheduler) Stop() {
-	<-s.cron.Stop().Done()
 	s.mu.Lock()
 	for _, e := range s.entries {
 		s.remove(e)
 	}
 	s.mu.Unlock()
 	s.wg.Wait()
-}
-
-// jitter spreads scenarios sharing a schedule so they do not all start at
-// once: a fixed offset below half the period, capped at 10 s.
-func jitter(sched cron.Schedule) time.Duration {
-	now := time.Now()
-	next := sched.Next(now)
-	period := sched.Next(next).Sub(next)
-	limit := min(period/2, 10*time.Second)
-	if limit <= 0 {
-		return 0
-	}
-	return rand.N(limit)
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

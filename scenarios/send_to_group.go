@@ -21,25 +21,32 @@ func newSendToGroup(cfg config.Scenario) Kind { return &sendToGroup{newGroupLayo
 
 // groupLayout is how both group kinds (send_to_group, rest_send_to_group)
 // put clients into groups of group_size, so their groups and delivery
-// counts are the same.
+// counts are the same. Groups are laid out over all the scenario's
+// connections, whichever shard holds them, so a group may span shards;
+// each shard expects a send to reach only its own members of the group.
 type groupLayout struct {
 	size    int
-	members []int // members[g] is the number of clients in group g
+	first   int   // the run's Run.first
+	members []int // members[g-first/size]: this shard's clients in group g
 }
 
 func newGroupLayout(cfg config.Scenario) groupLayout { return groupLayout{size: max(cfg.GroupSize, 1)} }
 
 // group is the index of client's group: clients fill the groups in order.
-func (g *groupLayout) group(client int) int { return client / g.size }
+func (g *groupLayout) group(client int) int { return (g.first + client) / g.size }
+
+// slot is where client's group is in members.
+func (g *groupLayout) slot(client int) int { return g.group(client) - g.first/g.size }
 
 // groupName names client's group, unique to the run, so runs sharing a hub
-// never meet in a group.
+// never meet in a group, while the shards of one run do.
 func (g *groupLayout) groupName(r *Run, client int) string {
 	return "hubprobe-" + r.ID + "-" + strconv.Itoa(g.group(client))
 }
 
-// reach is the number of deliveries one send to client's group expects.
-func (g *groupLayout) reach(client int) int { return g.members[g.group(client)] }
+// reach is the number of deliveries one send to client's group expects:
+// the group's members on this shard.
+func (g *groupLayout) reach(client int) int { return g.members[g.slot(client)] }
 
 // joinFunc puts one client into the named group.
 type joinFunc func(ctx context.Context, c *Client, group string) error
@@ -48,11 +55,14 @@ type joinFunc func(ctx context.Context, c *Client, group string) error
 // members and puts every client into its group with join, at most
 // connect_concurrency at a time.
 func (g *groupLayout) joinGroups(ctx context.Context, r *Run, join joinFunc) error {
-	g.members = make([]int, (len(r.Clients)+g.size-1)/g.size)
+	g.first, g.members = r.first, nil
+	if n := len(r.Clients); n > 0 {
+		g.members = make([]int, g.slot(n-1)+1)
+	}
 	eg, ctx := errgroup.WithContext(ctx)
 	eg.SetLimit(max(r.Config.ConnectConcurrency, 1))
 	for i, c := range r.Clients {
-		g.members[g.group(i)]++
+		g.members[g.slot(i)]++
 		name := g.groupName(r, i)
 		eg.Go(func() error {
 			if err := join(ctx, c, name); err != nil {

@@ -25,8 +25,9 @@ type Serverless struct {
 var errNotServerless = errors.New("this kind sends through the REST API and needs a target in serverless mode")
 
 // UserID is the user client i connects as in serverless mode: unique to the
-// run, so a REST send to a user reaches that one connection.
-func (r *Run) UserID(i int) string { return "hubprobe-" + r.ID + "-" + strconv.Itoa(i) }
+// run and, by the client's index among all shards' connections, to the
+// shard, so a REST send to a user reaches that one connection.
+func (r *Run) UserID(i int) string { return "hubprobe-" + r.ID + "-" + strconv.Itoa(r.global(i)) }
 
 // connectClient opens client i. In serverless mode it carries a client
 // token of its own, minted for its user id.

@@ -20,6 +20,8 @@ type daemon struct {
 	hubs    *hub.Embedded
 	sched   *scenarios.Scheduler
 	pauses  scenarios.Pauses // per target, kept across reloads
+	shard   scenarios.Shard
+	search  scenarios.SearchOptions
 
 	mu  sync.Mutex
 	cfg *config.Config // the config applied last
@@ -27,7 +29,8 @@ type daemon struct {
 
 // resolver binds scenarios to the daemon's hubs and metrics.
 func (d *daemon) resolver() scenarios.Resolver {
-	return scenarios.Resolver{Hubs: d.hubs, Recorder: d.metrics.ScenarioRecorder, Logger: d.log, Pauses: &d.pauses}
+	return scenarios.Resolver{Hubs: d.hubs, Recorder: d.metrics.ScenarioRecorder, Logger: d.log, Pauses: &d.pauses,
+		Shard: d.shard, Search: d.search}
 }
 
 // apply moves every part to cfg, then forgets the series of scenarios that

@@ -22,8 +22,9 @@ type helpCase struct {
 
 var (
 	rootFlags  = []string{"--config.file", "--log.level", "--log.format", "--version", "--help"}
-	serveFlags = []string{"--web.listen-address", "--web.config.file"}
-	runFlagsOf = []string{"--scenario", "--output", "--plot.file"}
+	serveFlags = []string{"--web.listen-address", "--web.config.file", "--shard.index", "--shard.count",
+		"--capacity.prometheus-url", "--capacity.prometheus-wait"}
+	runFlagsOf = []string{"--scenario", "--output", "--plot.file", "--shard.index", "--shard.count"}
 	hubFlagsOf = []string{"--listen", "--metrics", "--delivery-delay", "--access-key-file", "--units",
 		"--connection-quota", "--message-rate-limit", "--redirect-negotiate", "--poll-timeout", "--webpubsub.event-handler"}
 	planFlagsOf = []string{"--workload.file", "--output"}

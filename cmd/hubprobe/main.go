@@ -59,7 +59,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case c.bench.clause.FullCommand():
 		return c.bench.run(ctx, stdout, stderr, logger)
 	default:
-		return serve(ctx, c.global, c.web, stderr, logger)
+		return serve(ctx, c.global, c.web, c.serveFlags, stderr, logger)
 	}
 }
 
@@ -74,6 +74,7 @@ type runFlags struct {
 	scenario string
 	output   string
 	plotFile string
+	shard    shardFlags
 }
 
 // planFlags are the settings of `hubprobe plan`.
@@ -84,13 +85,14 @@ type planFlags struct {
 
 // cli is the command line: every command and where its flags land.
 type cli struct {
-	app       *kingpin.Application
-	global    globalFlags
-	web       *web.FlagConfig
-	runFlags  runFlags
-	hubFlags  hubFlags
-	planFlags planFlags
-	bench     *benchCmd
+	app        *kingpin.Application
+	global     globalFlags
+	web        *web.FlagConfig
+	serveFlags serveSettings
+	runFlags   runFlags
+	hubFlags   hubFlags
+	planFlags  planFlags
+	bench      *benchCmd
 
 	runCmd, hubCmd, checkCmd, planCmd *kingpin.CmdClause
 }
@@ -104,7 +106,9 @@ func newCLI(stdout, stderr io.Writer) *cli {
 	c.app.UsageWriter(stdout)
 	c.app.ErrorWriter(stderr)
 	c.addGlobalFlags()
-	c.web = kingpinflag.AddFlags(c.app.Command("serve", "Run the canary daemon (default).").Default(), ":9754")
+	serveCmd := c.app.Command("serve", "Run the canary daemon (default).").Default()
+	c.web = kingpinflag.AddFlags(serveCmd, ":9754")
+	c.addServeFlags(serveCmd)
 	c.addRunCommand()
 	c.addHubCommand()
 	c.checkCmd = c.app.Command("check", "Check a configuration file and exit.")
@@ -157,6 +161,7 @@ func (c *cli) addRunCommand() {
 	cmd.Flag("scenario", "Name of the scenario to run.").Required().StringVar(&f.scenario)
 	cmd.Flag("output", "Report format: text or json.").Default(scenarios.FormatText).EnumVar(&f.output, scenarios.FormatText, scenarios.FormatJSON)
 	cmd.Flag("plot.file", "For a capacity_search scenario: write the plot of throughput and p99 per step (SVG) to this file.").StringVar(&f.plotFile)
+	addShardFlags(cmd, &f.shard)
 }
 
 func (c *cli) addHubCommand() {

@@ -27,14 +27,19 @@ import (
 // connections after SIGTERM.
 const shutdownGrace = 10 * time.Second
 
-func serve(ctx context.Context, g globalFlags, webFlags *web.FlagConfig, stderr io.Writer, log zerolog.Logger) int {
+func serve(ctx context.Context, g globalFlags, webFlags *web.FlagConfig, f serveSettings, stderr io.Writer, log zerolog.Logger) int {
+	shard, search, err := f.resolve()
+	if err != nil {
+		fmt.Fprintln(stderr, "hubprobe:", err)
+		return exitUsage
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	history := exporter.NewHistory(100)
 	build := buildInfo()
 	capacity := exporter.NewCapacityLog()
 	metrics, err := exporter.NewMetrics(reg, exporter.WithHistory(history), exporter.WithBuildInfo(build),
-		exporter.WithCapacityLog(capacity))
+		exporter.WithCapacityLog(capacity), exporter.WithShard(shard.Index, shard.Count))
 	if err != nil {
 		fmt.Fprintln(stderr, "hubprobe:", err)
 		return exitFailed
@@ -45,7 +50,7 @@ func serve(ctx context.Context, g globalFlags, webFlags *web.FlagConfig, stderr 
 		return exitUsage
 	}
 
-	d := &daemon{log: log, metrics: metrics}
+	d := &daemon{log: log, metrics: metrics, shard: shard, search: search}
 	d.hubs = hub.NewEmbedded(ctx, log, metrics)
 	d.sched = scenarios.NewScheduler(ctx, log)
 	var ready atomic.Bool
