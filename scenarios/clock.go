@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/robfig/cron/v3"
+	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/config"
 )
@@ -110,5 +111,28 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 		return false
 	case <-t.C:
 		return true
+	}
+}
+
+// WaitForStart is when a one-off run starts: now, or for a shard the
+// scenario's next scheduled instant, waited for, so every shard starts
+// together. ok is false when ctx ended first.
+func (rn *Runner) WaitForStart(ctx context.Context, log zerolog.Logger) (time.Time, bool) {
+	if !rn.Shard.Sharded() {
+		return time.Now(), true
+	}
+	at, err := NextStart(rn.Scenario, false, time.Now())
+	if err != nil { // Load checked the schedule already
+		return time.Time{}, false
+	}
+	log.Info().Time("start", at).Int("shard", rn.Shard.Index).Int("shards", rn.Shard.Count).
+		Msg("waiting for the scenario's next scheduled instant, when every shard starts")
+	t := time.NewTimer(time.Until(at))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return time.Time{}, false
+	case <-t.C:
+		return at, true
 	}
 }

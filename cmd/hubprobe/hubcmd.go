@@ -4,12 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/config"
@@ -43,43 +39,24 @@ func (f hubFlags) options(log zerolog.Logger) (hub.Options, error) {
 	return opts, nil
 }
 
-// serveHub runs the reference hub on its own, for probing from another
-// process or machine; its load and counters are served at /metrics.
+// serveHub runs the reference hub on its own until ctx ends.
 func serveHub(ctx context.Context, f hubFlags, stderr io.Writer, log zerolog.Logger) int {
 	opts, err := f.options(log)
 	if err != nil {
 		fmt.Fprintln(stderr, "hubprobe:", err)
 		return exitUsage
 	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	h, err := hub.New(opts, reg)
+	srv, err := hub.NewStandalone(opts, f.listen, f.metrics)
 	if err != nil { // the options are wrong: a usage error
 		fmt.Fprintln(stderr, "hubprobe:", err)
 		return exitUsage
 	}
-	reg.MustRegister(hub.NewLoadCollector(h, nil))
-	mux := http.NewServeMux()
-	mux.Handle("/", h)
-	if f.metrics {
-		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	}
-	srv := &http.Server{Addr: f.listen, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
 	log.Info().Str("listen", f.listen).Bool("azure_emulation", opts.AccessKey != "").
 		Int("connection_quota", f.settings.ConnectionQuota).Int("units", f.settings.Units).Float64("message_rate_limit", f.settings.MessageRateLimit).
 		Msg("reference hub serving /signalrbench")
-	code := exitOK
-	select {
-	case <-ctx.Done():
-	case err := <-errc:
+	if err := srv.Serve(ctx); err != nil {
 		fmt.Fprintln(stderr, "hubprobe:", err)
-		code = exitFailed
+		return exitFailed
 	}
-	h.Close()
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = srv.Shutdown(shutdownCtx)
-	return code
+	return exitOK
 }

@@ -59,33 +59,11 @@ func runOnce(ctx context.Context, g globalFlags, f runFlags, stdout, stderr io.W
 		fmt.Fprintln(stderr, "hubprobe:", err)
 		return exitFailed
 	}
-	at, ok := startInstant(ctx, job.Runner, log)
+	at, ok := job.Runner.WaitForStart(ctx, log)
 	if !ok {
 		return exitFailed
 	}
 	return runJob(ctx, job.Runner, at, f, stdout, stderr)
-}
-
-// startInstant is when the run starts: now, or for a shard the scenario's
-// next scheduled instant, waited for. ok is false when ctx ended first.
-func startInstant(ctx context.Context, runner *scenarios.Runner, log zerolog.Logger) (time.Time, bool) {
-	if !runner.Shard.Sharded() {
-		return time.Now(), true
-	}
-	at, err := scenarios.NextStart(runner.Scenario, false, time.Now())
-	if err != nil { // Load checked the schedule already
-		return time.Time{}, false
-	}
-	log.Info().Time("start", at).Int("shard", runner.Shard.Index).Int("shards", runner.Shard.Count).
-		Msg("waiting for the scenario's next scheduled instant, when every shard starts")
-	t := time.NewTimer(time.Until(at))
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return time.Time{}, false
-	case <-t.C:
-		return at, true
-	}
 }
 
 // runJob runs the scenario from at within its timeout and prints the
