@@ -139,9 +139,9 @@ type CapacityRecorder interface {
 func (rn *Runner) SearchCapacity(ctx context.Context) Capacity {
 	c := Capacity{Scenario: rn.Scenario}
 	res := Result{Scenario: rn.Scenario.Name, Target: rn.Scenario.Target, Kind: rn.Scenario.Kind, Start: time.Now()}
-	factory, ok := kinds[rn.Scenario.Kind]
-	if !ok {
-		c.Result = rn.finish(res, nil, fmt.Errorf("unknown scenario kind %q", rn.Scenario.Kind))
+	factory, err := rn.kindFactory()
+	if err != nil {
+		c.Result = rn.finish(res, nil, err)
 		return c
 	}
 	cfg := rn.Scenario
@@ -150,7 +150,7 @@ func (rn *Runner) SearchCapacity(ctx context.Context) Capacity {
 	steps := newStepRecorder(rn.Recorder)
 	kind := factory(cfg)
 	run := rn.newRun(cfg, steps, kind)
-	err := rn.ramp(ctx, run, kind, steps, &c)
+	err = rn.ramp(ctx, run, kind, steps, &c)
 	if err != nil {
 		c.StopReason = ""
 	}

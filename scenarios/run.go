@@ -30,6 +30,18 @@ type Endpoint struct {
 	// gives the rest_* kinds their REST client; URL and AccessToken are
 	// then not used.
 	Serverless *Serverless
+	// WebPubSub, when set, makes the target an Azure Web PubSub hub: every
+	// kind speaks its wire (see webpubsub.go); URL, AccessToken, Headers'
+	// Authorization, SkipNegotiation and Serverless are then not used.
+	WebPubSub *WebPubSub
+}
+
+// service is the service whose wire the endpoint speaks.
+func (ep Endpoint) service() string {
+	if ep.WebPubSub != nil {
+		return webPubSub
+	}
+	return signalR
 }
 
 // Client is one probe connection of a run.
@@ -118,14 +130,13 @@ func (rn *Runner) Run(ctx context.Context) Result {
 	}
 	start := time.Now()
 	res := Result{Scenario: rn.Scenario.Name, Target: rn.Scenario.Target, Kind: rn.Scenario.Kind, Start: start}
-	factory, ok := kinds[rn.Scenario.Kind]
-	if !ok {
-		return rn.finish(res, nil, fmt.Errorf("unknown scenario kind %q", rn.Scenario.Kind))
+	factory, err := rn.kindFactory()
+	if err != nil {
+		return rn.finish(res, nil, err)
 	}
 	kind := factory(rn.Scenario)
 	run := rn.newRun(rn.Scenario, rn.Recorder, kind)
-	err := rn.execute(ctx, run, kind)
-	return rn.finish(res, run, err)
+	return rn.finish(res, run, rn.execute(ctx, run, kind))
 }
 
 func (rn *Runner) execute(ctx context.Context, run *Run, kind Kind) error {
