@@ -1,20 +1,16 @@
 package azure
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/hubprobe/hubprobe/internal/redact"
 )
 
 // ResponseObserver is told the status code of every HTTP response, under
@@ -90,6 +86,12 @@ func (o RESTOptions) withDefaults() (RESTOptions, error) {
 	default:
 		return o, fmt.Errorf("azure: REST API version %q is not %q or %q", o.APIVersion, RESTAPIV1, RESTAPI20220601)
 	}
+	return o.withTransportDefaults(), nil
+}
+
+// withTransportDefaults fills in everything but the API version, which
+// each service checks against its own list.
+func (o RESTOptions) withTransportDefaults() RESTOptions {
 	if o.HTTPClient == nil {
 		o.HTTPClient = http.DefaultClient
 	}
@@ -114,7 +116,7 @@ func (o RESTOptions) withDefaults() (RESTOptions, error) {
 	if o.Jitter == nil {
 		o.Jitter = rand.Float64
 	}
-	return o, nil
+	return o
 }
 
 // RESTError is a REST call that ended with an unexpected HTTP status.
@@ -146,8 +148,7 @@ func (e *RESTError) Unwrap() error { return e.Err }
 // Azure SignalR Service, for one hub. Every request carries a fresh token
 // whose aud is that request's URL. It is safe for concurrent use.
 type RESTClient struct {
-	opts         RESTOptions
-	key          []byte
+	t            restTransport
 	serverBase   string // where requests go
 	audienceBase string // scheme://host the tokens name
 	hubPath      string // /api/v1/hubs/{hub} or /api/hubs/{hub}
@@ -171,22 +172,34 @@ func NewRESTClient(cs ConnectionString, hub string, opts RESTOptions) (*RESTClie
 		prefix = "/api/hubs/"
 	}
 	return &RESTClient{
-		opts:         o,
-		key:          cs.AccessKey(),
+		t:            restTransport{opts: o, key: cs.AccessKey(), notBefore: true},
 		serverBase:   cs.ServerEndpoint(),
 		audienceBase: csOrigin(cs.endpoint),
 		hubPath:      prefix + azureEscape(strings.ToLower(hub)),
 	}, nil
 }
 
-// restCall is one logical operation; do may send it several times.
-type restCall struct {
-	op     string
-	method string
-	path   string     // escaped, after the server base
-	query  url.Values // excluded=...; newRequest adds api-version
-	body   []byte     // nil for group membership calls
-	want   func(code int) bool
+// call builds the request for path (escaped, after the server base) and
+// query (excluded=...; api-version is added here). The
+// token's aud is the request URL without its query, on the Endpoint's
+// scheme and host.
+func (c *RESTClient) call(op, method, path string, query url.Values, body []byte, want func(int) bool) restCall {
+	q := url.Values{}
+	for k, v := range query {
+		q[k] = v
+	}
+	if c.t.opts.APIVersion == RESTAPI20220601 {
+		q.Set("api-version", RESTAPI20220601)
+	}
+	target := c.serverBase + path
+	if len(q) > 0 {
+		target += "?" + q.Encode()
+	}
+	call := restCall{op: op, method: method, url: target, audience: c.audienceBase + path, body: body, want: want}
+	if body != nil {
+		call.contentType = "application/json"
+	}
+	return call
 }
 
 func restWantAccepted(code int) bool { return code == http.StatusAccepted }
@@ -248,7 +261,7 @@ func (c *RESTClient) membership(ctx context.Context, op, method, group, connID s
 		return fmt.Errorf("azure: REST %s: empty connection ID", op)
 	}
 	path := c.hubPath + "/groups/" + azureEscape(group) + "/connections/" + azureEscape(connID)
-	return c.do(ctx, restCall{op: op, method: method, path: path, want: restWantSuccess})
+	return c.t.do(ctx, c.call(op, method, path, nil, nil, restWantSuccess))
 }
 
 // send posts {"target":...,"arguments":[...]} to the send path of scope
@@ -271,10 +284,10 @@ func (c *RESTClient) send(ctx context.Context, op, scope string, q url.Values, t
 		return fmt.Errorf("azure: REST %s: message of %d bytes is over the service's %d-byte limit", op, len(body), restMaxBody)
 	}
 	path := c.hubPath + scope
-	if c.opts.APIVersion == RESTAPI20220601 {
+	if c.t.opts.APIVersion == RESTAPI20220601 {
 		path += "/:send"
 	}
-	return c.do(ctx, restCall{op: op, method: http.MethodPost, path: path, query: q, body: body, want: restWantAccepted})
+	return c.t.do(ctx, c.call(op, http.MethodPost, path, q, body, restWantAccepted))
 }
 
 func restCheckGroup(group string) error {
@@ -282,88 +295,4 @@ func restCheckGroup(group string) error {
 		return fmt.Errorf("azure: REST: group name must be 1 to %d characters", restMaxGroupName)
 	}
 	return nil
-}
-
-// do sends call, retrying after HTTP 429 only. Other failures are not
-// retried: a send is not idempotent, and after a 5xx or a broken
-// connection the service may already have delivered the message, so a
-// retry could deliver it twice and skew what the probe measures.
-func (c *RESTClient) do(ctx context.Context, call restCall) error {
-	for attempt := 1; ; attempt++ {
-		rerr, err := c.attempt(ctx, call)
-		if err != nil || rerr == nil {
-			return err
-		}
-		rerr.Attempts = attempt
-		wait, ok := c.retryWait(ctx, rerr, attempt)
-		if !ok {
-			return rerr
-		}
-		if err := c.opts.Sleep(ctx, wait); err != nil {
-			rerr.Err = fmt.Errorf("gave up waiting %s to retry: %w", wait, err)
-			return rerr
-		}
-	}
-}
-
-// attempt sends call once. It returns a *RESTError for an unexpected
-// status, or an error when no response came back.
-func (c *RESTClient) attempt(ctx context.Context, call restCall) (*RESTError, error) {
-	req, err := c.newRequest(ctx, call)
-	if err != nil {
-		return nil, err
-	}
-	res, err := c.opts.HTTPClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("azure: REST %s: %w", call.op, redact.URLError(err))
-	}
-	defer res.Body.Close()
-	c.opts.Observer.HTTPResponse(EndpointREST, res.StatusCode)
-	if call.want(res.StatusCode) {
-		_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, restMaxDrain))
-		return nil, nil
-	}
-	body, _ := io.ReadAll(io.LimitReader(res.Body, restMaxErrorBody))
-	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, restMaxDrain))
-	retryAfter, _ := restParseRetryAfter(res.Header.Get("Retry-After"), c.opts.Now())
-	return &RESTError{Op: call.op, StatusCode: res.StatusCode, Body: string(body), RetryAfter: retryAfter}, nil
-}
-
-// newRequest builds one request with its own token: aud is the request URL
-// without its query, on the Endpoint's scheme and host.
-func (c *RESTClient) newRequest(ctx context.Context, call restCall) (*http.Request, error) {
-	query := url.Values{}
-	for k, v := range call.query {
-		query[k] = v
-	}
-	if c.opts.APIVersion == RESTAPI20220601 {
-		query.Set("api-version", RESTAPI20220601)
-	}
-	target := c.serverBase + call.path
-	if len(query) > 0 {
-		target += "?" + query.Encode()
-	}
-	now := c.opts.Now()
-	token, err := MintToken(c.key, TokenClaims{
-		Audience:  c.audienceBase + call.path,
-		ExpiresAt: now.Add(c.opts.TokenTTL),
-		IssuedAt:  now,
-		NotBefore: now,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("azure: REST %s: %w", call.op, err)
-	}
-	var body io.Reader = http.NoBody
-	if call.body != nil {
-		body = bytes.NewReader(call.body)
-	}
-	req, err := http.NewRequestWithContext(ctx, call.method, target, body)
-	if err != nil {
-		return nil, fmt.Errorf("azure: REST %s: %w", call.op, redact.URLError(err))
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	if call.body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	return req, nil
 }

@@ -24,14 +24,14 @@ const (
 // shorter than the server's Retry-After; a Retry-After beyond MaxRetryWait,
 // or a wait that would outlast ctx's deadline, ends the call at once
 // rather than sleeping for nothing.
-func (c *RESTClient) retryWait(ctx context.Context, rerr *RESTError, attempt int) (time.Duration, bool) {
-	if rerr.StatusCode != http.StatusTooManyRequests || attempt > c.opts.MaxRetries {
+func (t *restTransport) retryWait(ctx context.Context, rerr *RESTError, attempt int) (time.Duration, bool) {
+	if rerr.StatusCode != http.StatusTooManyRequests || attempt > t.opts.MaxRetries {
 		return 0, false
 	}
-	if rerr.RetryAfter > c.opts.MaxRetryWait {
+	if rerr.RetryAfter > t.opts.MaxRetryWait {
 		return 0, false
 	}
-	wait := max(rerr.RetryAfter, restBackoff(attempt, c.opts.Jitter()))
+	wait := max(rerr.RetryAfter, restBackoff(attempt, t.opts.Jitter()))
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
 		return 0, false
 	}

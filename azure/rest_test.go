@@ -38,6 +38,10 @@ type restEmulator struct {
 	mu        sync.Mutex
 	requests  []restRequest
 	responses []restResponse
+	// fullURLAudience makes the emulator expect aud = the whole request
+	// URL, query included, as Web PubSub's SDK signs it; SignalR's aud
+	// leaves the query out.
+	fullURLAudience bool
 }
 
 type restResponse struct {
@@ -62,6 +66,9 @@ func (e *restEmulator) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	e.mu.Lock()
 	now := e.now()
+	if e.fullURLAudience {
+		aud = e.endpoint + r.URL.RequestURI()
+	}
 	e.mu.Unlock()
 	_, req.tokenErr = jwtParse(e.t, e.key, token, aud, now)
 	claims, verifyErr := VerifyToken(e.key, token, aud, now)

@@ -34,15 +34,20 @@ var (
 	ErrTokenAudience    = errors.New("azure: token audience mismatch")
 )
 
-// TokenClaims are the claims Azure SignalR Service reads from an access
-// token. Zero times are left out of a minted token, except ExpiresAt, which
-// the service requires.
+// TokenClaims are the claims Azure SignalR Service and Azure Web PubSub
+// read from an access token. Zero times and empty values are left out of a
+// minted token, except ExpiresAt, which both services require.
 type TokenClaims struct {
 	Audience  string    // aud: the URL the token is for
 	ExpiresAt time.Time // exp
 	IssuedAt  time.Time // iat
 	NotBefore time.Time // nbf
-	UserID    string    // nameid: the user id that user-targeted sends address
+	UserID    string    // nameid: the SignalR user id that user-targeted sends address
+	// Subject is sub: the Web PubSub user id (SignalR reads nameid instead).
+	Subject string
+	// Roles is role, always minted as an array: the Web PubSub permissions,
+	// such as WebPubSubRoleSendToGroup.
+	Roles []string
 }
 
 // MintToken signs claims as an HS256 JWT with the header {"alg":"HS256",
@@ -67,6 +72,12 @@ func MintToken(key []byte, claims TokenClaims) (string, error) {
 	}
 	if claims.UserID != "" {
 		payload["nameid"] = claims.UserID
+	}
+	if claims.Subject != "" {
+		payload["sub"] = claims.Subject
+	}
+	if len(claims.Roles) > 0 {
+		payload["role"] = claims.Roles
 	}
 	token, err := jwt.NewWithClaims(jwt.SigningMethodHS256, payload).SignedString(key)
 	if err != nil {
@@ -155,6 +166,8 @@ func VerifyToken(key []byte, token, audience string, now time.Time) (TokenClaims
 		IssuedAt:  claims.IssuedAt.time(),
 		NotBefore: claims.NotBefore.time(),
 		UserID:    claims.UserID,
+		Subject:   claims.Subject,
+		Roles:     claims.Roles,
 	}, nil
 }
 
@@ -208,13 +221,16 @@ func headerAlg(parsed *jwt.Token) string {
 }
 
 // verifiedClaims are the claims VerifyToken reads; aud may be a string or
-// an array of strings (RFC 7519 allows both).
+// an array of strings (RFC 7519 allows both), and so may role (.NET's token
+// handler writes a single role as a string).
 type verifiedClaims struct {
 	Audience  jwt.ClaimStrings `json:"aud"`
 	ExpiresAt *exactDate       `json:"exp"`
 	IssuedAt  *exactDate       `json:"iat"`
 	NotBefore *exactDate       `json:"nbf"`
 	UserID    string           `json:"nameid"`
+	Subject   string           `json:"sub"`
+	Roles     jwt.ClaimStrings `json:"role"`
 }
 
 func (c *verifiedClaims) GetAudience() (jwt.ClaimStrings, error) { return c.Audience, nil }
@@ -224,7 +240,7 @@ func (c *verifiedClaims) GetExpirationTime() (*jwt.NumericDate, error) {
 func (c *verifiedClaims) GetIssuedAt() (*jwt.NumericDate, error)  { return c.IssuedAt.numeric(), nil }
 func (c *verifiedClaims) GetNotBefore() (*jwt.NumericDate, error) { return c.NotBefore.numeric(), nil }
 func (c *verifiedClaims) GetIssuer() (string, error)              { return "", nil }
-func (c *verifiedClaims) GetSubject() (string, error)             { return "", nil }
+func (c *verifiedClaims) GetSubject() (string, error)             { return c.Subject, nil }
 
 // exactDate is a NumericDate kept to the nanosecond. golang-jwt's own
 // NumericDate truncates to jwt.TimePrecision (a second unless a program

@@ -1,0 +1,240 @@
+// Package client is hubprobe's Azure Web PubSub client: one WebSocket
+// connection speaking json.webpubsub.azure.v1 or its reliable variant
+// json.reliable.webpubsub.azure.v1, with the frames of package webpubsub.
+//
+// It joins and leaves groups, sends to groups and sends events with or
+// without acks, delivers group and server messages to handlers,
+// acknowledges sequence ids on the reliable protocol and keeps the
+// connection alive with pings. It does not reconnect or recover a
+// dropped connection: a probe reports the drop instead.
+//
+// Its errors are probe's types wherever the SignalR client has the same
+// failure: *probe.ConnectError (with its phases) for a failed Dial,
+// *probe.CloseError when the service said why it ended the connection,
+// probe.ErrClosed and probe.ErrServerTimeout. The scenarios and
+// probe.ClassifyThrottle then read both clients' failures alike, and one
+// probe.Observer counts both clients' bytes. Only what SignalR has no word
+// for is new here: ErrProtocol and the failed ack, *AckError.
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/webpubsub"
+)
+
+const (
+	// internalWriteTimeout bounds writes the connection makes on its own
+	// (pings, sequence acks).
+	internalWriteTimeout = 10 * time.Second
+	// closeWait is how long Close waits for the service's close frame.
+	closeWait = time.Second
+	// goodbyeWait bounds the close frame sent after reading stopped.
+	goodbyeWait = 250 * time.Millisecond
+)
+
+// Conn is one Web PubSub client connection. Its methods are safe for
+// concurrent use. One goroutine reads and runs the handlers; writes happen
+// on the caller's goroutine, one at a time; pings and sequence acks come
+// from timers.
+type Conn struct {
+	ws           *websocket.Conn
+	obs          probe.Observer
+	protocol     string
+	reliable     bool
+	connectionID string
+	userID       string
+	onGroup      func(Message)
+	onServer     func(Message)
+
+	serverTimeout     time.Duration
+	writeTimeout      time.Duration
+	keepAliveInterval time.Duration
+	maxMessageSize    int64
+
+	// dec and frame belong to the reader (Dial's handshake, then the read
+	// goroutine): fields rather than locals, so decoding allocates nothing.
+	dec   webpubsub.Decoder
+	frame webpubsub.Frame
+
+	started   time.Time
+	lastWrite atomic.Int64 // nanoseconds since started, monotonic
+	lastAckID atomic.Uint64
+	seq       sequence
+
+	writeSem     chan struct{} // a mutex that a context can give up on
+	abortWriteFn func()
+
+	mu        sync.Mutex
+	ended     bool
+	endErr    error
+	acks      map[uint64]pendingAck // nil once the connection ended
+	keepAlive *time.Timer
+
+	closing chan struct{} // closed when the connection starts to end
+	done    chan struct{} // closed when it has ended and the socket is closed
+}
+
+// Dial opens the WebSocket with the chosen subprotocol and waits for the
+// service's connected message. ctx bounds the whole attempt, not the
+// connection's life. Failures are *probe.ConnectError (PhaseTransport for
+// the upgrade, PhaseHandshake for the wait, PhaseTimeout when time ran
+// out), except for invalid Options.
+func Dial(ctx context.Context, opts Options) (*Conn, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	target, err := dialURL(o.URL, o.AccessToken)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := dialWebSocket(ctx, &o, target)
+	if err != nil {
+		return nil, err
+	}
+	c := newConn(ws, &o)
+	if err := c.handshake(ctx, o.HandshakeTimeout); err != nil {
+		ws.Close()
+		return nil, err
+	}
+	c.run(o.SequenceAckInterval)
+	return c, nil
+}
+
+func newConn(ws *websocket.Conn, o *Options) *Conn {
+	c := &Conn{
+		ws:                ws,
+		obs:               o.Observer,
+		protocol:          o.Protocol,
+		reliable:          webpubsub.IsReliable(o.Protocol),
+		onGroup:           o.OnGroupMessage,
+		onServer:          o.OnServerMessage,
+		serverTimeout:     o.ServerTimeout,
+		writeTimeout:      o.WriteTimeout,
+		keepAliveInterval: o.KeepAliveInterval,
+		maxMessageSize:    o.MaxMessageSize,
+		started:           time.Now(),
+		writeSem:          make(chan struct{}, 1),
+		acks:              make(map[uint64]pendingAck),
+		closing:           make(chan struct{}),
+		done:              make(chan struct{}),
+	}
+	// Bound once here: a method value passed on every write would allocate.
+	c.abortWriteFn = c.abortWrite
+	return c
+}
+
+// run starts the read goroutine and the timers.
+func (c *Conn) run(sequenceAckInterval time.Duration) {
+	c.markWritten()
+	c.ws.SetPingHandler(c.onPing)
+	c.mu.Lock()
+	c.keepAlive = time.AfterFunc(c.keepAliveInterval, c.keepAliveTick)
+	if c.reliable {
+		c.seq.start(sequenceAckInterval, c.sendSequenceAck)
+	}
+	c.mu.Unlock()
+	go c.readLoop()
+}
+
+// ConnectionID is the id the service assigned in its connected message.
+func (c *Conn) ConnectionID() string { return c.connectionID }
+
+// UserID is the user id the connected message named (the token's sub),
+// empty for an anonymous connection.
+func (c *Conn) UserID() string { return c.userID }
+
+// Protocol is the subprotocol in use.
+func (c *Conn) Protocol() string { return c.protocol }
+
+// Done is closed once the connection has ended and its socket is closed.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err is nil while the connection is open and after a clean Close. It is
+// a *probe.CloseError when the service sent a disconnected message (or a
+// WebSocket close with a reason), an error wrapping ErrProtocol or
+// probe.ErrServerTimeout for those failures, or the I/O error that ended
+// the connection.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.endErr
+}
+
+// Close ends the connection in order: a WebSocket close frame 1000, a
+// short wait for the service's answer, then the socket closes. Requests
+// still waiting for an ack fail with probe.ErrClosed. It returns nil, or
+// the error that had already ended the connection.
+func (c *Conn) Close(ctx context.Context) error {
+	if !c.markEnded(nil) {
+		return c.waitDone(ctx)
+	}
+	ctx, cancel := context.WithTimeout(ctx, closeWait)
+	defer cancel()
+	deadline, _ := ctx.Deadline()
+	_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), deadline)
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+	}
+	c.ws.Close()
+	<-c.done
+	return nil
+}
+
+func (c *Conn) waitDone(ctx context.Context) error {
+	select {
+	case <-c.done:
+		return c.Err()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// markEnded records why the connection ends; the first reason wins. It
+// reports whether this call was the first.
+func (c *Conn) markEnded(err error) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended {
+		return false
+	}
+	c.ended, c.endErr = true, err
+	close(c.closing)
+	return true
+}
+
+// fail ends the connection with err and unblocks the read goroutine.
+func (c *Conn) fail(err error) {
+	c.markEnded(err)
+	c.ws.Close()
+}
+
+// closedErr is what calls on an ended connection return.
+func (c *Conn) closedErr() error {
+	if err := c.Err(); err != nil {
+		return fmt.Errorf("%w: %w", probe.ErrClosed, err)
+	}
+	return probe.ErrClosed
+}
+
+// onPing answers a WebSocket ping, as gorilla's default handler does, and
+// counts it as the service being alive.
+func (c *Conn) onPing(data string) error {
+	_ = c.ws.SetReadDeadline(time.Now().Add(c.serverTimeout))
+	err := c.ws.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(goodbyeWait))
+	var ne net.Error
+	if errors.Is(err, websocket.ErrCloseSent) || errors.As(err, &ne) {
+		return nil // the reader learns soon enough that the socket is gone
+	}
+	return err
+}
