@@ -72,26 +72,36 @@ func validHubName(name string) bool {
 }
 
 // authorize checks the request's token against the audience
-// <scheme>://<host><target>. The host is also tried without its port,
-// which is how tokens are minted for connection strings with a Port key.
-// Nothing of the token reaches the log.
-func (h *Hub) authorize(r *http.Request, target string) (azure.TokenClaims, bool) {
+// <scheme>://<host><target>, for any of targets. The host is also tried
+// without its port, which is how tokens are minted for connection strings
+// with a Port key. Nothing of the token reaches the log.
+func (h *Hub) authorize(r *http.Request, targets ...string) (azure.TokenClaims, bool) {
 	token := bearerToken(r)
 	if token == "" {
 		return azure.TokenClaims{}, false
 	}
-	var err error
+	claims, err := h.verifyAudiences(token, r, targets)
+	if err != nil {
+		h.log.Debug().Str("reason", tokenFailure(err)).Str("path", r.URL.Path).Msg("token refused")
+		return azure.TokenClaims{}, false
+	}
+	return claims, true
+}
+
+// verifyAudiences tries each audience until one matches; a failure other
+// than the audience ends the search.
+func (h *Hub) verifyAudiences(token string, r *http.Request, targets []string) (azure.TokenClaims, error) {
+	err := azure.ErrTokenAudience
 	for _, origin := range requestOrigins(r) {
-		var claims azure.TokenClaims
-		if claims, err = azure.VerifyToken(h.key, token, origin+target, time.Now()); err == nil {
-			return claims, true
-		}
-		if !errors.Is(err, azure.ErrTokenAudience) {
-			break
+		for _, target := range targets {
+			claims, verr := azure.VerifyToken(h.key, token, origin+target, time.Now())
+			if verr == nil || !errors.Is(verr, azure.ErrTokenAudience) {
+				return claims, verr
+			}
+			err = verr
 		}
 	}
-	h.log.Debug().Str("reason", tokenFailure(err)).Str("path", r.URL.Path).Msg("token refused")
-	return azure.TokenClaims{}, false
+	return azure.TokenClaims{}, err
 }
 
 func bearerToken(r *http.Request) string {

@@ -29,6 +29,7 @@ type delivery struct {
 	key      string   // connection id, group name or user id
 	excluded []string // connection ids a REST send skips
 	msg      signalr.Message
+	run      func() // a Web PubSub delivery, instead of all of the above
 }
 
 // maxDelayed bounds slow-mode deliveries in flight across the hub.
@@ -53,6 +54,10 @@ func (h *Hub) deliver(d delivery) {
 // invocation's Completion; everyone else's goes to their send queue, which
 // never blocks the sender.
 func (h *Hub) send(d *delivery, fromCaller bool) {
+	if d.run != nil {
+		d.run()
+		return
+	}
 	if d.to == toCaller && fromCaller {
 		d.caller.reply(&d.msg) // no shared frame needed
 		return

@@ -54,7 +54,43 @@
 // RedirectNegotiate makes the app path's negotiate redirect to the client
 // endpoint as an app server in the service's default mode does.
 //
+// With Options.AccessKey the hub also serves Azure Web PubSub's data plane.
+// Clients connect at /client/hubs/{hub}?access_token= (or with a bearer
+// header) with json.webpubsub.azure.v1, json.reliable.webpubsub.azure.v1 or
+// no subprotocol (a simple WebSocket client); the token is checked like the
+// service does (HS256 with the key, aud {scheme}://{host}/client/hubs/{hub}),
+// sub is the user id, role grants webpubsub.joinLeaveGroup and
+// webpubsub.sendToGroup (or their .{group} forms; without a role a client
+// may only send events) and webpubsub.group joins groups on connect. The
+// hub answers connected, joinGroup, leaveGroup, sendToGroup (noEcho), event
+// and ping; acks carry Forbidden, Duplicate (a repeated ackId among the
+// last 256), BadRequest or InvocationFailed; a failed request without an
+// ackId ends the connection. On the reliable subprotocol messages carry
+// sequenceIds and sequenceAck frees them; 1000 unacknowledged messages (or
+// 16 MB) close the connection. A recovery attempt (awps_connection_id) is
+// closed with 1008: dropped connections are not kept, so the official
+// client opens a new one. Frames over 1 MiB, invalid frames and service
+// frames from a client end the connection with a disconnected message.
+// The REST API is under /api/hubs/{hub} with a Web PubSub api-version
+// (2021-10-01 … 2024-12-01; SignalR's 2022-06-01 keeps the same paths for
+// the SignalR emulation): send to all, a user, a group or a connection
+// (202; the Content-Type gives the dataType; filter is refused), group and
+// user membership, exists (HEAD), close connections, permissions, and
+// /api/health; its tokens' aud is the request URL with or without the
+// query. Options.WebPubSubEventHandler (a URL template with {hub} and
+// {event}) receives user events as binary-mode CloudEvents signed with
+// ce-signature, after an abuse-protection OPTIONS handshake per handler and
+// hub origin (an accepted one stands, a refusal for 30 s); a 2xx answer's
+// body comes back to the sender as a message from the server, typed by its
+// Content-Type. A refused handshake or a missing handler drops the event
+// (with an ackId: InvocationFailed); a non-2xx answer without an ackId
+// drops the connection. System events (connect, connected, disconnected)
+// are not sent. The connection quota counts both services' connections;
+// the message rate limit closes a client with "Message count reaches
+// limit." and answers a REST send 429.
+//
 // Slow mode (Options.DeliveryDelay, SetDeliveryDelay) holds every
-// RecordLatency, streamed echo and pushed batch back for a while, to show what a slow hub
+// RecordLatency, streamed echo and pushed batch (and every Web PubSub
+// message, but not its acks) back for a while, to show what a slow hub
 // looks like on the dashboards.
 package hub

@@ -43,6 +43,7 @@ func (h *Hub) beat(conns []*conn) []*conn {
 		}
 	}
 	clear(conns) // keep no closed connection alive until the next beat
+	h.beatWebPubSub(now)
 	h.tokens.expire(now)
 	h.load.record(time.Now())
 	return conns

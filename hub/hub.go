@@ -32,6 +32,7 @@ type Hub struct {
 	pings    [numCodecs]*frame // a Ping in each hub protocol
 	key      []byte            // AccessKey's bytes; nil when Azure emulation is off
 	home     *space            // the hub name the app path serves
+	wps      *wpsState         // the Web PubSub data plane
 
 	mu     sync.RWMutex
 	closed bool
@@ -75,6 +76,7 @@ func New(opts Options, reg prometheus.Registerer) (*Hub, error) {
 		h.key = []byte(opts.AccessKey)
 	}
 	h.home, _ = h.spaceNamed(opts.hubName())
+	h.wps = newWPSState(h)
 	h.delay.Store(int64(opts.DeliveryDelay))
 	h.delayed = newDelayQueue(h.now, h.sendRecovering)
 	h.bg.Add(2)
@@ -87,8 +89,8 @@ func New(opts Options, reg prometheus.Registerer) (*Hub, error) {
 func (h *Hub) now() int64 { return int64(time.Since(h.epoch)) }
 
 // ServeHTTP serves negotiate and the transports at Options.Path and, with
-// an AccessKey, Azure SignalR Service's client endpoints and REST API; any
-// other path is 404.
+// an AccessKey, Azure SignalR Service's and Azure Web PubSub's client
+// endpoints and REST APIs; any other path is 404.
 func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
 	switch {
@@ -100,6 +102,10 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveClient(w, r, false)
 	case h.key != nil && p == "/client/negotiate":
 		h.serveClient(w, r, true)
+	case h.key != nil && strings.HasPrefix(p, wpsHubPrefix):
+		h.serveWebPubSubClient(w, r)
+	case h.key != nil && isWebPubSubREST(r):
+		h.serveWebPubSubREST(w, r)
 	case h.key != nil && strings.HasPrefix(p, "/api/"):
 		h.serveREST(w, r)
 	default:
@@ -200,9 +206,13 @@ func (h *Hub) Close() {
 		for c := range h.live {
 			live = append(live, c)
 		}
+		wps := h.wpsLiveLocked()
 		h.mu.Unlock()
 		for _, c := range live {
 			c.requestClose(&signalr.Message{Type: signalr.CloseType})
+		}
+		for _, c := range wps {
+			c.requestClose(wpsCloseShutdown)
 		}
 		close(h.stop)
 		h.bg.Wait()

@@ -150,14 +150,21 @@ func checkJSRun(t *testing.T, name string, r jsResult) {
 // ensureNodeModules installs the pinned clients with npm ci when needed.
 func ensureNodeModules(t *testing.T) {
 	t.Helper()
+	ensureNPM(t, jsClientDir, "@microsoft/signalr", "@microsoft/signalr-protocol-msgpack")
+}
+
+// ensureNPM runs npm ci in dir unless every package is installed there;
+// without node and npm the test fails, it never skips.
+func ensureNPM(t *testing.T, dir string, packages ...string) {
+	t.Helper()
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("%s is required for this test: %v", tool, err)
 		}
 	}
 	installed := true
-	for _, pkg := range []string{"signalr", "signalr-protocol-msgpack"} {
-		if _, err := os.Stat(filepath.Join(jsClientDir, "node_modules", "@microsoft", pkg)); err != nil {
+	for _, pkg := range packages {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", filepath.FromSlash(pkg))); err != nil {
 			installed = false
 		}
 	}
@@ -167,8 +174,8 @@ func ensureNodeModules(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-	cmd.Dir = jsClientDir
+	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci: %v\n%s", err, out)
+		t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
 	}
 }

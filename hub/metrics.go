@@ -14,6 +14,7 @@ type metrics struct {
 	sent        prometheus.Counter
 	panics      prometheus.Counter
 	throttled   *prometheus.CounterVec
+	upstream    *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -38,15 +39,24 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "hubprobe_hub_throttled_total",
 			Help: "Requests and connections the embedded hub refused or closed for its connection quota or message rate limit.",
 		}, []string{"reason"}),
+		upstream: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hubprobe_hub_event_handler_requests_total",
+			Help: "Requests the embedded hub's Web PubSub emulation sent to its event handler, by request (validate, event) and result (ok, refused, error).",
+		}, []string{"request", "result"}),
 	}
 	// Both reasons are exported from the start, so rate() sees the first one.
 	for _, reason := range []string{throttle.ConnectionLimit, throttle.MessageLimit} {
 		m.throttled.WithLabelValues(reason)
 	}
+	for _, request := range []string{"validate", "event"} {
+		for _, result := range []string{upstreamOK, upstreamRefused, upstreamError} {
+			m.upstream.WithLabelValues(request, result)
+		}
+	}
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.connections, m.received, m.sent, m.panics, m.throttled} {
+	for _, c := range []prometheus.Collector{m.connections, m.received, m.sent, m.panics, m.throttled, m.upstream} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -23,6 +23,14 @@ func TestMetricsExported(t *testing.T) {
 # HELP hubprobe_hub_connections Client connections of the embedded hub that completed the handshake and are open.
 # TYPE hubprobe_hub_connections gauge
 hubprobe_hub_connections 1
+# HELP hubprobe_hub_event_handler_requests_total Requests the embedded hub's Web PubSub emulation sent to its event handler, by request (validate, event) and result (ok, refused, error).
+# TYPE hubprobe_hub_event_handler_requests_total counter
+hubprobe_hub_event_handler_requests_total{request="event",result="error"} 0
+hubprobe_hub_event_handler_requests_total{request="event",result="ok"} 0
+hubprobe_hub_event_handler_requests_total{request="event",result="refused"} 0
+hubprobe_hub_event_handler_requests_total{request="validate",result="error"} 0
+hubprobe_hub_event_handler_requests_total{request="validate",result="ok"} 0
+hubprobe_hub_event_handler_requests_total{request="validate",result="refused"} 0
 # HELP hubprobe_hub_messages_received_total Hub protocol messages the embedded hub received from clients, pings included.
 # TYPE hubprobe_hub_messages_received_total counter
 hubprobe_hub_messages_received_total 2

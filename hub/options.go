@@ -80,6 +80,11 @@ type Options struct {
 	// 1). A client over it is closed with "Message count reaches limit.",
 	// a REST send is answered 429.
 	MessageRateLimit float64
+	// WebPubSubEventHandler is the event handler URL template of the Web
+	// PubSub emulation ({hub} and {event} are filled in, as the service
+	// does): user events go there as CloudEvents. Empty sends none, and an
+	// event with an ackId is acked InvocationFailed. Needs AccessKey.
+	WebPubSubEventHandler string
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -127,6 +132,10 @@ func (o Options) validate() error {
 		return fmt.Errorf("redirecting negotiate to the Azure endpoints needs an access key")
 	case o.AccessKey != "" && (o.Path == "/client" || strings.HasPrefix(o.Path, "/client/") || strings.HasPrefix(o.Path, "/api/")):
 		return fmt.Errorf("hub path %q collides with the Azure endpoints /client/ and /api/", o.Path)
+	case o.WebPubSubEventHandler != "" && o.AccessKey == "":
+		return fmt.Errorf("a Web PubSub event handler needs an access key")
+	case o.WebPubSubEventHandler != "" && checkEventHandler(o.WebPubSubEventHandler) != nil:
+		return fmt.Errorf("Web PubSub event handler: %v", checkEventHandler(o.WebPubSubEventHandler))
 	case o.AccessKey != "" && !validHubName(o.hubName()):
 		return fmt.Errorf("hub path %q must end in a valid Azure hub name (a letter, then letters, digits or '_')", o.Path)
 	}

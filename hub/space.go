@@ -57,16 +57,16 @@ func (h *Hub) spaceNamed(name string) (*space, bool) {
 }
 
 // addMember and removeMember keep a set-valued index; empty sets go.
-func addMember(index map[string]map[*conn]struct{}, key string, c *conn) {
+func addMember[C comparable](index map[string]map[C]struct{}, key string, c C) {
 	members := index[key]
 	if members == nil {
-		members = make(map[*conn]struct{})
+		members = make(map[C]struct{})
 		index[key] = members
 	}
 	members[c] = struct{}{}
 }
 
-func removeMember(index map[string]map[*conn]struct{}, key string, c *conn) {
+func removeMember[C comparable](index map[string]map[C]struct{}, key string, c C) {
 	members := index[key]
 	delete(members, c)
 	if len(members) == 0 {

@@ -24,6 +24,9 @@ type hubFlags struct {
 	accessKeyFile string
 	pollTimeout   time.Duration
 	settings      config.EmbeddedHub
+	// wpsEventHandler is the Web PubSub emulation's event handler URL
+	// template.
+	wpsEventHandler string
 }
 
 // options turns the flags into hub options, reading the access key.
@@ -36,7 +39,7 @@ func (f hubFlags) options(log zerolog.Logger) (hub.Options, error) {
 		f.settings.AccessKey = config.Secret(key)
 	}
 	opts := hub.EmbeddedOptions(f.settings)
-	opts.Logger, opts.PollTimeout = log, f.pollTimeout
+	opts.Logger, opts.PollTimeout, opts.WebPubSubEventHandler = log, f.pollTimeout, f.wpsEventHandler
 	return opts, nil
 }
 

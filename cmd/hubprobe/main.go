@@ -162,11 +162,12 @@ func (c *cli) addHubCommand() {
 	cmd.Flag("listen", "Address the hub listens on.").Default("127.0.0.1:5050").StringVar(&f.listen)
 	cmd.Flag("metrics", "Serve the hub's own metrics at /metrics on the same address.").Default("true").BoolVar(&f.metrics)
 	cmd.Flag("delivery-delay", "Hold every delivery back by this long (rehearse latency alerts).").Default("0s").DurationVar(&f.settings.DeliveryDelay)
-	cmd.Flag("access-key-file", "Also emulate Azure SignalR Service (client endpoints and REST API) with the access key in this file.").StringVar(&f.accessKeyFile)
+	cmd.Flag("access-key-file", "Also emulate Azure SignalR Service and Azure Web PubSub (client endpoints and REST APIs) with the access key in this file.").StringVar(&f.accessKeyFile)
 	cmd.Flag("units", "Refuse connections past units × 1000, like the service's Standard tier (0: no quota).").Default("0").IntVar(&f.settings.Units)
 	cmd.Flag("connection-quota", "Refuse connections past this many (overrides --units; 0 keeps it).").Default("0").IntVar(&f.settings.ConnectionQuota)
 	cmd.Flag("message-rate-limit", "Accept at most this many messages per second (0: no limit).").Default("0").Float64Var(&f.settings.MessageRateLimit)
 	cmd.Flag("redirect-negotiate", "Make negotiate redirect to the emulated service, as an app server in default mode does (needs --access-key-file).").BoolVar(&f.settings.RedirectNegotiate)
+	cmd.Flag("webpubsub.event-handler", "Web PubSub emulation: send user events to this event handler URL template ({hub}, {event}) as CloudEvents (needs --access-key-file).").StringVar(&f.wpsEventHandler)
 	cmd.Flag("poll-timeout", "How long a Long Polling request waits for data before it is answered empty.").Default("90s").DurationVar(&f.pollTimeout)
 }
 
