@@ -308,10 +308,10 @@ func (h *connHealth) sendFailed(i int) { h.failed[i] = true }
 func (h *connHealth) check(run *Run) (failed int, throttled int64) {
 	for i, c := range run.Clients {
 		select {
-		case <-c.Conn.Done():
+		case <-c.done():
 			if !h.dropped[i] {
 				h.dropped[i] = true
-				if _, ok := probe.ClassifyThrottle(c.Conn.Err()); ok {
+				if _, ok := probe.ClassifyThrottle(c.err()); ok {
 					throttled++
 				}
 			}

@@ -32,18 +32,19 @@ type kindFactory func(cfg config.Scenario) Kind
 // so a kind cannot be valid in one place and not the other. The kinds keep
 // the benchmark's names: the target's service picks the wire.
 var kinds = map[string]map[string]kindFactory{
-	"echo":           {signalR: newEcho},
+	"echo":           {signalR: newEcho, webPubSub: newUpstreamEcho},
 	"broadcast":      {signalR: newBroadcast},
 	"send_to_client": {signalR: newSendToClient},
-	"send_to_group":  {signalR: newSendToGroup},
+	"send_to_group":  {signalR: newSendToGroup, webPubSub: newWebPubSubSendToGroup},
 	"streaming_echo": {signalR: newStreamingEcho},
 	"server_push":    {signalR: newServerPush},
 
 	// The rest_* kinds send through the service's REST API; the clients
 	// only listen (on SignalR, connected in serverless mode).
-	"rest_broadcast":     {signalR: newRESTBroadcast},
-	"rest_send_to_user":  {signalR: newRESTSendToUser},
-	"rest_send_to_group": {signalR: newRESTSendToGroup},
+	"rest_broadcast":          {signalR: newRESTBroadcast, webPubSub: newWebPubSubRESTBroadcast},
+	"rest_send_to_user":       {signalR: newRESTSendToUser, webPubSub: newWebPubSubRESTSendToUser},
+	"rest_send_to_group":      {signalR: newRESTSendToGroup, webPubSub: newWebPubSubRESTSendToGroup},
+	"rest_send_to_connection": {webPubSub: newRESTSendToConnection},
 }
 
 const (

@@ -44,14 +44,6 @@ func (ep Endpoint) service() string {
 	return signalR
 }
 
-// Client is one probe connection of a run.
-type Client struct {
-	Conn *probe.Conn
-	// ID is how the hub addresses this connection; kinds that route to a
-	// connection fill it in Prepare.
-	ID string
-}
-
 type route struct{ key, value string }
 
 // Run is the state of one scenario run that kinds work with.
@@ -298,12 +290,12 @@ func (rn *Runner) checkAlive(ctx context.Context, run *Run) {
 	}
 	wait := rn.stallWait()
 	forEachClient(run, alivePings, func(c *Client) {
-		if c.Conn.CheckAlive(ctx, wait) == nil || ctx.Err() != nil {
+		if c.checkAlive(ctx, wait) == nil || ctx.Err() != nil {
 			return
 		}
 		// The connection is ending; let it finish so checkDropped sees it.
 		select {
-		case <-c.Conn.Done():
+		case <-c.done():
 		case <-ctx.Done():
 		}
 	})
@@ -330,11 +322,11 @@ func (rn *Runner) checkDropped(run *Run) error {
 	var first error
 	for _, c := range run.Clients {
 		select {
-		case <-c.Conn.Done():
+		case <-c.done():
 		default:
 			continue
 		}
-		err := c.Conn.Err()
+		err := c.err()
 		if err == nil {
 			err = errors.New("connection closed by the hub")
 		}
@@ -383,7 +375,7 @@ func (rn *Runner) closeAll(ctx context.Context, run *Run) {
 	forEachClient(run, rn.connectConcurrency(), func(c *Client) {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		_ = c.Conn.Close(ctx)
+		_ = c.close(ctx)
 		rn.Recorder.ConnectionClosed()
 	})
 }
