@@ -385,8 +385,11 @@ func TestDuplicateHeaderDifferentCase(t *testing.T) {
 
 func TestDefault(t *testing.T) {
 	c := Default()
-	if len(c.Targets) != 1 || c.Targets[0].Name != "embedded" || !c.Targets[0].Embedded {
+	if len(c.Targets) != 2 || c.Targets[0].Name != "embedded" || !c.Targets[0].Embedded {
 		t.Fatalf("default targets: %+v", c.Targets)
+	}
+	if wps := c.Targets[1]; !wps.Embedded || !wps.WebPubSub() || *wps.Tier != (Tier{Service: "webpubsub", Units: 1}) {
+		t.Errorf("default Web PubSub target: %+v", wps)
 	}
 	if !c.Global.StartJitter {
 		t.Error("default start_jitter is false")
@@ -395,12 +398,17 @@ func TestDefault(t *testing.T) {
 		t.Errorf("default tier %+v, want signalr unit 1", tier)
 	}
 	wantKinds := []string{"echo", "broadcast", "send_to_group", "send_to_client"}
-	if len(c.Scenarios) != len(wantKinds)+1 {
-		t.Fatalf("%d default scenarios, want %d", len(c.Scenarios), len(wantKinds)+1)
+	if len(c.Scenarios) != len(wantKinds)+3 {
+		t.Fatalf("%d default scenarios, want %d", len(c.Scenarios), len(wantKinds)+3)
+	}
+	for i, kind := range []string{"send_to_group", "echo"} {
+		if s := c.Scenarios[len(wantKinds)+i]; s.Target != "webpubsub" || s.Kind != kind || s.Name != "webpubsub_"+kind || s.Protocol != "json.webpubsub.azure.v1" {
+			t.Errorf("default Web PubSub scenario %d: %+v", i, s)
+		}
 	}
 	// The last one is a capacity search sized by the unit-1 echo profile:
 	// 5 steps of 2s (2 to 10 senders) fit well within its 15m schedule.
-	capacity := c.Scenarios[len(wantKinds)]
+	capacity := c.Scenarios[len(c.Scenarios)-1]
 	if capacity.Mode != ModeCapacitySearch || capacity.Kind != "echo" || capacity.Connections != 10 ||
 		capacity.CapacitySearch.Steps(capacity.Connections) != 5 || capacity.Timeout != 15*time.Second+15*time.Second+5*time.Second+DefaultTimeoutPad {
 		t.Errorf("default capacity search: %+v %+v", capacity, capacity.CapacitySearch)

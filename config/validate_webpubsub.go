@@ -1,11 +1,8 @@
 package config
 
 import (
-	"crypto/rand"
-	"encoding/base64"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
@@ -41,21 +38,8 @@ func (v *validator) webPubSubTarget(item string, t *Target, cs bool) error {
 	case !webpubsub.ValidHub(t.Hub):
 		return v.Errorf(keyPath(item, "hub"), "invalid hub name %q: use a letter, then letters, digits or any of _`,.[]", t.Hub)
 	}
-	if t.Embedded && t.EmbeddedHub.AccessKey == "" {
-		t.EmbeddedHub.AccessKey = Secret(embeddedAccessKey())
-	}
 	return nil
 }
-
-// embeddedAccessKey is the access key of embedded Web PubSub hubs whose
-// config names none: random, made once per process, so that the hub, the
-// tokens hubprobe mints for it and the event handler's signature check
-// agree, and a reload does not restart the hub for a new key.
-var embeddedAccessKey = sync.OnceValue(func() string {
-	raw := make([]byte, 32)
-	_, _ = rand.Read(raw)
-	return base64.RawStdEncoding.EncodeToString(raw)
-})
 
 // scenarioWire checks kind, transport and protocol against the wire of the
 // target's service. A Web PubSub scenario speaks one of the JSON

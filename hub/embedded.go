@@ -2,6 +2,8 @@ package hub
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"sync"
 
@@ -39,7 +41,18 @@ type embeddedHub struct {
 	reg     *prometheus.Registry
 	cfg     config.EmbeddedHub
 	service string
+	keyed   bool // the hub emulates the Azure services
 }
+
+// webPubSubKey is the access key of the hubs of Web PubSub targets whose
+// config names none: random, once per process, so the hub, the tokens
+// hubprobe mints for it and its event handler's signature check agree
+// without a key in any file or output.
+var webPubSubKey = sync.OnceValue(func() string {
+	raw := make([]byte, 32)
+	_, _ = rand.Read(raw)
+	return base64.RawStdEncoding.EncodeToString(raw)
+})
 
 // NewEmbedded runs no hub until Sync. The hubs serve until ctx ends or
 // Close; sink may be nil when nobody exports their load.
@@ -117,6 +130,9 @@ func (e *Embedded) start(t config.Target) error {
 	opts.Logger = e.log.With().Str("hub", name).Logger()
 	if t.WebPubSub() {
 		opts.WebPubSubEventHandler = e.eventHandler
+		if opts.AccessKey == "" {
+			opts.AccessKey = webPubSubKey()
+		}
 	}
 	h, err := New(opts, prometheus.WrapRegistererWith(prometheus.Labels{"target": name}, reg))
 	if err != nil {
@@ -127,7 +143,7 @@ func (e *Embedded) start(t config.Target) error {
 		h.Close()
 		return fmt.Errorf("embedded hub for target %q: %w", name, err)
 	}
-	e.running[name] = &embeddedHub{hub: h, srv: srv, reg: reg, cfg: cfg, service: t.Service}
+	e.running[name] = &embeddedHub{hub: h, srv: srv, reg: reg, cfg: cfg, service: t.Service, keyed: opts.AccessKey != ""}
 	if e.sink != nil {
 		e.sink.SetServerLoadSource(name, h.Load)
 	}
@@ -157,12 +173,13 @@ func (e *Embedded) URL(target string) (string, bool) {
 }
 
 // ConnectionString is the connection string of an embedded target's
-// emulated service; ok is false without an access key. It holds the key.
+// emulated service; ok is false without an access key (which a Web PubSub
+// target always has). It holds the key.
 func (e *Embedded) ConnectionString(target string) (string, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	cur, ok := e.running[target]
-	if !ok || cur.cfg.AccessKey == "" {
+	if !ok || !cur.keyed {
 		return "", false
 	}
 	return cur.srv.ConnectionString(), true

@@ -151,15 +151,15 @@ func TestEmbeddedSyncFollowsTheConfig(t *testing.T) {
 
 // The hub of a Web PubSub target sends its user events to the event
 // handler the daemon set, the hub of a SignalR target to none; turning a
-// target into a Web PubSub one restarts its hub with the handler.
+// target into a Web PubSub one restarts its hub with the handler and a key.
 func TestEmbeddedWebPubSubEventHandler(t *testing.T) {
 	const template = "http://127.0.0.1:9/webpubsub/{hub}/events"
 	e := NewEmbedded(context.Background(), zerolog.Nop(), nil)
 	t.Cleanup(e.Close)
 	e.SetWebPubSubEventHandler(template)
 	cfg := &config.Config{Targets: []config.Target{
-		{Name: "wps", Service: config.ServiceWebPubSub, Embedded: true, EmbeddedHub: config.EmbeddedHub{AccessKey: "k", MaxMessageSize: 1 << 10}},
-		{Name: "signalr", Service: config.ServiceSignalR, Embedded: true, EmbeddedHub: config.EmbeddedHub{AccessKey: "k", MaxMessageSize: 1 << 10}},
+		{Name: "wps", Service: config.ServiceWebPubSub, Embedded: true, EmbeddedHub: config.EmbeddedHub{MaxMessageSize: 1 << 10}},
+		{Name: "signalr", Service: config.ServiceSignalR, Embedded: true, EmbeddedHub: config.EmbeddedHub{MaxMessageSize: 1 << 10}},
 	}}
 	if err := e.Sync(cfg); err != nil {
 		t.Fatal(err)
@@ -171,11 +171,20 @@ func TestEmbeddedWebPubSubEventHandler(t *testing.T) {
 	if got := handlerOf("signalr"); got != "" {
 		t.Errorf("SignalR target's hub sends events to %q, want none", got)
 	}
+	// Without a key in the config the Web PubSub hub makes one up, the
+	// same for every hub of the process; the SignalR hub emulates nothing.
+	cs, ok := e.ConnectionString("wps")
+	if key := e.running["wps"].hub.opts.AccessKey; !ok || len(key) < 40 || !strings.Contains(cs, "AccessKey="+key+";") || key != webPubSubKey() {
+		t.Errorf("Web PubSub hub without a configured key: connection string given %v, key of %d bytes", ok, len(key))
+	}
+	if _, ok := e.ConnectionString("signalr"); ok {
+		t.Error("the SignalR hub without a key has a connection string")
+	}
 	cfg.Targets[1].Service = config.ServiceWebPubSub
 	if err := e.Sync(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if got := handlerOf("signalr"); got != template {
-		t.Errorf("after turning into a Web PubSub target, its hub sends events to %q, want %q", got, template)
+	if got := handlerOf("signalr"); got != template || !e.running["signalr"].keyed {
+		t.Errorf("after turning into a Web PubSub target, its hub sends events to %q, want %q, with a key", got, template)
 	}
 }

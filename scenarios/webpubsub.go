@@ -76,3 +76,16 @@ func (r *Run) restSentRaw(payload []byte) { observer{r.tracker}.BytesSent(len(pa
 // payloadType is how every Web PubSub kind sends its payloads: as JSON,
 // which receivers get back as the same JSON text.
 const payloadType = webpubsub.DataTypeJSON
+
+// EventHandlerKeys lists the hub of every job's Web PubSub target with its
+// access key: what hubprobe's event handler checks ce-signature against.
+// Targets sharing a hub name each add their key.
+func EventHandlerKeys(jobs []Job) map[string][]string {
+	keys := map[string][]string{}
+	for _, j := range jobs {
+		if w := j.Runner.Endpoint.WebPubSub; w != nil {
+			keys[w.Hub] = append(keys[w.Hub], string(w.ConnectionString.AccessKey()))
+		}
+	}
+	return keys
+}

@@ -34,7 +34,14 @@ func runOnce(ctx context.Context, g globalFlags, f runFlags, stdout, stderr io.W
 		fmt.Fprintln(stderr, "hubprobe:", err)
 		return exitFailed
 	}
+	events, err := startEventHandler(log)
+	if err != nil {
+		fmt.Fprintln(stderr, "hubprobe:", err)
+		return exitFailed
+	}
+	defer events.close()
 	hubs := hub.NewEmbedded(ctx, log, nil)
+	hubs.SetWebPubSubEventHandler(events.template)
 	defer hubs.Close()
 	if err := hubs.Sync(cfg); err != nil {
 		fmt.Fprintln(stderr, "hubprobe:", err)
@@ -45,6 +52,7 @@ func runOnce(ctx context.Context, g globalFlags, f runFlags, stdout, stderr io.W
 		fmt.Fprintln(stderr, "hubprobe:", err)
 		return exitFailed
 	}
+	events.SetHubs(scenarios.EventHandlerKeys([]scenarios.Job{job}))
 	return runJob(ctx, job.Runner, f, stdout, stderr)
 }
 

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"net/http"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hubprobe/hubprobe/webpubsub"
+)
+
+// The embedded default runs its Web PubSub scenarios against the embedded
+// hub's emulation, the upstream echo through hubprobe's own event handler,
+// with no setup: within a minute both have latency histograms, and a
+// finished run of each received every expected delivery. The event handler
+// also answers on the web listener, for real services.
+func TestDefaultConfigRunsWebPubSub(t *testing.T) {
+	addr := freePort(t)
+	var stderr bytes.Buffer
+	cmd := exec.Command(hubprobeBinary(t), "--web.listen-address", addr)
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		if err := <-exited; err != nil {
+			t.Errorf("hubprobe exited with %v after SIGTERM\n%s", err, stderr.String())
+		}
+	}()
+	began := time.Now()
+	perRun := map[string]float64{"webpubsub_send_to_group": 20 * 10 * 10, "webpubsub_echo": 10 * 10}
+	for name := range perRun {
+		scenario := map[string]string{"target": "webpubsub", "scenario": name}
+		waitFor(t, name+" latencies", time.Minute-time.Since(began), func() bool {
+			v, ok := value(scrape(t, addr), "hubprobe_message_latency_seconds", scenario)
+			return ok && v > 0
+		})
+	}
+	t.Logf("both Web PubSub scenarios measured %v after the start", time.Since(began).Round(time.Second))
+	for name, want := range perRun {
+		checkFinishedRun(t, addr, name, want)
+	}
+	checkHandshakeOnWebListener(t, addr)
+}
+
+// checkFinishedRun waits for a run of scenario to end and checks that its
+// runs so far succeeded and lost nothing.
+func checkFinishedRun(t *testing.T, addr, scenario string, perRun float64) {
+	t.Helper()
+	labels := map[string]string{"target": "webpubsub", "scenario": scenario}
+	waitFor(t, scenario+" to finish a run", 45*time.Second, func() bool {
+		v, ok := value(scrape(t, addr), "hubprobe_runs_total", map[string]string{"scenario": scenario, "result": "success"})
+		return ok && v >= 1
+	})
+	families := scrape(t, addr)
+	runs, _ := value(families, "hubprobe_runs_total", map[string]string{"scenario": scenario, "result": "success"})
+	failed, _ := value(families, "hubprobe_runs_total", map[string]string{"scenario": scenario, "result": "failure"})
+	received, _ := value(families, "hubprobe_messages_received_total", labels)
+	lost, _ := value(families, "hubprobe_messages_lost_total", labels)
+	// A run in progress may have received part of its messages already.
+	if failed != 0 || lost != 0 || received < runs*perRun || received > (runs+1)*perRun {
+		t.Errorf("%s: %v runs succeeded, %v failed; received %v, lost %v; want %v per run, none lost", scenario, runs, failed, received, lost, perRun)
+	}
+}
+
+func checkHandshakeOnWebListener(t *testing.T, addr string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodOptions, "http://"+addr+"/webpubsub/hubprobe/events", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = webpubsub.ValidationHeader("probe.webpubsub.azure.com")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || res.Header.Get(webpubsub.HeaderAllowedOrigin) != "*" {
+		t.Errorf("abuse-protection handshake on the web listener: %d, allowed origin %q; want 200, *", res.StatusCode, res.Header.Get(webpubsub.HeaderAllowedOrigin))
+	}
+}
