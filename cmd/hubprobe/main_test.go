@@ -251,6 +251,7 @@ func TestEveryExampleConfigPassesCheck(t *testing.T) {
 	}
 	t.Setenv("HUBPROBE_WESTEU_TOKEN", "example-token")
 	t.Setenv("HUBPROBE_SIGNALR_CONNECTION_STRING", "Endpoint=https://example.service.signalr.net;AccessKey=example-key;Version=1.0;")
+	t.Setenv("HUBPROBE_WEBPUBSUB_CONNECTION_STRING", "Endpoint=https://example.webpubsub.azure.com;AccessKey=example-key;Version=1.0;")
 	for _, path := range examples {
 		if strings.HasSuffix(path, ".workload.yml") {
 			continue // planner workloads, checked by the plan tests
