@@ -306,17 +306,11 @@ func (c *wpsConn) writeLoop() {
 // the close frame, then gives the client closeGrace to answer it.
 func (c *wpsConn) writeFinal() {
 	deadline := deadlineIn(closeGrace)
-	for {
-		select {
-		case o := <-c.queue:
-			if err := c.write(o, deadline); err != nil {
-				_ = c.ws.NetConn().Close()
-				return
-			}
-			continue
-		default:
+	for len(c.queue) > 0 { // only the writer takes from the queue
+		if err := c.write(<-c.queue, deadline); err != nil {
+			_ = c.ws.NetConn().Close()
+			return
 		}
-		break
 	}
 	why := c.closeWith
 	if why.reason != "" && c.protocol != "" {

@@ -126,3 +126,23 @@ func TestWebPubSubHubCloseSaysShuttingDown(t *testing.T) {
 	go h.Close()
 	c.expectDisconnected("The hub is shutting down.", websocket.CloseGoingAway)
 }
+
+// Web PubSub frames count into the hub's message counters like SignalR
+// messages: every client frame received, every frame written.
+func TestWebPubSubMessageCounters(t *testing.T) {
+	h, srv, _ := startWPSHub(t, Options{})
+	c := connectWPS(t, srv, "chat", webpubsub.ProtocolJSON, "", allRoles...) // sent: connected
+	c.send(`{"type":"ping"}`)                                                // sent: pong
+	c.nextRaw()
+	c.send(`{"type":"joinGroup","group":"g","ackId":1}`) // sent: ack
+	c.expectAck(1, "")
+	c.send(`{"type":"sendToGroup","group":"g","ackId":2,"data":1}`) // sent: message, ack
+	c.next()
+	c.expectAck(2, "")
+	if got := testutil.ToFloat64(h.metrics.received); got != 3 {
+		t.Errorf("hubprobe_hub_messages_received_total = %v, want 3", got)
+	}
+	// The writer counts a frame once written, which may be just after the
+	// client read it.
+	waitFor(t, "5 frames counted as sent", func() bool { return testutil.ToFloat64(h.metrics.sent) == 5 })
+}

@@ -49,6 +49,7 @@ type upstream struct {
 	client   *http.Client
 	h        *Hub
 	ids      atomic.Uint64 // ce-id
+	retry    time.Duration // wpsHandshakeRetry; shorter in tests
 
 	mu     sync.Mutex
 	checks map[string]*handshake // by handler origin and requesting origin
@@ -69,6 +70,7 @@ func newUpstream(h *Hub) *upstream {
 		template: h.opts.WebPubSubEventHandler,
 		key:      h.opts.AccessKey,
 		h:        h,
+		retry:    wpsHandshakeRetry,
 		checks:   make(map[string]*handshake),
 		client: &http.Client{
 			Transport:     tr,
@@ -297,7 +299,7 @@ func (u *upstream) settle(key string, hs *handshake, err error) {
 			delete(u.checks, key)
 		}
 	case err != nil:
-		hs.expires = time.Now().Add(wpsHandshakeRetry)
+		hs.expires = time.Now().Add(u.retry)
 	}
 	close(hs.done)
 }
@@ -329,7 +331,7 @@ func (u *upstream) handshake(ctx context.Context, target, origin string) error {
 	case !webpubsub.OriginAllowed(resp.Header, origin):
 		u.h.metrics.upstream.WithLabelValues("validate", upstreamRefused).Inc()
 		return fmt.Errorf("Abuse protection for '%s' missing allowed origins: %s.", redacted(target),
-			strings.Join(resp.Header.Values(webpubsub.HeaderAllowedOrigin), ","))
+			closeReason(strings.Join(resp.Header.Values(webpubsub.HeaderAllowedOrigin), ",")))
 	}
 	u.h.metrics.upstream.WithLabelValues("validate", upstreamOK).Inc()
 	return nil

@@ -199,6 +199,30 @@ func TestWebPubSubHandshakeRefused(t *testing.T) {
 	}
 }
 
+// A refused handshake stands for a while, then the next event asks again.
+func TestWebPubSubHandshakeRetried(t *testing.T) {
+	e := startEventHandler(t)
+	refuse := func(w http.ResponseWriter) { w.WriteHeader(http.StatusServiceUnavailable) }
+	e.validate = refuse
+	h, srv, _ := startWPSHub(t, Options{WebPubSubEventHandler: e.template()})
+	h.wps.events.retry = 100 * time.Millisecond
+	c := connectWPS(t, srv, "chat", webpubsub.ProtocolJSON, "")
+	c.send(`{"type":"event","event":"echo","ackId":1,"data":1}`)
+	c.expectAck(1, webpubsub.ErrorInvocationFailed)
+	e.mu.Lock()
+	e.validate = func(w http.ResponseWriter) { w.Header().Set(webpubsub.HeaderAllowedOrigin, "*") }
+	e.mu.Unlock()
+	c.send(`{"type":"event","event":"echo","ackId":2,"data":1}`)
+	c.expectAck(2, webpubsub.ErrorInvocationFailed) // the refusal still stands
+	time.Sleep(150 * time.Millisecond)
+	c.send(`{"type":"event","event":"echo","ackId":3,"data":2}`)
+	c.expectServerMessage("json", "2")
+	c.expectAck(3, "")
+	if options, events := e.counts(); options != 2 || events != 1 {
+		t.Fatalf("handler saw %d handshakes and %d events, want 2 and 1", options, events)
+	}
+}
+
 func TestWebPubSubHandshakeFailedStatus(t *testing.T) {
 	e := startEventHandler(t)
 	e.validate = func(w http.ResponseWriter) { w.WriteHeader(http.StatusUnauthorized) }
