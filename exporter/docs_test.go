@@ -23,6 +23,7 @@ func TestCatalogueDocumented(t *testing.T) {
 	feed(m.Recorder(echoWS))
 	m.SetServerLoadSource("hub-a", func() float64 { return 0.3 })
 	feedPlanning(t, m)
+	m.EventAnswered("user", 200)
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)

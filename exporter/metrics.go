@@ -78,6 +78,8 @@ type Metrics struct {
 	serverLoad    *serverLoadCollector
 	buildInfo     prometheus.Gauge
 	planning      *planningMetrics
+	// webPubSubEvents counts the answers of the Web PubSub event handler.
+	webPubSubEvents *prometheus.CounterVec
 
 	history *History
 
@@ -149,6 +151,7 @@ func newCatalogue() *Metrics {
 	m.runLatency = newRunLatencySummary()
 	m.serverLoad = newServerLoadCollector()
 	m.planning = newPlanningMetrics()
+	m.webPubSubEvents = newWebPubSubEvents()
 	return m
 }
 
@@ -157,7 +160,7 @@ func (m *Metrics) collectors() []prometheus.Collector {
 		m.info, m.latency, m.sent, m.received, m.lost, m.duplicated, m.reordered, m.sentBytes, m.receivedBytes,
 		m.throttled, m.httpRequests, m.connect, m.connFailures, m.connsActive,
 		m.reconnects, m.runs, m.runSuccess, m.runDuration, m.lastRun, m.sendLag,
-		m.runLatency, m.serverLoad, m.buildInfo,
+		m.runLatency, m.serverLoad, m.buildInfo, m.webPubSubEvents,
 	}, m.planning.collectors()...)
 }
 

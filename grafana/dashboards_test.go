@@ -540,6 +540,7 @@ var exporterShapedSeries = map[string]string{
 	`hubprobe_capacity_stop_reason{target="hub",scenario="echo",reason="throttled"}`:                          "0x60",
 	`hubprobe_tier_info{target="hub",service="signalr",units="1"}`:                                            "1x60",
 	`hubprobe_hub_connections{target="hub"}`:                                                                  "12x60",
+	`hubprobe_webpubsub_events_total{event="user",code="200"}`:                                                "0+1x60",
 }
 
 // histogramSeries adds the buckets and count of a classic histogram.

@@ -60,6 +60,10 @@ func TestEveryWebPubSubKind(t *testing.T) {
 					o := runEndpoint(t, ep, mc.scenario("websockets", protocol))
 					assertCounts(t, o, mc.sent, mc.expected)
 					mc.checkExtras(t, o)
+					checkCounter(t, o.reg, float64(mc.conns), "hubprobe_http_requests_total", "endpoint", "upgrade", "code", "101")
+					if o.res.SentBytes == 0 || o.res.ReceivedBytes == 0 {
+						t.Errorf("bytes sent/received %d/%d, want both counted", o.res.SentBytes, o.res.ReceivedBytes)
+					}
 				})
 			}()
 		}

@@ -23,12 +23,14 @@ type eventHandler struct {
 	template string
 }
 
-func startEventHandler(log zerolog.Logger) (*eventHandler, error) {
+// startEventHandler serves the handler on loopback; obs (the exporter's
+// metrics) hears every answer on either listener.
+func startEventHandler(log zerolog.Logger, obs eventhandler.Observer) (*eventHandler, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	h := eventhandler.New(eventhandler.Options{Logger: log})
+	h := eventhandler.New(eventhandler.Options{Logger: log, Observer: obs})
 	mux := http.NewServeMux()
 	mux.Handle(eventhandler.Prefix, h)
 	e := &eventHandler{Handler: h, template: eventhandler.URL("http://" + l.Addr().String()),

@@ -46,6 +46,15 @@ func TestDefaultConfigRunsWebPubSub(t *testing.T) {
 		checkFinishedRun(t, addr, name, want)
 	}
 	checkHandshakeOnWebListener(t, addr)
+	families := scrape(t, addr)
+	echoes, _ := value(families, "hubprobe_webpubsub_events_total", map[string]string{"event": "user", "code": "200"})
+	received, _ := value(families, "hubprobe_messages_received_total", map[string]string{"scenario": "webpubsub_echo"})
+	if echoes < received || received == 0 {
+		t.Errorf("the event handler answered %v user events, fewer than the %v echoes received", echoes, received)
+	}
+	if v, _ := value(families, "hubprobe_webpubsub_events_total", map[string]string{"event": "validate", "code": "200"}); v < 2 {
+		t.Errorf("handshakes answered: %v, want the embedded hub's and this test's", v)
+	}
 }
 
 // checkFinishedRun waits for a run of scenario to end and checks that its

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
 // Paths. The service is given the URL template
@@ -47,7 +49,28 @@ type Options struct {
 	// Logger is told why a request was refused; the zero value logs
 	// nothing. Signatures, keys and bodies are never logged.
 	Logger zerolog.Logger
+	// Observer, when set, is told of every answer.
+	Observer Observer
 }
+
+// Observer is told what the handler answered to each request: the event
+// (one of the Event* values, never a name from the request) and the
+// status code. It must be safe for concurrent use.
+type Observer interface {
+	EventAnswered(event string, code int)
+}
+
+// What an Observer is told a request was: the handshake, a system event,
+// a user event, or something else (not a Web PubSub request, another
+// method).
+const (
+	EventValidate     = "validate"
+	EventConnect      = "connect"
+	EventConnected    = "connected"
+	EventDisconnected = "disconnected"
+	EventUser         = "user"
+	EventOther        = "other"
+)
 
 // Handler is the event handler. It is safe for concurrent use; SetHubs
 // may be called while it serves.
@@ -101,6 +124,16 @@ func hubOf(path string) (string, bool) {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.opts.Observer == nil {
+		h.serve(w, r)
+		return
+	}
+	sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
+	h.serve(sw, r)
+	h.opts.Observer.EventAnswered(eventOf(r), sw.code)
+}
+
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 	hub, ok := hubOf(r.URL.Path)
 	if !ok {
 		http.NotFound(w, r)
@@ -139,4 +172,40 @@ func limit(s string) string {
 		return strings.ToValidUTF8(s[:64], "") + "…"
 	}
 	return s
+}
+
+// statusWriter remembers the status code of an answer.
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.code = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// eventOf names a request for the Observer from its method and ce-type.
+func eventOf(r *http.Request) string {
+	if r.Method == http.MethodOptions {
+		return EventValidate
+	}
+	if r.Method != http.MethodPost {
+		return EventOther
+	}
+	ceType := r.Header.Get(webpubsub.HeaderType)
+	if strings.HasPrefix(ceType, webpubsub.UserTypePrefix) {
+		return EventUser
+	}
+	switch name, _ := strings.CutPrefix(ceType, webpubsub.SystemTypePrefix); {
+	case name == ceType:
+		return EventOther // not a Web PubSub type
+	case name == webpubsub.EventConnect:
+		return EventConnect
+	case name == webpubsub.EventConnected:
+		return EventConnected
+	case name == webpubsub.EventDisconnected:
+		return EventDisconnected
+	}
+	return EventOther
 }

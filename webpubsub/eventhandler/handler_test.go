@@ -2,8 +2,11 @@ package eventhandler
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -143,5 +146,39 @@ func TestHandlerDelay(t *testing.T) {
 	send(t, base, handshakeRequest())
 	if took := time.Since(began); took >= delay {
 		t.Errorf("handshake answered after %s, want no delay", took)
+	}
+}
+
+// answerLog is an Observer that keeps every answer.
+type answerLog struct {
+	mu      sync.Mutex
+	answers map[string]int // "event code" → count
+}
+
+func (l *answerLog) EventAnswered(event string, code int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.answers[fmt.Sprintf("%s %d", event, code)]++
+}
+
+// The Observer hears every answer, by the kind of request and its code.
+func TestHandlerObserver(t *testing.T) {
+	log := &answerLog{answers: map[string]int{}}
+	_, base := serve(t, Options{Observer: log})
+	for _, tt := range handlerCases {
+		send(t, base, tt.rq)
+	}
+	for _, rq := range notItsRequests() {
+		send(t, base, rq)
+	}
+	send(t, base, request{http.MethodGet, hubPath(testHub), nil, nil})
+	want := map[string]int{
+		"validate 200": 1, "validate 400": 1, "validate 404": 2,
+		"user 200": 4, "user 401": 2, "user 400": 1, "user 404": 4,
+		"connect 200": 1, "connected 200": 1, "disconnected 200": 1,
+		"other 404": 1, "other 405": 1,
+	}
+	if !reflect.DeepEqual(log.answers, want) {
+		t.Errorf("observed %v\nwant %v", log.answers, want)
 	}
 }
