@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/azure"
+	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/internal/testlocal"
 	"github.com/hubprobe/hubprobe/scenarios"
@@ -83,5 +84,24 @@ func TestUpstreamEchoMeasuresTheEventHandler(t *testing.T) {
 	t.Logf("upstream echo latency %+v", o.res.Latency)
 	if p50 := o.res.Latency.P50; p50 < delay || p50 > delay+30*time.Millisecond {
 		t.Errorf("upstream echo p50 = %s, want within %s–%s", p50, delay, delay+30*time.Millisecond)
+	}
+}
+
+// A capacity search ramps a Web PubSub scenario like a SignalR one: small
+// groups through the subprotocol, every step delivered in full, until
+// every connection sends.
+func TestWebPubSubCapacitySearch(t *testing.T) {
+	ep := startWebPubSub(t, 0, hub.Options{})
+	s := scenario("send_to_group", 4, time.Second, 100*time.Millisecond)
+	s.Protocol, s.GroupSize, s.Mode = webpubsub.ProtocolJSON, 2, config.ModeCapacitySearch
+	s.CapacitySearch = &config.CapacitySearch{BaseSending: 2, Step: 2, StepDuration: 300 * time.Millisecond}
+	runner := &scenarios.Runner{Scenario: s, Endpoint: ep, Recorder: nopRecorder{}}
+	c := runner.SearchCapacity(testlocal.Ctx(t, 20*time.Second))
+	if c.StopReason != scenarios.StopAllSending || len(c.Steps) != 2 {
+		t.Fatalf("stopped for %q after %d steps (%s), want all_sending after 2", c.StopReason, len(c.Steps), c.Result.Error)
+	}
+	// 4 senders every 100 ms for 300 ms, each to a group of 2.
+	if found, _ := c.Found(); found.Senders != 4 || found.Sent != 12 || found.Received != 24 {
+		t.Errorf("last step: %d senders, %d sent, %d received; want 4, 12, 24", found.Senders, found.Sent, found.Received)
 	}
 }
