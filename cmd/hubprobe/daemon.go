@@ -29,7 +29,7 @@ type daemon struct {
 // newDaemon starts the parts no config has chosen yet: the event handler
 // and, empty, the embedded hubs (pointed at it) and the scheduler.
 func newDaemon(ctx context.Context, log zerolog.Logger, metrics *exporter.Metrics) (*daemon, error) {
-	events, err := startEventHandler(log, metrics)
+	events, err := startEventHandler(log, metrics, "")
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ func runOnce(ctx context.Context, g globalFlags, f runFlags, stdout, stderr io.W
 		fmt.Fprintln(stderr, "hubprobe:", err)
 		return exitFailed
 	}
-	events, err := startEventHandler(log, metrics)
+	events, err := startEventHandler(log, metrics, f.eventHandlerListen)
 	if err != nil {
 		fmt.Fprintln(stderr, "hubprobe:", err)
 		return exitFailed

@@ -2,8 +2,10 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -23,17 +25,21 @@ type eventHandler struct {
 	template string
 }
 
-// startEventHandler serves the handler on loopback; obs (the exporter's
-// metrics) hears every answer on either listener.
-func startEventHandler(log zerolog.Logger, obs eventhandler.Observer) (*eventHandler, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+// startEventHandler serves the handler on addr, by default a free
+// loopback port; obs (the exporter's metrics) hears every answer on every
+// listener.
+func startEventHandler(log zerolog.Logger, obs eventhandler.Observer, addr string) (*eventHandler, error) {
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("event handler listener: %w", err)
 	}
 	h := eventhandler.New(eventhandler.Options{Logger: log, Observer: obs})
 	mux := http.NewServeMux()
 	mux.Handle(eventhandler.Prefix, h)
-	e := &eventHandler{Handler: h, template: eventhandler.URL("http://" + l.Addr().String()),
+	e := &eventHandler{Handler: h, template: eventhandler.URL("http://" + loopbackAddr(l.Addr())),
 		srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
 	go func() {
 		if err := e.srv.Serve(l); !errors.Is(err, http.ErrServerClosed) {
@@ -49,3 +55,13 @@ func (e *eventHandler) routes() map[string]http.Handler {
 }
 
 func (e *eventHandler) close() { _ = e.srv.Close() }
+
+// loopbackAddr is how a hub on this machine reaches a listener: at
+// 127.0.0.1 when it listens on every address.
+func loopbackAddr(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok || !tcp.IP.IsUnspecified() {
+		return a.String()
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(tcp.Port))
+}

@@ -2,8 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"net"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -91,5 +96,41 @@ func checkHandshakeOnWebListener(t *testing.T, addr string) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusOK || res.Header.Get(webpubsub.HeaderAllowedOrigin) != "*" {
 		t.Errorf("abuse-protection handshake on the web listener: %d, allowed origin %q; want 200, *", res.StatusCode, res.Header.Get(webpubsub.HeaderAllowedOrigin))
+	}
+}
+
+// `hubprobe run` measures the upstream echo of a Web PubSub service in
+// another process (here `hubprobe hub`, whose event handler is the run's
+// own, on --webpubsub.listen-address), as a team would against a real
+// service: every echo comes back through the handler.
+func TestRunUpstreamEchoAgainstAnotherProcess(t *testing.T) {
+	const key = "run-upstream-echo-key"
+	keyFile := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(keyFile, []byte(key), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hubAddr, handlerAddr := freePort(t), freePort(t)
+	hub := exec.Command(hubprobeBinary(t), "hub", "--listen", hubAddr, "--access-key-file", keyFile,
+		"--webpubsub.event-handler", "http://"+handlerAddr+"/webpubsub/{hub}/events")
+	if err := hub.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = hub.Process.Signal(syscall.SIGTERM); _ = hub.Wait() }()
+	waitFor(t, "the hub to listen", 10*time.Second, func() bool {
+		c, err := net.Dial("tcp", hubAddr)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	cfg := strings.NewReplacer("embedded: true", "service: webpubsub\n    hub: probe\n    connection_string: \"Endpoint=http://"+hubAddr+";AccessKey="+key+";Version=1.0;\"").Replace(quickEcho)
+	out, err := exec.Command(hubprobeBinary(t), "run", "--config.file", writeConfig(t, cfg), "--scenario", "echo",
+		"--output", "json", "--webpubsub.listen-address", handlerAddr).Output()
+	var rep struct {
+		Sent, Received, Lost int64
+		Success              bool
+	}
+	if jerr := json.Unmarshal(out, &rep); err != nil || jerr != nil || rep.Sent != 15 || rep.Received != 15 || rep.Lost != 0 || !rep.Success {
+		t.Fatalf("run: %v; report %+v (%s), want 15 sent and received, nothing lost", err, rep, out)
 	}
 }
