@@ -79,7 +79,7 @@ func (p *Plan) hubprobeConfig(connStr string) []byte {
 
 // hubprobe parses the plan's configuration with the secret in it, through
 // the same loading and checks as `hubprobe check`.
-func (p *Plan) hubprobe(kinds []string) (*config.Config, error) {
+func (p *Plan) hubprobe(kinds config.Kinds) (*config.Config, error) {
 	return config.Parse(p.hubprobeConfig(string(p.ConnectionString)), p.File, kinds)
 }
 

@@ -5,9 +5,13 @@ package config
 
 import (
 	_ "embed" // for DefaultYAML
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/hubprobe/hubprobe/internal/yamldecode"
+	"github.com/hubprobe/hubprobe/tiers"
+	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
 // Config is the whole configuration file.
@@ -27,6 +31,11 @@ type Global struct {
 // Target is a hub that scenarios run against.
 type Target struct {
 	Name string `yaml:"name"`
+	// Service is the kind of hub, which decides the wire every scenario
+	// of the target speaks: ServiceSignalR (a SignalR app server or Azure
+	// SignalR Service) or ServiceWebPubSub (Azure Web PubSub). After Load
+	// it is always set.
+	Service string `yaml:"service,omitempty"`
 	// URL is the hub endpoint (http, https, ws or wss). Exclusive with Embedded.
 	URL string `yaml:"url,omitempty"`
 	// Embedded starts the reference hub in-process and probes it.
@@ -50,10 +59,12 @@ type Target struct {
 	ConnectionStringFile string `yaml:"connection_string_file,omitempty"`
 	// Hub is the hub name on the service; required with ConnectionString.
 	// For an embedded target in serverless mode it defaults to the
-	// embedded hub's own name.
+	// embedded hub's own name, for an embedded Web PubSub target to
+	// EmbeddedWebPubSubHub.
 	Hub string `yaml:"hub,omitempty"`
 	// Mode is TargetModeDefault or TargetModeServerless; after Load it is
-	// always set.
+	// always set on a SignalR target and empty on a Web PubSub one, which
+	// has no modes.
 	Mode string `yaml:"mode,omitempty"`
 	// RESTAPIVersion selects the service's REST API in serverless mode:
 	// "v1" (the default) or "2022-06-01". Empty for other targets after Load.
@@ -118,6 +129,52 @@ const EmbeddedHubName = "signalrbench"
 // Serverless reports whether hubprobe reaches the target in serverless mode.
 func (t Target) Serverless() bool { return t.Mode == TargetModeServerless }
 
+// Services: what kind of hub a target is. The names are the tier tables'
+// service names, so a target's tier and its service are spelled alike.
+const (
+	ServiceSignalR   = tiers.SignalR
+	ServiceWebPubSub = tiers.WebPubSub
+)
+
+// Services lists the values a target's service accepts.
+var Services = []string{ServiceSignalR, ServiceWebPubSub}
+
+// WebPubSub reports whether the target is an Azure Web PubSub hub.
+func (t Target) WebPubSub() bool { return t.Service == ServiceWebPubSub }
+
+// EmbeddedWebPubSubHub is the hub name of an embedded Web PubSub target
+// that names none.
+const EmbeddedWebPubSubHub = "hubprobe"
+
+// Kinds is what the scenario registry tells validation: every scenario
+// kind, and the services whose wire it runs on. A nil Kinds skips the
+// kind checks.
+type Kinds map[string][]string
+
+// names lists the kinds, sorted; nil for a nil Kinds.
+func (k Kinds) names() []string {
+	if k == nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(k))
+}
+
+// runsOn reports whether kind runs on service; a nil Kinds says yes.
+func (k Kinds) runsOn(kind, service string) bool {
+	return k == nil || slices.Contains(k[kind], service)
+}
+
+// forService lists the kinds that run on service, sorted.
+func (k Kinds) forService(service string) []string {
+	var out []string
+	for _, name := range k.names() {
+		if k.runsOn(name, service) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // RESTKindPrefix starts the name of every scenario kind that sends through
 // the service's REST API; those kinds need a serverless target, and the
 // others (which invoke hub methods, refused in serverless mode) a default one.
@@ -158,9 +215,12 @@ type Scenario struct {
 	Transport  string        `yaml:"transport"`
 	// FallbackTransports are tried in order only when the hub does not offer
 	// Transport; without them a missing transport fails the run.
-	FallbackTransports []string      `yaml:"fallback_transports,omitempty"`
-	Protocol           string        `yaml:"protocol"`
-	StreamItemDelay    time.Duration `yaml:"stream_item_delay"`
+	FallbackTransports []string `yaml:"fallback_transports,omitempty"`
+	// Protocol is the SignalR hub protocol, or on a Web PubSub target the
+	// WebSocket subprotocol (one of WebPubSubProtocols, by default the
+	// plain JSON one).
+	Protocol        string        `yaml:"protocol"`
+	StreamItemDelay time.Duration `yaml:"stream_item_delay"`
 	// Profile sizes the scenario from a row of a published tier table,
 	// scaled down; settings written next to it override what it gives.
 	Profile *Profile `yaml:"profile,omitempty"`
@@ -222,10 +282,14 @@ const (
 	MaxConnectionQuota = 1000000
 )
 
-// Transports and Protocols list the values that transport and protocol accept.
+// Transports and Protocols list the values that transport and protocol
+// accept on a SignalR target; WebPubSubProtocols the subprotocols that
+// protocol names on a Web PubSub target, whose transport is always
+// WebSockets.
 var (
-	Transports = []string{"websockets", "sse", "longpolling"}
-	Protocols  = []string{"json", "messagepack"}
+	Transports         = []string{"websockets", "sse", "longpolling"}
+	Protocols          = []string{"json", "messagepack"}
+	WebPubSubProtocols = []string{webpubsub.ProtocolJSON, webpubsub.ProtocolJSONReliable}
 )
 
 // Defaults, applied before the file's values are decoded on top.
@@ -313,7 +377,7 @@ func (c *Config) Target(name string) (*Target, bool) {
 // Load reads, decodes and validates the config file at path. kinds lists the
 // valid scenario kinds; nil skips that check. Relative access_token_file
 // paths are resolved against the file's directory.
-func Load(path string, kinds []string) (*Config, error) {
+func Load(path string, kinds Kinds) (*Config, error) {
 	data, err := yamldecode.ReadFile(path)
 	if err != nil {
 		return nil, err

@@ -12,8 +12,145 @@ import (
 )
 
 // testKinds stands in for the scenario registry, which config must not import.
-var testKinds = []string{"echo", "broadcast", "send_to_group", "send_to_client", "streaming_echo",
-	"server_push", "rest_broadcast", "rest_send_to_user", "rest_send_to_group"}
+var testKinds = Kinds{
+	"echo": both, "broadcast": signalROnly, "send_to_group": both, "send_to_client": signalROnly,
+	"streaming_echo": signalROnly, "server_push": signalROnly, "rest_broadcast": both,
+	"rest_send_to_user": both, "rest_send_to_group": both, "rest_send_to_connection": {ServiceWebPubSub},
+}
+
+var (
+	both        = []string{ServiceSignalR, ServiceWebPubSub}
+	signalROnly = []string{ServiceSignalR}
+)
+
+// invalidConfigs pins the error of every testdata/invalid-<name>.yml: the
+// text after the file name.
+var invalidConfigs = map[string]string{
+	"unknown-key":                     `:10: scenarios[0]: unknown key "conections"`,
+	"unknown-top-key":                 `:1: unknown key "scrape_interval"`,
+	"unknown-target-key":              `:4: targets[0]: unknown key "tls"`,
+	"connections-zero":                `:10: scenarios[0].connections: must be between 1 and 100000, got 0`,
+	"connections-too-many":            `:10: scenarios[0].connections: must be between 1 and 100000, got 100001`,
+	"message-size":                    `:10: scenarios[0].message_size: must be between 0 and 1048576, got 1048577`,
+	"send-interval":                   `:10: scenarios[0].send_interval: must be greater than 0, got 0s`,
+	"senders":                         `:11: scenarios[0].senders: must be between 0 and connections (5), got 6`,
+	"group-size-zero":                 `:10: scenarios[0].group_size: must be between 1 and connections (10), got 0`,
+	"group-size-too-big":              `:11: scenarios[0].group_size: must be between 1 and connections (10), got 20`,
+	"connect-concurrency":             `:10: scenarios[0].connect_concurrency: must be between 1 and 100000, got 0`,
+	"connect-timeout":                 `:10: scenarios[0].connect_timeout: must be greater than 0, got -1s`,
+	"loss-timeout":                    `:10: scenarios[0].loss_timeout: must be greater than 0, got 0s`,
+	"stream-item-delay":               `:10: scenarios[0].stream_item_delay: must not be negative, got -5ms`,
+	"duration-zero":                   `:9: scenarios[0].duration: must be greater than 0, got 0s`,
+	"duplicate-scenario":              `:10: scenarios[1].name: duplicate scenario name "echo" (first defined at line 5)`,
+	"duplicate-target":                `:4: targets[1].name: duplicate target name "local" (first defined at line 2)`,
+	"unknown-target":                  `:6: scenarios[0].target: unknown target "remote"`,
+	"target-ambiguous":                `:7: scenarios[0].target: must not be empty when there is more than one target`,
+	"unknown-kind":                    `:7: scenarios[0].kind: unknown kind "ping" (valid: broadcast, echo, rest_broadcast, rest_send_to_connection, rest_send_to_group, rest_send_to_user, send_to_client, send_to_group, server_push, streaming_echo)`,
+	"empty-kind":                      `:5: scenarios[0].kind: must not be empty (valid: broadcast, echo, rest_broadcast, rest_send_to_connection, rest_send_to_group, rest_send_to_user, send_to_client, send_to_group, server_push, streaming_echo)`,
+	"schedule":                        `:8: scenarios[0].schedule: invalid schedule "every 30s": expected exactly 5 fields, found 2: [every 30s]`,
+	"schedule-cron-range":             `:8: scenarios[0].schedule: invalid schedule "61 * * * *": end of range (61) above maximum (59): 61`,
+	"schedule-subsecond":              `:8: scenarios[0].schedule: invalid schedule "@every 1500ms": interval must be a whole number of seconds, at least 1s`,
+	"timeout-not-above-duration":      `:10: scenarios[0].timeout: must be greater than duration 10s, got 10s`,
+	"timeout-above-interval":          `:10: scenarios[0].timeout: must not exceed the schedule interval 30s, got 31s`,
+	"duration-not-below-interval":     `:9: scenarios[0].duration: must be shorter than the schedule interval 30s, got 30s`,
+	"url-scheme":                      `:3: targets[0].url: scheme must be http, https, ws or wss, got "ftp"`,
+	"url-no-host":                     `:3: targets[0].url: url has no host`,
+	"url-parse":                       `:3: targets[0].url: invalid url: invalid port ":port" after host`,
+	"url-and-embedded":                `:2: targets[0]: url and embedded are mutually exclusive`,
+	"no-endpoint":                     `:2: targets[0]: one of url, embedded: true or connection_string is required`,
+	"embedded-hub-without-embedded":   `:4: targets[0].embedded_hub: only allowed with embedded: true`,
+	"embedded-hub-max-message-size":   `:5: targets[0].embedded_hub.max_message_size: must be at least 1, got 0`,
+	"message-size-over-hub-limit":     `:7: scenarios[0].message_size: must not exceed max_message_size 1024 of embedded target "local", got 2048`,
+	"secret-both":                     `:2: targets[0]: access_token and access_token_file are mutually exclusive`,
+	"secret-file-missing":             `:4: targets[0].access_token_file: cannot read "does-not-exist.txt": no such file or directory`,
+	"secret-file-empty":               `:4: targets[0].access_token_file: file "empty-token.txt" is empty`,
+	"secret-env-unset":                `:4: targets[0].access_token: environment variable "HUBPROBE_TEST_UNSET_TOKEN" is not set`,
+	"empty-target-name":               `:2: targets[0].name: must not be empty`,
+	"empty-scenario-name":             `:5: scenarios[0].name: must not be empty`,
+	"target-name-chars":               `:2: targets[0].name: invalid name "my hub": use only letters, digits, "_", "." and "-"`,
+	"scenario-name-chars":             `:5: scenarios[0].name: invalid name "echo{1}": use only letters, digits, "_", "." and "-"`,
+	"transport":                       `:10: scenarios[0].transport: unknown transport "webtransport" (valid: longpolling, sse, websockets)`,
+	"protocol":                        `:10: scenarios[0].protocol: unknown protocol "protobuf" (valid: json, messagepack)`,
+	"messagepack-sse":                 `:9: scenarios[0].protocol: messagepack needs a binary transport; sse carries text only`,
+	"fallback-transport":              `:9: scenarios[0].fallback_transports[1]: unknown transport "carrier-pigeon" (valid: longpolling, sse, websockets)`,
+	"bad-duration":                    `:9: scenarios[0].duration: expected a duration such as "10s", got "10"`,
+	"bad-integer":                     `:10: scenarios[0].connections: expected an integer, got "ten"`,
+	"float-integer":                   `:10: scenarios[0].message_size: expected an integer, got "1.5"`,
+	"bad-boolean":                     `:4: targets[0].embedded: expected true or false, got "yes"`,
+	"not-a-list":                      `:1: targets: expected a list, got "local"`,
+	"not-a-mapping":                   `:2: targets[0]: expected a mapping, got "local"`,
+	"headers-not-strings":             `:6: targets[0].headers.X-Probe: expected a string, got a list`,
+	"header-name":                     `:5: targets[0].headers: invalid header name "X Probe"`,
+	"header-authorization":            `:6: targets[0].headers.authorization: conflicts with access_token`,
+	"duplicate-key":                   `:10: scenarios[0]: duplicate key "duration" (first at line 9)`,
+	"syntax":                          `:3: did not find expected ',' or ']'`,
+	"two-documents":                   `:10: only one YAML document is allowed`,
+	"no-targets":                      `: targets: at least one target is required`,
+	"no-scenarios":                    `: scenarios: at least one scenario is required`,
+	"empty":                           `: targets: at least one target is required`,
+	"merge-scalar":                    `:5: scenarios[0]: "<<" expects a mapping or a list of mappings`,
+	"profile-service":                 `:8: scenarios[0].profile.service: unknown service "signalr-premium" (valid: signalr, webpubsub)`,
+	"profile-table":                   `:9: scenarios[0].profile.scenario: unknown table "send_to_everyone" (valid: broadcast, echo, rest_broadcast, rest_send_to_user, send_to_big_group, send_to_connection, send_to_small_group)`,
+	"profile-units":                   `:10: scenarios[0].profile.units: the signalr send_to_connection table has no column for 10 units`,
+	"profile-scale":                   `:11: scenarios[0].profile.scale: must be greater than 0 and at most 1, got 2`,
+	"profile-scale-string":            `:11: scenarios[0].profile.scale: expected a number, got "1%"`,
+	"profile-scale-nan":               `:11: scenarios[0].profile.scale: expected a finite number, got ".nan"`,
+	"profile-too-many":                `:11: scenarios[0].profile.scale: gives 500000 connections, more than 100000; lower the scale or write connections`,
+	"profile-target-service":          `:8: scenarios[0].profile.service: must be signalr, the service of target "local", got "webpubsub"`,
+	"profile-unknown-key":             `:10: scenarios[0].profile: unknown key "unit"`,
+	"profile-kind-mismatch":           `:12: scenarios[0].kind: "echo" does not run the broadcast table of the profile; leave kind out or write "broadcast"`,
+	"profile-over-senders":            `:13: scenarios[0].senders: must be between 0 and connections (50), got 60`,
+	"tier-service":                    `:5: targets[0].tier.service: unknown service "signalR" (valid: signalr, webpubsub)`,
+	"tier-units":                      `:7: targets[0].tier.units: webpubsub has no published limits for 3 units (units: 1 2 10 50 100 200 500 1000)`,
+	"tier-target-service":             `:5: targets[0].tier.service: must be signalr, the target's service, got "webpubsub"`,
+	"service":                         `:3: targets[0].service: unknown service "pubsub" (valid: signalr, webpubsub)`,
+	"webpubsub-url":                   `:4: targets[0].url: not allowed with service: webpubsub; give connection_string, or embedded: true`,
+	"webpubsub-no-endpoint":           `:2: targets[0]: one of embedded: true or connection_string is required with service: webpubsub`,
+	"webpubsub-no-hub":                `:2: targets[0]: hub is required with connection_string`,
+	"webpubsub-hub-name":              ":5: targets[0].hub: invalid hub name \"1st-hub\": use a letter, then letters, digits or any of _`,.[]",
+	"webpubsub-mode":                  `:6: targets[0].mode: not allowed with service: webpubsub (hubprobe mints the tokens from the connection string)`,
+	"webpubsub-authorization-header":  `:6: targets[0].headers.authorization: not allowed with service: webpubsub (hubprobe mints the client tokens)`,
+	"signalr-kind-webpubsub-target":   `:8: scenarios[0].kind: "broadcast" does not run on target "wps" (service: webpubsub); its kinds: echo, rest_broadcast, rest_send_to_connection, rest_send_to_group, rest_send_to_user, send_to_group`,
+	"webpubsub-kind-signalr-target":   `:8: scenarios[0].kind: "rest_send_to_connection" does not run on target "azure" (service: signalr); its kinds: broadcast, echo, rest_broadcast, rest_send_to_group, rest_send_to_user, send_to_client, send_to_group, server_push, streaming_echo`,
+	"webpubsub-protocol":              `:8: scenarios[0].protocol: unknown subprotocol "messagepack" (valid: json.reliable.webpubsub.azure.v1, json.webpubsub.azure.v1)`,
+	"subprotocol-signalr-target":      `:7: scenarios[0].protocol: unknown protocol "json.webpubsub.azure.v1" (valid: json, messagepack)`,
+	"webpubsub-transport":             `:8: scenarios[0].transport: unknown transport "sse" (valid: websockets)`,
+	"webpubsub-fallback-transports":   `:8: scenarios[0].fallback_transports: not allowed with service: webpubsub, which clients reach over websockets only`,
+	"tier-unknown-key":                `:6: targets[0].tier: unknown key "unit_count"`,
+	"tier-not-a-mapping":              `:4: targets[0].tier: expected a mapping, got "standard"`,
+	"mode":                            `:9: scenarios[0].mode: unknown mode "capacity" (valid: capacity_search, run)`,
+	"capacity-without-mode":           `:9: scenarios[0].capacity_search: only allowed with mode: capacity_search`,
+	"capacity-base-sending":           `:11: scenarios[0].capacity_search.base_sending: must be between 1 and connections (20), got 21`,
+	"capacity-step":                   `:11: scenarios[0].capacity_search.step: must be between 1 and connections (20), got 0`,
+	"capacity-step-duration":          `:11: scenarios[0].capacity_search.step_duration: must be greater than 0, got 0s`,
+	"capacity-max-steps":              `:11: scenarios[0].capacity_search.max_steps: must be between 0 and 100000, got -1`,
+	"capacity-too-long":               `:10: scenarios[0].capacity_search: the capacity search's longest ramp (1m0s) must be shorter than the schedule interval 1m0s`,
+	"connection-string-and-url":       `:2: targets[0]: connection_string and url are mutually exclusive`,
+	"connection-string-and-embedded":  `:2: targets[0]: connection_string and embedded are mutually exclusive`,
+	"connection-string-parse":         `:3: targets[0].connection_string: AccessKey is missing`,
+	"connection-string-file-parse":    `:4: targets[0].connection_string_file: Endpoint is missing`,
+	"connection-string-both":          `:2: targets[0]: connection_string and connection_string_file are mutually exclusive`,
+	"connection-string-env-unset":     `:4: targets[0].connection_string: environment variable "HUBPROBE_TEST_UNSET_CONNECTION_STRING" is not set`,
+	"connection-string-no-hub":        `:2: targets[0]: hub is required with connection_string`,
+	"connection-string-default-mode":  `:5: targets[0].mode: a connection_string target is reached in serverless mode; for default mode give the app server's url`,
+	"hub-name":                        `:4: targets[0].hub: invalid hub name "my-hub": use a letter, then letters, digits or "_"`,
+	"rest-api-version":                `:5: targets[0].rest_api_version: unknown REST API version "2024-01-01" (valid: 2022-06-01, v1)`,
+	"serverless-access-token":         `:5: targets[0].access_token: not allowed with mode: serverless (hubprobe mints the client tokens and negotiates)`,
+	"serverless-authorization-header": `:6: targets[0].headers.Authorization: not allowed with mode: serverless (hubprobe mints the client tokens)`,
+	"target-mode":                     `:4: targets[0].mode: unknown mode "direct" (valid: default, serverless)`,
+	"serverless-url":                  `:4: targets[0].mode: serverless needs connection_string, or embedded: true with embedded_hub.access_key`,
+	"serverless-embedded-no-key":      `:4: targets[0].mode: serverless needs embedded_hub.access_key on an embedded target`,
+	"hub-without-serverless":          `:4: targets[0].hub: only allowed with mode: serverless`,
+	"rest-kind-default-target":        `:7: scenarios[0].kind: "rest_broadcast" sends through the REST API and needs a target with mode: serverless, not "local"`,
+	"hub-kind-serverless-target":      `:10: scenarios[0].kind: "server_push" invokes hub methods, which serverless mode does not take from clients; target "local" needs mode: default`,
+	"batch-size":                      `:10: scenarios[0].batch_size: must be between 1 and 100000, got 0`,
+	"redirect-without-key":            `:5: targets[0].embedded_hub.redirect_negotiate: needs access_key`,
+	"embedded-hub-units":              `:5: targets[0].embedded_hub.units: must be between 0 and 1000, got -1`,
+	"embedded-hub-connection-quota":   `:5: targets[0].embedded_hub.connection_quota: must be between 0 and 1000000, got 2000000`,
+	"embedded-hub-message-rate-limit": `:5: targets[0].embedded_hub.message_rate_limit: must not be negative, got -0.5`,
+	"access-key-env-unset":            `:5: targets[0].embedded_hub.access_key: environment variable "HUBPROBE_TEST_UNSET_ACCESS_KEY" is not set`,
+	"capacity-timeout":                `:10: scenarios[0].timeout: must be greater than the capacity search's longest ramp 40s, got 30s`,
+}
 
 // invalidConfigs maps each testdata/invalid-NAME.yml to the end of the
 // error it must give, after the file name.
@@ -169,7 +306,7 @@ func TestMinimalConfigGetsDefaults(t *testing.T) {
 	want := &Config{
 		Global: Global{StartJitter: true},
 		Targets: []Target{{
-			Name: "local", URL: "http://127.0.0.1:5050/signalrbench",
+			Name: "local", Service: ServiceSignalR, URL: "http://127.0.0.1:5050/signalrbench",
 			EmbeddedHub: EmbeddedHub{MaxMessageSize: 32768}, Mode: TargetModeDefault,
 		}},
 		Scenarios: []Scenario{{
@@ -185,6 +322,66 @@ func TestMinimalConfigGetsDefaults(t *testing.T) {
 	}
 }
 
+// fullTargets and fullScenarios are what testdata/valid-full.yml holds
+// after Load.
+var fullTargets = []Target{{
+	Name: "app-server", Service: ServiceSignalR, URL: "wss://hub.example.com/signalrbench?tenant=a",
+	EmbeddedHub: DefaultEmbeddedHub, AccessToken: "Bearer-t0k",
+	Headers: map[string]string{"X-Probe": "hubprobe"}, SkipNegotiation: true,
+	Tier: &Tier{Service: "signalr", Units: 10}, Mode: TargetModeDefault,
+}, {
+	Name: "embedded.slow", Service: ServiceSignalR, Embedded: true, Mode: TargetModeDefault,
+	EmbeddedHub: EmbeddedHub{DeliveryDelay: 250 * time.Millisecond, MaxMessageSize: 65536,
+		AccessKey: "key-t0k", Units: 2, ConnectionQuota: 1500, MessageRateLimit: 0.5, RedirectNegotiate: true},
+}, {
+	Name: "from_file", Service: ServiceSignalR, URL: "https://hub.example.com/chat", EmbeddedHub: DefaultEmbeddedHub,
+	AccessToken: "file-token", AccessTokenFile: "testdata/token.txt", Mode: TargetModeDefault,
+}, {
+	Name: "azure", Service: ServiceSignalR, EmbeddedHub: DefaultEmbeddedHub,
+	ConnectionString:     "Endpoint=https://probe-west.service.signalr.net;AccessKey=file-key;Version=1.0;",
+	ConnectionStringFile: "testdata/connstr.txt", Hub: "chat", Mode: TargetModeServerless, RESTAPIVersion: "2022-06-01",
+}, {
+	Name: "azure-inline", Service: ServiceSignalR, EmbeddedHub: DefaultEmbeddedHub,
+	ConnectionString: "Endpoint=https://probe-north.service.signalr.net;AccessKey=t0k;Version=1.0;",
+	Hub:              "Chat_2", Mode: TargetModeServerless, RESTAPIVersion: "v1",
+}, {
+	Name: "wps", Service: ServiceWebPubSub, EmbeddedHub: DefaultEmbeddedHub,
+	ConnectionString: "Endpoint=https://probe.webpubsub.azure.com;AccessKey=t0k;Version=1.0;Port=8443;",
+	Hub:              "probe.v1", Tier: &Tier{Service: "webpubsub", Units: 2},
+}}
+
+var fullScenarios = []Scenario{{
+	Name: "stream-1", Target: "embedded.slow", Kind: "streaming_echo", Schedule: "*/5 * * * *",
+	Timeout: 2 * time.Minute, Duration: time.Minute, Connections: 200, ConnectConcurrency: 20,
+	ConnectTimeout: 5 * time.Second, MessageSize: 40000, SendInterval: 500 * time.Millisecond,
+	Senders: 50, GroupSize: 25, BatchSize: 1000, LossTimeout: 3 * time.Second, MaxSendLag: 100 * time.Millisecond, Transport: "websockets",
+	Protocol: "json", StreamItemDelay: 10 * time.Millisecond, Mode: ModeRun,
+}, {
+	// From the big-group row of unit 100 at 1/100: 1000 connections in
+	// 10 groups; senders is written and wins over the row's 1.
+	Name: "ramp", Target: "app-server", Kind: "send_to_group", Schedule: "@daily",
+	Timeout: 48 * time.Second, Duration: 10 * time.Second, Connections: 1000, ConnectConcurrency: 50,
+	ConnectTimeout: 15 * time.Second, MessageSize: 2048, SendInterval: time.Second,
+	Senders: 4, GroupSize: 100, BatchSize: 100, LossTimeout: 5 * time.Second, MaxSendLag: 100 * time.Millisecond, Transport: "websockets", Protocol: "json",
+	Profile: &Profile{
+		Service: "signalr", Scenario: "send_to_big_group", Units: 100, Scale: 0.01,
+		Set: []string{"connections", "group_size", "message_size", "send_interval"}, Explicit: []string{"senders"},
+	},
+	Mode:           ModeCapacitySearch,
+	CapacitySearch: &CapacitySearch{BaseSending: 2, Step: 2, StepDuration: 5 * time.Second, MaxSteps: 3},
+}, {
+	Name: "rest", Target: "azure", Kind: "rest_send_to_group", Schedule: "@every 1m",
+	Timeout: 40 * time.Second, Duration: 10 * time.Second, Connections: 10, ConnectConcurrency: 50,
+	ConnectTimeout: 15 * time.Second, MessageSize: 2048, SendInterval: time.Second,
+	GroupSize: 10, BatchSize: 100, LossTimeout: 5 * time.Second, MaxSendLag: 100 * time.Millisecond, Transport: "websockets", Protocol: "json", Mode: ModeRun,
+}, {
+	Name: "wps-groups", Target: "wps", Kind: "send_to_group", Schedule: "@every 1m",
+	Timeout: 40 * time.Second, Duration: 10 * time.Second, Connections: 10, ConnectConcurrency: 50,
+	ConnectTimeout: 15 * time.Second, MessageSize: 2048, SendInterval: time.Second,
+	GroupSize: 10, BatchSize: 100, LossTimeout: 5 * time.Second, MaxSendLag: 100 * time.Millisecond, Transport: "websockets",
+	Protocol: "json.reliable.webpubsub.azure.v1", Mode: ModeRun,
+}}
+
 func TestFullConfigKeepsEveryValue(t *testing.T) {
 	t.Setenv("HUBPROBE_TEST_TOKEN", "t0k")
 	c, err := Load("testdata/valid-full.yml", testKinds)
@@ -192,53 +389,9 @@ func TestFullConfigKeepsEveryValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &Config{
-		Global: Global{StartJitter: false},
-		Targets: []Target{{
-			Name: "app-server", URL: "wss://hub.example.com/signalrbench?tenant=a",
-			EmbeddedHub: DefaultEmbeddedHub, AccessToken: "Bearer-t0k",
-			Headers: map[string]string{"X-Probe": "hubprobe"}, SkipNegotiation: true,
-			Tier: &Tier{Service: "signalr", Units: 10}, Mode: TargetModeDefault,
-		}, {
-			Name: "embedded.slow", Embedded: true, Mode: TargetModeDefault,
-			EmbeddedHub: EmbeddedHub{DeliveryDelay: 250 * time.Millisecond, MaxMessageSize: 65536,
-				AccessKey: "key-t0k", Units: 2, ConnectionQuota: 1500, MessageRateLimit: 0.5, RedirectNegotiate: true},
-		}, {
-			Name: "from_file", URL: "https://hub.example.com/chat", EmbeddedHub: DefaultEmbeddedHub,
-			AccessToken: "file-token", AccessTokenFile: "testdata/token.txt", Mode: TargetModeDefault,
-		}, {
-			Name: "azure", EmbeddedHub: DefaultEmbeddedHub,
-			ConnectionString:     "Endpoint=https://probe-west.service.signalr.net;AccessKey=file-key;Version=1.0;",
-			ConnectionStringFile: "testdata/connstr.txt", Hub: "chat", Mode: TargetModeServerless, RESTAPIVersion: "2022-06-01",
-		}, {
-			Name: "azure-inline", EmbeddedHub: DefaultEmbeddedHub,
-			ConnectionString: "Endpoint=https://probe-north.service.signalr.net;AccessKey=t0k;Version=1.0;",
-			Hub:              "Chat_2", Mode: TargetModeServerless, RESTAPIVersion: "v1",
-		}},
-		Scenarios: []Scenario{{
-			Name: "stream-1", Target: "embedded.slow", Kind: "streaming_echo", Schedule: "*/5 * * * *",
-			Timeout: 2 * time.Minute, Duration: time.Minute, Connections: 200, ConnectConcurrency: 20,
-			ConnectTimeout: 5 * time.Second, MessageSize: 40000, SendInterval: 500 * time.Millisecond,
-			Senders: 50, GroupSize: 25, BatchSize: 1000, LossTimeout: 3 * time.Second, MaxSendLag: 100 * time.Millisecond, Transport: "websockets",
-			Protocol: "json", StreamItemDelay: 10 * time.Millisecond, Mode: ModeRun,
-		}, {
-			// From the big-group row of unit 100 at 1/100: 1000 connections in
-			// 10 groups; senders is written and wins over the row's 1.
-			Name: "ramp", Target: "app-server", Kind: "send_to_group", Schedule: "@daily",
-			Timeout: 48 * time.Second, Duration: 10 * time.Second, Connections: 1000, ConnectConcurrency: 50,
-			ConnectTimeout: 15 * time.Second, MessageSize: 2048, SendInterval: time.Second,
-			Senders: 4, GroupSize: 100, BatchSize: 100, LossTimeout: 5 * time.Second, MaxSendLag: 100 * time.Millisecond, Transport: "websockets", Protocol: "json",
-			Profile: &Profile{
-				Service: "signalr", Scenario: "send_to_big_group", Units: 100, Scale: 0.01,
-				Set: []string{"connections", "group_size", "message_size", "send_interval"}, Explicit: []string{"senders"},
-			},
-			Mode:           ModeCapacitySearch,
-			CapacitySearch: &CapacitySearch{BaseSending: 2, Step: 2, StepDuration: 5 * time.Second, MaxSteps: 3},
-		}, {
-			Name: "rest", Target: "azure", Kind: "rest_send_to_group", Schedule: "@every 1m",
-			Timeout: 40 * time.Second, Duration: 10 * time.Second, Connections: 10, ConnectConcurrency: 50,
-			ConnectTimeout: 15 * time.Second, MessageSize: 2048, SendInterval: time.Second,
-			GroupSize: 10, BatchSize: 100, LossTimeout: 5 * time.Second, MaxSendLag: 100 * time.Millisecond, Transport: "websockets", Protocol: "json", Mode: ModeRun,
-		}},
+		Global:    Global{StartJitter: false},
+		Targets:   fullTargets,
+		Scenarios: fullScenarios,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("Load(valid-full.yml)\n got: %#v\nwant: %#v", c, want)
@@ -351,8 +504,11 @@ func TestDuplicateHeaderDifferentCase(t *testing.T) {
 
 func TestDefault(t *testing.T) {
 	c := Default()
-	if len(c.Targets) != 1 || c.Targets[0].Name != "embedded" || !c.Targets[0].Embedded {
+	if len(c.Targets) != 2 || c.Targets[0].Name != "embedded" || !c.Targets[0].Embedded {
 		t.Fatalf("default targets: %+v", c.Targets)
+	}
+	if wps := c.Targets[1]; !wps.Embedded || !wps.WebPubSub() || *wps.Tier != (Tier{Service: "webpubsub", Units: 1}) {
+		t.Errorf("default Web PubSub target: %+v", wps)
 	}
 	if !c.Global.StartJitter {
 		t.Error("default start_jitter is false")
@@ -361,12 +517,17 @@ func TestDefault(t *testing.T) {
 		t.Errorf("default tier %+v, want signalr unit 1", tier)
 	}
 	wantKinds := []string{"echo", "broadcast", "send_to_group", "send_to_client"}
-	if len(c.Scenarios) != len(wantKinds)+1 {
-		t.Fatalf("%d default scenarios, want %d", len(c.Scenarios), len(wantKinds)+1)
+	if len(c.Scenarios) != len(wantKinds)+3 {
+		t.Fatalf("%d default scenarios, want %d", len(c.Scenarios), len(wantKinds)+3)
+	}
+	for i, kind := range []string{"send_to_group", "echo"} {
+		if s := c.Scenarios[len(wantKinds)+i]; s.Target != "webpubsub" || s.Kind != kind || s.Name != "webpubsub_"+kind || s.Protocol != "json.webpubsub.azure.v1" {
+			t.Errorf("default Web PubSub scenario %d: %+v", i, s)
+		}
 	}
 	// The last one is a capacity search sized by the unit-1 echo profile:
 	// 5 steps of 2s (2 to 10 senders) fit well within its 15m schedule.
-	capacity := c.Scenarios[len(wantKinds)]
+	capacity := c.Scenarios[len(c.Scenarios)-1]
 	if capacity.Mode != ModeCapacitySearch || capacity.Kind != "echo" || capacity.Connections != 10 ||
 		capacity.CapacitySearch.Steps(capacity.Connections) != 5 || capacity.Timeout != 15*time.Second+15*time.Second+5*time.Second+DefaultTimeoutPad {
 		t.Errorf("default capacity search: %+v %+v", capacity, capacity.CapacitySearch)

@@ -38,16 +38,17 @@ type Tier struct {
 }
 
 // profileKinds maps a tier table to the scenario kind that runs its
-// workload. Tables left out have no hubprobe kind yet (the Web PubSub
-// upstream).
+// workload; on a Web PubSub target, echo is the upstream echo. A table
+// left out would have no hubprobe kind.
 var profileKinds = map[string]string{
-	"echo":                "echo",
-	"broadcast":           "broadcast",
-	tiers.TableSmallGroup: "send_to_group",
-	tiers.TableBigGroup:   "send_to_group",
-	"send_to_connection":  "send_to_client",
-	"rest_broadcast":      "rest_broadcast",
-	"rest_send_to_user":   "rest_send_to_user",
+	"echo":                 "echo",
+	tiers.KindUpstreamEcho: "echo",
+	"broadcast":            "broadcast",
+	tiers.TableSmallGroup:  "send_to_group",
+	tiers.TableBigGroup:    "send_to_group",
+	"send_to_connection":   "send_to_client",
+	"rest_broadcast":       "rest_broadcast",
+	"rest_send_to_user":    "rest_send_to_user",
 }
 
 // profileKeys are the scenario keys a profile can fill, in display order.
@@ -200,7 +201,17 @@ func (s Scenario) ProfileSummary() string {
 	return b.String()
 }
 
-// tier checks a target's tier against the published tables.
+// profileService holds a profile to the tables of its target's service:
+// another service's rows describe another wire.
+func (v *validator) profileService(item string, s *Scenario, c *Config) error {
+	t, ok := c.Target(s.Target)
+	if !ok || s.Profile == nil || s.Profile.Service == t.Service {
+		return nil
+	}
+	return v.Errorf(keyPath(keyPath(item, "profile"), "service"), "must be %s, the service of target %q, got %q", t.Service, t.Name, s.Profile.Service)
+}
+
+// tier checks a target's tier against the published tables and its service.
 func (v *validator) tier(item string, t *Target) error {
 	if t.Tier == nil {
 		return nil
@@ -208,6 +219,9 @@ func (v *validator) tier(item string, t *Target) error {
 	key := keyPath(item, "tier")
 	if err := v.oneOf(keyPath(key, "service"), "service", t.Tier.Service, tiers.Services()); err != nil {
 		return err
+	}
+	if t.Tier.Service != t.Service {
+		return v.Errorf(keyPath(key, "service"), "must be %s, the target's service, got %q", t.Service, t.Tier.Service)
 	}
 	if _, err := tiers.Limits(t.Tier.Service, t.Tier.Units); err != nil {
 		units, _ := tiers.Units(t.Tier.Service)

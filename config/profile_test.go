@@ -21,6 +21,17 @@ scenarios:
     profile:
 `
 
+// webPubSubBody is profileBody with an embedded Web PubSub target.
+const webPubSubBody = `
+targets:
+  - name: local
+    service: webpubsub
+    embedded: true
+scenarios:
+  - name: sized
+    profile:
+`
+
 type resolved struct {
 	kind                                 string
 	connections, senders, group, message int
@@ -28,54 +39,82 @@ type resolved struct {
 	set, explicit                        []string
 }
 
+// The profile keys most cases fill.
+var (
+	profileAll       = []string{"connections", "senders", "message_size", "send_interval"}
+	profileWithGroup = []string{"connections", "senders", "group_size", "message_size", "send_interval"}
+)
+
+// profileCases are profiles and what they resolve to.
+var profileCases = []struct {
+	name, profile, extra string
+	webPubSub            bool
+	want                 resolved
+}{{
+	name:    "echo unit 10 at 1/100: 10000 connections and senders",
+	profile: "service: signalr\n      scenario: echo\n      units: 10\n      scale: 0.01",
+	want:    resolved{"echo", 100, 100, 10, 2048, time.Second, profileAll, nil},
+}, {
+	name:    "broadcast keeps at least one sender: 2 × 1/100 rounds to 0",
+	profile: "service: signalr\n      scenario: broadcast\n      units: 1\n      scale: 0.01",
+	want:    resolved{"broadcast", 10, 1, 10, 2048, time.Second, profileAll, nil},
+}, {
+	name:    "small groups keep 10 members and scale the group count",
+	profile: "service: signalr\n      scenario: send_to_small_group\n      units: 100\n      scale: 0.01",
+	want:    resolved{"send_to_group", 1000, 100, 10, 2048, time.Second, profileWithGroup, nil},
+}, {
+	name:    "big groups keep 10 groups and scale their size",
+	profile: "service: signalr\n      scenario: send_to_big_group\n      units: 100\n      scale: 0.01",
+	want:    resolved{"send_to_group", 1000, 1, 100, 2048, time.Second, profileWithGroup, nil},
+}, {
+	name:    "big groups follow written connections: 10 groups of 25",
+	profile: "service: signalr\n      scenario: send_to_big_group\n      units: 100\n      scale: 0.01",
+	extra:   "    connections: 250\n",
+	want:    resolved{"send_to_group", 250, 1, 25, 2048, time.Second, []string{"senders", "group_size", "message_size", "send_interval"}, []string{"connections"}},
+}, {
+	name:    "send to connection runs send_to_client; unit 20 exists only there",
+	profile: "service: signalr\n      scenario: send_to_connection\n      units: 20\n      scale: 0.005",
+	want:    resolved{"send_to_client", 100, 100, 10, 2048, time.Second, profileAll, nil},
+}, {
+	name:      "web pubsub small groups",
+	profile:   "service: webpubsub\n      scenario: send_to_small_group\n      units: 1\n      scale: 0.1",
+	webPubSub: true,
+	want:      resolved{"send_to_group", 100, 20, 10, 2048, time.Second, profileWithGroup, nil},
+}, {
+	name:      "web pubsub big groups: connections/10 members",
+	profile:   "service: webpubsub\n      scenario: send_to_big_group\n      units: 2\n      scale: 0.05",
+	webPubSub: true,
+	want:      resolved{"send_to_group", 100, 2, 10, 2048, time.Second, profileWithGroup, nil},
+}, {
+	name:      "the web pubsub upstream echo runs echo",
+	profile:   "service: webpubsub\n      scenario: upstream_echo\n      units: 1\n      scale: 0.02",
+	webPubSub: true,
+	want:      resolved{"echo", 20, 10, 10, 2048, time.Second, profileAll, nil},
+}, {
+	name:      "web pubsub rest broadcast",
+	profile:   "service: webpubsub\n      scenario: rest_broadcast\n      units: 10\n      scale: 0.001",
+	webPubSub: true,
+	want:      resolved{"rest_broadcast", 10, 1, 10, 2048, time.Second, profileAll, nil},
+}, {
+	name:    "written settings win, and kind may be written when it matches",
+	profile: "service: signalr\n      scenario: echo\n      units: 2\n      scale: 0.01",
+	extra:   "    kind: echo\n    senders: 5\n    message_size: 256\n    send_interval: 250ms\n",
+	want:    resolved{"echo", 20, 5, 10, 256, 250 * time.Millisecond, []string{"connections"}, []string{"senders", "message_size", "send_interval"}},
+}, {
+	name:    "scale 1 and an integer scale",
+	profile: "service: signalr\n      scenario: echo\n      units: 1\n      scale: 1",
+	want:    resolved{"echo", 1000, 1000, 10, 2048, time.Second, profileAll, nil},
+}}
+
 func TestProfileResolution(t *testing.T) {
-	all := []string{"connections", "senders", "message_size", "send_interval"}
-	withGroup := []string{"connections", "senders", "group_size", "message_size", "send_interval"}
-	tests := []struct {
-		name, profile, extra string
-		want                 resolved
-	}{{
-		name:    "echo unit 10 at 1/100: 10000 connections and senders",
-		profile: "service: signalr\n      scenario: echo\n      units: 10\n      scale: 0.01",
-		want:    resolved{"echo", 100, 100, 10, 2048, time.Second, all, nil},
-	}, {
-		name:    "broadcast keeps at least one sender: 2 × 1/100 rounds to 0",
-		profile: "service: signalr\n      scenario: broadcast\n      units: 1\n      scale: 0.01",
-		want:    resolved{"broadcast", 10, 1, 10, 2048, time.Second, all, nil},
-	}, {
-		name:    "small groups keep 10 members and scale the group count",
-		profile: "service: signalr\n      scenario: send_to_small_group\n      units: 100\n      scale: 0.01",
-		want:    resolved{"send_to_group", 1000, 100, 10, 2048, time.Second, withGroup, nil},
-	}, {
-		name:    "big groups keep 10 groups and scale their size",
-		profile: "service: signalr\n      scenario: send_to_big_group\n      units: 100\n      scale: 0.01",
-		want:    resolved{"send_to_group", 1000, 1, 100, 2048, time.Second, withGroup, nil},
-	}, {
-		name:    "big groups follow written connections: 10 groups of 25",
-		profile: "service: signalr\n      scenario: send_to_big_group\n      units: 100\n      scale: 0.01",
-		extra:   "    connections: 250\n",
-		want:    resolved{"send_to_group", 250, 1, 25, 2048, time.Second, []string{"senders", "group_size", "message_size", "send_interval"}, []string{"connections"}},
-	}, {
-		name:    "send to connection runs send_to_client; unit 20 exists only there",
-		profile: "service: signalr\n      scenario: send_to_connection\n      units: 20\n      scale: 0.005",
-		want:    resolved{"send_to_client", 100, 100, 10, 2048, time.Second, all, nil},
-	}, {
-		name:    "web pubsub small groups",
-		profile: "service: webpubsub\n      scenario: send_to_small_group\n      units: 1\n      scale: 0.1",
-		want:    resolved{"send_to_group", 100, 20, 10, 2048, time.Second, withGroup, nil},
-	}, {
-		name:    "written settings win, and kind may be written when it matches",
-		profile: "service: signalr\n      scenario: echo\n      units: 2\n      scale: 0.01",
-		extra:   "    kind: echo\n    senders: 5\n    message_size: 256\n    send_interval: 250ms\n",
-		want:    resolved{"echo", 20, 5, 10, 256, 250 * time.Millisecond, []string{"connections"}, []string{"senders", "message_size", "send_interval"}},
-	}, {
-		name:    "scale 1 and an integer scale",
-		profile: "service: signalr\n      scenario: echo\n      units: 1\n      scale: 1",
-		want:    resolved{"echo", 1000, 1000, 10, 2048, time.Second, all, nil},
-	}}
+	tests := profileCases
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			data := profileBody + "      " + tt.profile + "\n" + tt.extra
+			body := profileBody
+			if tt.webPubSub {
+				body = webPubSubBody
+			}
+			data := body + "      " + tt.profile + "\n" + tt.extra
 			c, err := Parse([]byte(data), "profile.yml", testKinds)
 			if err != nil {
 				t.Fatal(err)

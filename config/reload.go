@@ -14,7 +14,7 @@ import (
 // SafeConfig holds the current configuration for concurrent readers and
 // swaps it atomically on a successful reload.
 type SafeConfig struct {
-	kinds []string
+	kinds Kinds
 
 	mu  sync.RWMutex
 	cfg *Config
@@ -26,7 +26,7 @@ type SafeConfig struct {
 
 // NewSafeConfig creates an empty SafeConfig whose reload gauges are
 // registered with reg (nil leaves them unregistered). kinds is passed to Load.
-func NewSafeConfig(reg prometheus.Registerer, kinds []string) *SafeConfig {
+func NewSafeConfig(reg prometheus.Registerer, kinds Kinds) *SafeConfig {
 	f := promauto.With(reg)
 	return &SafeConfig{
 		kinds: kinds,

@@ -15,7 +15,7 @@ import (
 // Parse decodes and validates a config held in memory. filename is used in
 // error messages and to resolve relative access_token_file paths. kinds lists
 // the valid scenario kinds; nil skips that check.
-func Parse(data []byte, filename string, kinds []string) (*Config, error) {
+func Parse(data []byte, filename string, kinds Kinds) (*Config, error) {
 	d := yamldecode.New(filename)
 	cfg := &Config{Global: DefaultGlobal}
 	if _, err := d.Decode(data, cfg); err != nil {
@@ -37,7 +37,7 @@ func Parse(data []byte, filename string, kinds []string) (*Config, error) {
 type validator struct {
 	*yamldecode.Decoder
 	dir   string
-	kinds []string
+	kinds Kinds
 }
 
 // name checks a target or scenario name: it becomes a label value.

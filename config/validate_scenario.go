@@ -19,11 +19,10 @@ func (v *validator) scenarios(c *Config) error {
 			v.name(item, "scenario", s.Name, seen),
 			v.scenarioTarget(item, s, c),
 			v.profile(item, s),
-			v.oneOf(keyPath(item, "kind"), "kind", s.Kind, v.kinds),
+			v.profileService(item, s, c),
+			v.oneOf(keyPath(item, "kind"), "kind", s.Kind, v.kinds.names()),
+			v.scenarioWire(item, s, c),
 			v.kindFitsTarget(item, s, c),
-			v.oneOf(keyPath(item, "transport"), "transport", s.Transport, Transports),
-			v.oneOf(keyPath(item, "protocol"), "protocol", s.Protocol, Protocols),
-			v.transports(item, s),
 			v.load(item, s),
 			v.capacitySearch(item, s),
 		); err != nil {
@@ -81,11 +80,13 @@ func (v *validator) load(item string, s *Scenario) error {
 // kindFitsTarget pairs REST kinds with serverless targets and hub-method
 // kinds with default ones: in serverless mode the service takes no hub
 // invocations from clients, and REST sends need the connection string.
+// Web PubSub targets have no modes: their clients and REST calls both
+// come from the connection string.
 func (v *validator) kindFitsTarget(item string, s *Scenario, c *Config) error {
 	t, ok := c.Target(s.Target)
 	switch {
-	case !ok:
-		return nil // scenarioTarget reports it
+	case !ok || t.WebPubSub():
+		return nil // scenarioTarget reports a missing target
 	case restKind(s.Kind) && !t.Serverless():
 		return v.Errorf(keyPath(item, "kind"), "%q sends through the REST API and needs a target with mode: %s, not %q",
 			s.Kind, TargetModeServerless, t.Name)

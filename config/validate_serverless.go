@@ -11,6 +11,9 @@ import (
 func (v *validator) targetMode(item string, t *Target) error {
 	key := keyPath(item, "mode")
 	cs := t.ConnectionString != "" || t.ConnectionStringFile != ""
+	if t.WebPubSub() {
+		return v.webPubSubTarget(item, t, cs)
+	}
 	if t.Mode == "" {
 		t.Mode = TargetModeDefault
 		if cs {

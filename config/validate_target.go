@@ -19,6 +19,7 @@ func (v *validator) targets(c *Config) error {
 		item, t := indexPath("targets", i), &c.Targets[i]
 		err := firstError(
 			v.name(item, "target", t.Name, seen),
+			v.service(item, t),
 			v.endpoint(item, t),
 			v.embeddedHub(item, t),
 			v.headers(item, t),
@@ -46,6 +47,10 @@ func (v *validator) endpoint(item string, t *Target) error {
 		return v.Errorf(item, "connection_string and url are mutually exclusive")
 	case cs && t.Embedded:
 		return v.Errorf(item, "connection_string and embedded are mutually exclusive")
+	case t.WebPubSub() && t.URL != "":
+		return v.Errorf(keyPath(item, "url"), "not allowed with service: %s; give connection_string, or embedded: true", ServiceWebPubSub)
+	case t.WebPubSub() && !t.Embedded && !cs:
+		return v.Errorf(item, "one of embedded: true or connection_string is required with service: %s", ServiceWebPubSub)
 	case t.URL == "" && !t.Embedded && !cs:
 		return v.Errorf(item, "one of url, embedded: true or connection_string is required")
 	case t.Embedded, cs:

@@ -189,15 +189,16 @@ func (h *hubprobeProcess) reloadWith(ctx context.Context, t *testing.T, cfg []by
 	}
 }
 
-// slowHubConfig is the default configuration with the embedded hub's
-// deliveries delayed past the 1 s objective.
+// slowHubConfig is the default configuration with the deliveries of its
+// embedded hubs (the SignalR and the Web PubSub target's) delayed past the
+// 1 s objective.
 func slowHubConfig(t *testing.T) []byte {
 	t.Helper()
 	const embedded = "    embedded: true\n"
-	if n := strings.Count(string(config.DefaultYAML), embedded); n != 1 {
-		t.Fatalf("default.yml has %d lines %q, want exactly one to add embedded_hub to", n, strings.TrimSpace(embedded))
+	if n := strings.Count(string(config.DefaultYAML), embedded); n != 2 {
+		t.Fatalf("default.yml has %d lines %q, want the two embedded targets to add embedded_hub to", n, strings.TrimSpace(embedded))
 	}
-	return []byte(strings.Replace(string(config.DefaultYAML), embedded, slowHub, 1))
+	return []byte(strings.ReplaceAll(string(config.DefaultYAML), embedded, slowHub))
 }
 
 // startPrometheus starts a Prometheus with the given configuration on addr,

@@ -24,6 +24,7 @@ func TestCatalogueDocumented(t *testing.T) {
 	m.SetServerLoadSource("hub-a", func() float64 { return 0.3 })
 	feedPlanning(t, m)
 	publishStep(t, m, 1)
+	m.EventAnswered("user", 200)
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)

@@ -30,6 +30,9 @@ type HandlerOptions struct {
 	Capacity *CapacityLog
 	// Version is shown on the status page.
 	Version string
+	// Routes are more handlers, by mux pattern: the Web PubSub event
+	// handler under /webpubsub/. May be nil.
+	Routes map[string]http.Handler
 }
 
 // ScenarioStatus describes a configured scenario for the status page.
@@ -46,7 +49,7 @@ type ScenarioStatus struct {
 }
 
 // NewHandler returns the mux with /metrics, /-/healthy, /-/ready, /-/reload,
-// / (status page) and /status.json.
+// / (status page), /status.json and the Routes.
 func NewHandler(opts HandlerOptions) http.Handler {
 	gatherer := opts.Gatherer
 	if gatherer == nil {
@@ -69,6 +72,9 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	mux.HandleFunc("GET /{$}", status.serveHTML)
 	mux.HandleFunc("GET /status.json", status.serveJSON)
 	mux.HandleFunc("GET /capacity/{target}/{scenario}/plot.svg", status.servePlot)
+	for pattern, h := range opts.Routes {
+		mux.Handle(pattern, h)
+	}
 	return mux
 }
 

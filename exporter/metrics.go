@@ -83,7 +83,9 @@ type Metrics struct {
 
 	shardIndex, shardCount int
 
-	history *History
+	// webPubSubEvents counts the answers of the Web PubSub event handler.
+	webPubSubEvents *prometheus.CounterVec
+	history         *History
 
 	mu     sync.Mutex
 	states map[scenarioKey]*scenarioState
@@ -155,6 +157,7 @@ func newCatalogue() *Metrics {
 	m.runLatency = newRunLatencySummary()
 	m.serverLoad = newServerLoadCollector()
 	m.planning = newPlanningMetrics()
+	m.webPubSubEvents = newWebPubSubEvents()
 	return m
 }
 
@@ -163,7 +166,7 @@ func (m *Metrics) collectors() []prometheus.Collector {
 		m.info, m.latency, m.sent, m.received, m.lost, m.duplicated, m.reordered, m.sentBytes, m.receivedBytes,
 		m.throttled, m.httpRequests, m.connect, m.connFailures, m.connsActive,
 		m.reconnects, m.runs, m.runSuccess, m.runDuration, m.lastRun, m.runConns, m.sendLag,
-		m.runLatency, m.serverLoad, m.buildInfo,
+		m.runLatency, m.serverLoad, m.buildInfo, m.webPubSubEvents,
 	}, append(m.planning.collectors(), m.shards.collectors()...)...)
 }
 

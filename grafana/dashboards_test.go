@@ -544,6 +544,7 @@ var exporterShapedSeries = map[string]string{
 	`hubprobe_shard_info{job="hubprobe",instance="a",shard="0"}`:                                              "1x60",
 	`hubprobe_shard_count{job="hubprobe",instance="a"}`:                                                       "1x60",
 	`hubprobe_capacity_step{target="hub",scenario="echo",run="r",step="2",figure="sent"}`:                     "40x60",
+	`hubprobe_webpubsub_events_total{event="user",code="200"}`:                                                "0+1x60",
 }
 
 // histogramSeries adds the buckets and count of a classic histogram.

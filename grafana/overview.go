@@ -130,6 +130,13 @@ func connectionGraphs() []graph {
 			{"count by (job) (max by (job, shard) (hubprobe_shard_info))", "reporting {{job}}"},
 			{"max by (job) (hubprobe_shard_count)", "configured {{job}}"},
 		},
+	}, {
+		title: "Web PubSub event handler",
+		description: "Requests hubprobe's Web PubSub event handler answered per second, by event and status: " +
+			"the upstream echo's user events (200), the abuse-protection handshake (validate). 401 means the service " +
+			"signs with an access key no target has (rotated?); 404, a hub no target names. Not per target: one handler serves every hub.",
+		unit: units.RequestsPerSecond, width: 12, min: ptr(0.0),
+		queries: []query{{"sum by (event, code) (rate(hubprobe_webpubsub_events_total[$__rate_interval]))", "{{event}} {{code}}"}},
 	}}
 }
 

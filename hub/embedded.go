@@ -2,6 +2,8 @@ package hub
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"sync"
 
@@ -25,22 +27,47 @@ type Embedded struct {
 	ctx  context.Context
 	log  zerolog.Logger
 	sink LoadSink
+	// eventHandler is the URL template the hubs of Web PubSub targets send
+	// user events to; empty sends none.
+	eventHandler string
 
 	mu      sync.Mutex
 	running map[string]*embeddedHub
 }
 
 type embeddedHub struct {
-	hub *Hub
-	srv *Server
-	reg *prometheus.Registry
-	cfg config.EmbeddedHub
+	hub     *Hub
+	srv     *Server
+	reg     *prometheus.Registry
+	cfg     config.EmbeddedHub
+	service string
+	keyed   bool // the hub emulates the Azure services
 }
+
+// webPubSubKey is the access key of the hubs of Web PubSub targets whose
+// config names none: random, once per process, so the hub, the tokens
+// hubprobe mints for it and its event handler's signature check agree
+// without a key in any file or output.
+var webPubSubKey = sync.OnceValue(func() string {
+	raw := make([]byte, 32)
+	_, _ = rand.Read(raw)
+	return base64.RawStdEncoding.EncodeToString(raw)
+})
 
 // NewEmbedded runs no hub until Sync. The hubs serve until ctx ends or
 // Close; sink may be nil when nobody exports their load.
 func NewEmbedded(ctx context.Context, log zerolog.Logger, sink LoadSink) *Embedded {
 	return &Embedded{ctx: ctx, log: log, sink: sink, running: map[string]*embeddedHub{}}
+}
+
+// SetWebPubSubEventHandler points the hubs of Web PubSub targets that
+// start from now on at the event handler URL template (with {hub}, as
+// Options.WebPubSubEventHandler takes it): hubprobe's own handler, so the
+// upstream echo runs with no setup. Call it before the first Sync.
+func (e *Embedded) SetWebPubSubEventHandler(template string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.eventHandler = template
 }
 
 // Sync starts hubs for new embedded targets, stops those no longer wanted,
@@ -56,14 +83,14 @@ func (e *Embedded) Sync(cfg *config.Config) error {
 		}
 		wanted[t.Name] = true
 		if cur, ok := e.running[t.Name]; ok {
-			if sameButDelay(cur.cfg, t.EmbeddedHub) {
+			if cur.service == t.Service && sameButDelay(cur.cfg, t.EmbeddedHub) {
 				cur.hub.SetDeliveryDelay(t.EmbeddedHub.DeliveryDelay)
 				cur.cfg = t.EmbeddedHub
 				continue
 			}
 			e.stop(t.Name)
 		}
-		if err := e.start(t.Name, t.EmbeddedHub); err != nil {
+		if err := e.start(t); err != nil {
 			return err
 		}
 	}
@@ -96,10 +123,17 @@ func EmbeddedOptions(cfg config.EmbeddedHub) Options {
 	}
 }
 
-func (e *Embedded) start(name string, cfg config.EmbeddedHub) error {
+func (e *Embedded) start(t config.Target) error {
+	name, cfg := t.Name, t.EmbeddedHub
 	reg := prometheus.NewRegistry()
 	opts := EmbeddedOptions(cfg)
 	opts.Logger = e.log.With().Str("hub", name).Logger()
+	if t.WebPubSub() {
+		opts.WebPubSubEventHandler = e.eventHandler
+		if opts.AccessKey == "" {
+			opts.AccessKey = webPubSubKey()
+		}
+	}
 	h, err := New(opts, prometheus.WrapRegistererWith(prometheus.Labels{"target": name}, reg))
 	if err != nil {
 		return fmt.Errorf("embedded hub for target %q: %w", name, err)
@@ -109,7 +143,7 @@ func (e *Embedded) start(name string, cfg config.EmbeddedHub) error {
 		h.Close()
 		return fmt.Errorf("embedded hub for target %q: %w", name, err)
 	}
-	e.running[name] = &embeddedHub{hub: h, srv: srv, reg: reg, cfg: cfg}
+	e.running[name] = &embeddedHub{hub: h, srv: srv, reg: reg, cfg: cfg, service: t.Service, keyed: opts.AccessKey != ""}
 	if e.sink != nil {
 		e.sink.SetServerLoadSource(name, h.Load)
 	}
@@ -139,12 +173,13 @@ func (e *Embedded) URL(target string) (string, bool) {
 }
 
 // ConnectionString is the connection string of an embedded target's
-// emulated service; ok is false without an access key. It holds the key.
+// emulated service; ok is false without an access key (which a Web PubSub
+// target always has). It holds the key.
 func (e *Embedded) ConnectionString(target string) (string, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	cur, ok := e.running[target]
-	if !ok || cur.cfg.AccessKey == "" {
+	if !ok || !cur.keyed {
 		return "", false
 	}
 	return cur.srv.ConnectionString(), true

@@ -148,3 +148,43 @@ func TestEmbeddedSyncFollowsTheConfig(t *testing.T) {
 		t.Errorf("after Close load is reported for %v, removed %v; want none, removed keyed, plain, keyed", got, sink.removed)
 	}
 }
+
+// The hub of a Web PubSub target sends its user events to the event
+// handler the daemon set, the hub of a SignalR target to none; turning a
+// target into a Web PubSub one restarts its hub with the handler and a key.
+func TestEmbeddedWebPubSubEventHandler(t *testing.T) {
+	const template = "http://127.0.0.1:9/webpubsub/{hub}/events"
+	e := NewEmbedded(context.Background(), zerolog.Nop(), nil)
+	t.Cleanup(e.Close)
+	e.SetWebPubSubEventHandler(template)
+	cfg := &config.Config{Targets: []config.Target{
+		{Name: "wps", Service: config.ServiceWebPubSub, Embedded: true, EmbeddedHub: config.EmbeddedHub{MaxMessageSize: 1 << 10}},
+		{Name: "signalr", Service: config.ServiceSignalR, Embedded: true, EmbeddedHub: config.EmbeddedHub{MaxMessageSize: 1 << 10}},
+	}}
+	if err := e.Sync(cfg); err != nil {
+		t.Fatal(err)
+	}
+	handlerOf := func(target string) string { return e.running[target].hub.opts.WebPubSubEventHandler }
+	if got := handlerOf("wps"); got != template {
+		t.Errorf("Web PubSub target's hub sends events to %q, want %q", got, template)
+	}
+	if got := handlerOf("signalr"); got != "" {
+		t.Errorf("SignalR target's hub sends events to %q, want none", got)
+	}
+	// Without a key in the config the Web PubSub hub makes one up, the
+	// same for every hub of the process; the SignalR hub emulates nothing.
+	cs, ok := e.ConnectionString("wps")
+	if key := e.running["wps"].hub.opts.AccessKey; !ok || len(key) < 40 || !strings.Contains(cs, "AccessKey="+key+";") || key != webPubSubKey() {
+		t.Errorf("Web PubSub hub without a configured key: connection string given %v, key of %d bytes", ok, len(key))
+	}
+	if _, ok := e.ConnectionString("signalr"); ok {
+		t.Error("the SignalR hub without a key has a connection string")
+	}
+	cfg.Targets[1].Service = config.ServiceWebPubSub
+	if err := e.Sync(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got := handlerOf("signalr"); got != template || !e.running["signalr"].keyed {
+		t.Errorf("after turning into a Web PubSub target, its hub sends events to %q, want %q, with a key", got, template)
+	}
+}

@@ -150,9 +150,9 @@ func (rn *Runner) SearchCapacityAt(ctx context.Context, at time.Time) Capacity {
 func (rn *Runner) search(ctx context.Context, steps *stepRecorder, at time.Time) Capacity {
 	c := Capacity{Scenario: rn.Scenario}
 	res := Result{Scenario: rn.Scenario.Name, Target: rn.Scenario.Target, Kind: rn.Scenario.Kind, Start: time.Now()}
-	factory, ok := kinds[rn.Scenario.Kind]
-	if !ok {
-		c.Result = rn.finish(res, nil, fmt.Errorf("unknown scenario kind %q", rn.Scenario.Kind))
+	factory, err := rn.kindFactory()
+	if err != nil {
+		c.Result = rn.finish(res, nil, err)
 		return c
 	}
 	cfg := rn.Scenario
@@ -160,7 +160,7 @@ func (rn *Runner) search(ctx context.Context, steps *stepRecorder, at time.Time)
 	cfg.Senders = 0
 	kind := factory(cfg)
 	run := rn.newRun(cfg, steps, kind, at)
-	err := rn.ramp(ctx, run, kind, steps, &c, at)
+	err = rn.ramp(ctx, run, kind, steps, &c, at)
 	if err != nil {
 		c.StopReason = ""
 	}
@@ -339,10 +339,10 @@ func (h *connHealth) sendFailed(i int) { h.failed[i] = true }
 func (h *connHealth) check(run *Run) (failed int, throttled int64) {
 	for i, c := range run.Clients {
 		select {
-		case <-c.Conn.Done():
+		case <-c.done():
 			if !h.dropped[i] {
 				h.dropped[i] = true
-				if _, ok := probe.ClassifyThrottle(c.Conn.Err()); ok {
+				if _, ok := probe.ClassifyThrottle(c.err()); ok {
 					throttled++
 				}
 			}

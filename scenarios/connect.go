@@ -20,16 +20,19 @@ var quietCallbacks = []string{"JoinGroup", "LeaveGroup", "ConnectionId"}
 // callbacks; a hub that does not send them costs a run this much once.
 const onConnectedWait = 2 * time.Second
 
+// dialFunc opens client i; ctx carries the connect timeout.
+type dialFunc func(ctx context.Context, i int) (*Client, error)
+
 // connectAll opens the run's connections, at most connect_concurrency at a
 // time. Any failure fails the run: a canary with fewer clients than
 // configured would measure a different workload.
 func (rn *Runner) connectAll(ctx context.Context, run *Run) error {
-	opts, err := rn.dialOptions(run)
+	dial, err := rn.dialer(run)
 	if err != nil {
 		return err
 	}
 	n := rn.connections()
-	conns := make([]*probe.Conn, n)
+	clients := make([]*Client, n)
 	errs := make([]error, n)
 	limit := make(chan struct{}, rn.connectConcurrency())
 	var wg sync.WaitGroup
@@ -43,20 +46,41 @@ func (rn *Runner) connectAll(ctx context.Context, run *Run) error {
 		wg.Add(1)
 		go func() {
 			defer func() { <-limit; wg.Done() }()
-			conns[i], errs[i] = rn.connectClient(ctx, run, opts, i)
+			clients[i], errs[i] = rn.connect(ctx, run, dial, i)
 		}()
 	}
 	wg.Wait()
-	for _, c := range conns {
+	for _, c := range clients {
 		if c != nil {
-			run.Clients = append(run.Clients, &Client{Conn: c, ID: c.ConnectionID()})
+			run.Clients = append(run.Clients, c)
 		}
 	}
 	if err := summarizeConnectErrors(errs); err != nil {
 		return err
 	}
-	waitRegistered(ctx, run)
+	if rn.Endpoint.WebPubSub == nil {
+		// A Web PubSub connection is registered once it is connected.
+		waitRegistered(ctx, run)
+	}
 	return nil
+}
+
+// dialer opens connections on the wire of the endpoint's service.
+func (rn *Runner) dialer(run *Run) (dialFunc, error) {
+	if rn.Endpoint.WebPubSub != nil {
+		return rn.webPubSubDialer(run)
+	}
+	opts, err := rn.dialOptions(run)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, i int) (*Client, error) {
+		conn, err := rn.dialSignalR(ctx, run, opts, i)
+		if err != nil {
+			return nil, err
+		}
+		return &Client{Conn: conn, ID: conn.ConnectionID()}, nil
+	}, nil
 }
 
 // waitRegistered waits until every client got OnConnected, so no broadcast
@@ -70,11 +94,12 @@ func waitRegistered(ctx context.Context, run *Run) {
 	}
 }
 
-func (rn *Runner) connect(parent context.Context, run *Run, opts probe.Options) (*probe.Conn, error) {
+// connect opens client i within connect_timeout and records how it went.
+func (rn *Runner) connect(parent context.Context, run *Run, dial dialFunc, i int) (*Client, error) {
 	ctx, cancel := context.WithTimeout(parent, rn.Scenario.ConnectTimeout)
 	defer cancel()
 	began := time.Now()
-	conn, err := probe.Dial(ctx, opts)
+	c, err := dial(ctx, i)
 	if err != nil {
 		// A run cancelled from outside (Stop, reload) is no fault of the hub.
 		if !errors.Is(parent.Err(), context.Canceled) {
@@ -84,7 +109,7 @@ func (rn *Runner) connect(parent context.Context, run *Run, opts probe.Options) 
 	}
 	rn.Recorder.ConnectDone(time.Since(began))
 	rn.Recorder.ConnectionOpened()
-	return conn, nil
+	return c, nil
 }
 
 // describeConnectError leads with what the status page reader needs: that

@@ -7,7 +7,9 @@ package scenarios
 import (
 	"context"
 	"encoding/json"
-	"sort"
+	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/hubprobe/hubprobe/config"
 )
@@ -25,29 +27,47 @@ type Kind interface {
 // kindFactory builds a Kind for one run of a scenario.
 type kindFactory func(cfg config.Scenario) Kind
 
-// kinds is the one registry of scenario kinds; config validation reads its
-// keys through Kinds, so a kind cannot be valid in one place and not the other.
-var kinds = map[string]kindFactory{
-	"echo":           newEcho,
-	"broadcast":      newBroadcast,
-	"send_to_client": newSendToClient,
-	"send_to_group":  newSendToGroup,
-	"streaming_echo": newStreamingEcho,
-	"server_push":    newServerPush,
+// kinds is the one registry of scenario kinds, each with its form on every
+// service whose wire it runs on; config validation reads it through Kinds,
+// so a kind cannot be valid in one place and not the other. The kinds keep
+// the benchmark's names: the target's service picks the wire.
+var kinds = map[string]map[string]kindFactory{
+	"echo":           {signalR: newEcho, webPubSub: newUpstreamEcho},
+	"broadcast":      {signalR: newBroadcast},
+	"send_to_client": {signalR: newSendToClient},
+	"send_to_group":  {signalR: newSendToGroup, webPubSub: newWebPubSubSendToGroup},
+	"streaming_echo": {signalR: newStreamingEcho},
+	"server_push":    {signalR: newServerPush},
 
-	// The rest_* kinds send through Azure SignalR Service's REST API; the
-	// clients only listen, connected in serverless mode.
-	"rest_broadcast":     newRESTBroadcast,
-	"rest_send_to_user":  newRESTSendToUser,
-	"rest_send_to_group": newRESTSendToGroup,
+	// The rest_* kinds send through the service's REST API; the clients
+	// only listen (on SignalR, connected in serverless mode).
+	"rest_broadcast":          {signalR: newRESTBroadcast, webPubSub: newWebPubSubRESTBroadcast},
+	"rest_send_to_user":       {signalR: newRESTSendToUser, webPubSub: newWebPubSubRESTSendToUser},
+	"rest_send_to_group":      {signalR: newRESTSendToGroup, webPubSub: newWebPubSubRESTSendToGroup},
+	"rest_send_to_connection": {webPubSub: newRESTSendToConnection},
 }
 
-// Kinds lists the registered kind names, sorted.
-func Kinds() []string {
-	names := make([]string, 0, len(kinds))
-	for name := range kinds {
-		names = append(names, name)
+const (
+	signalR   = config.ServiceSignalR
+	webPubSub = config.ServiceWebPubSub
+)
+
+// Kinds lists the registered kinds and the services each runs on.
+func Kinds() config.Kinds {
+	out := make(config.Kinds, len(kinds))
+	for name, forms := range kinds {
+		out[name] = slices.Sorted(maps.Keys(forms))
 	}
-	sort.Strings(names)
-	return names
+	return out
+}
+
+// kindFactory returns the form of the scenario's kind on the endpoint's
+// service.
+func (rn *Runner) kindFactory() (kindFactory, error) {
+	service := rn.Endpoint.service()
+	factory, ok := kinds[rn.Scenario.Kind][service]
+	if !ok {
+		return nil, fmt.Errorf("scenario kind %q does not run on a %s target", rn.Scenario.Kind, service)
+	}
+	return factory, nil
 }

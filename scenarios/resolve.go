@@ -91,10 +91,21 @@ func (r Resolver) Endpoint(t *config.Target) (Endpoint, error) {
 		}
 		ep.URL = url
 	}
-	if !t.Serverless() {
-		return ep, nil
+	switch {
+	case t.WebPubSub():
+		cs, err := r.connectionString(t)
+		if err != nil {
+			return ep, err
+		}
+		ep.WebPubSub = &WebPubSub{ConnectionString: cs, Hub: t.Hub}
+	case t.Serverless():
+		cs, err := r.connectionString(t)
+		if err != nil {
+			return ep, err
+		}
+		ep.Serverless = &Serverless{ConnectionString: cs, Hub: t.Hub, RESTAPIVersion: t.RESTAPIVersion}
 	}
-	return r.serverless(t, ep)
+	return ep, nil
 }
 
 func (r Resolver) embeddedURL(target string) (string, bool) {
@@ -104,21 +115,21 @@ func (r Resolver) embeddedURL(target string) (string, bool) {
 	return r.Hubs.URL(target)
 }
 
-// serverless adds what serverless mode needs: the connection string, the
-// target's own or, for an embedded target, its hub's emulated service.
-// Errors name the target and the key at fault, never the string.
-func (r Resolver) serverless(t *config.Target, ep Endpoint) (Endpoint, error) {
+// connectionString is what serverless mode and Web PubSub targets reach
+// the service with: the target's own connection string or, for an
+// embedded target, its hub's emulated service. Errors name the target and
+// the key at fault, never the string.
+func (r Resolver) connectionString(t *config.Target) (azure.ConnectionString, error) {
 	raw := string(t.ConnectionString)
 	if t.Embedded {
 		var ok bool
 		if raw, ok = r.Hubs.ConnectionString(t.Name); !ok {
-			return ep, fmt.Errorf("target %q: embedded hub has no access key", t.Name)
+			return azure.ConnectionString{}, fmt.Errorf("target %q: embedded hub has no access key", t.Name)
 		}
 	}
 	cs, err := azure.ParseConnectionString(raw)
 	if err != nil {
-		return ep, fmt.Errorf("target %q: %w", t.Name, err)
+		return cs, fmt.Errorf("target %q: %w", t.Name, err)
 	}
-	ep.Serverless = &Serverless{ConnectionString: cs, Hub: t.Hub, RESTAPIVersion: t.RESTAPIVersion}
-	return ep, nil
+	return cs, nil
 }

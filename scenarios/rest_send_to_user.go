@@ -23,12 +23,19 @@ func (k *restSendToUser) Prepare(_ context.Context, r *Run) (err error) {
 	if k.rest, err = r.restClient(); err != nil {
 		return err
 	}
-	targets := rand.Perm(len(r.Clients))
-	k.users = make([]string, r.Senders())
-	for sender := range k.users {
-		k.users[sender] = r.UserID(targets[sender])
-	}
+	k.users = shuffledUsers(r)
 	return nil
+}
+
+// shuffledUsers gives every sender slot the user id of a client, a
+// shuffle of the run's clients.
+func shuffledUsers(r *Run) []string {
+	targets := rand.Perm(len(r.Clients))
+	users := make([]string, r.Senders())
+	for sender := range users {
+		users[sender] = r.UserID(targets[sender])
+	}
+	return users
 }
 
 func (k *restSendToUser) Send(ctx context.Context, r *Run, sender int, payload json.RawMessage) (int, error) {

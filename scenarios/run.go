@@ -30,14 +30,18 @@ type Endpoint struct {
 	// gives the rest_* kinds their REST client; URL and AccessToken are
 	// then not used.
 	Serverless *Serverless
+	// WebPubSub, when set, makes the target an Azure Web PubSub hub: every
+	// kind speaks its wire (see webpubsub.go); URL, AccessToken, Headers'
+	// Authorization, SkipNegotiation and Serverless are then not used.
+	WebPubSub *WebPubSub
 }
 
-// Client is one probe connection of a run.
-type Client struct {
-	Conn *probe.Conn
-	// ID is how the hub addresses this connection; kinds that route to a
-	// connection fill it in Prepare.
-	ID string
+// service is the service whose wire the endpoint speaks.
+func (ep Endpoint) service() string {
+	if ep.WebPubSub != nil {
+		return webPubSub
+	}
+	return signalR
 }
 
 type route struct{ key, value string }
@@ -139,14 +143,13 @@ func (rn *Runner) RunAt(ctx context.Context, at time.Time) Result {
 	}
 	start := time.Now()
 	res := Result{Scenario: rn.Scenario.Name, Target: rn.Scenario.Target, Kind: rn.Scenario.Kind, Start: start}
-	factory, ok := kinds[rn.Scenario.Kind]
-	if !ok {
-		return rn.finish(res, nil, fmt.Errorf("unknown scenario kind %q", rn.Scenario.Kind))
+	factory, err := rn.kindFactory()
+	if err != nil {
+		return rn.finish(res, nil, err)
 	}
 	kind := factory(rn.Scenario)
 	run := rn.newRun(rn.Scenario, rn.Recorder, kind, at)
-	err := rn.execute(ctx, run, kind)
-	return rn.finish(res, run, err)
+	return rn.finish(res, run, rn.execute(ctx, run, kind))
 }
 
 func (rn *Runner) execute(ctx context.Context, run *Run, kind Kind) error {
@@ -311,12 +314,12 @@ func (rn *Runner) checkAlive(ctx context.Context, run *Run) {
 	}
 	wait := rn.stallWait()
 	forEachClient(run, alivePings, func(c *Client) {
-		if c.Conn.CheckAlive(ctx, wait) == nil || ctx.Err() != nil {
+		if c.checkAlive(ctx, wait) == nil || ctx.Err() != nil {
 			return
 		}
 		// The connection is ending; let it finish so checkDropped sees it.
 		select {
-		case <-c.Conn.Done():
+		case <-c.done():
 		case <-ctx.Done():
 		}
 	})
@@ -343,11 +346,11 @@ func (rn *Runner) checkDropped(run *Run) error {
 	var first error
 	for _, c := range run.Clients {
 		select {
-		case <-c.Conn.Done():
+		case <-c.done():
 		default:
 			continue
 		}
-		err := c.Conn.Err()
+		err := c.err()
 		if err == nil {
 			err = errors.New("connection closed by the hub")
 		}
@@ -396,7 +399,7 @@ func (rn *Runner) closeAll(ctx context.Context, run *Run) {
 	forEachClient(run, rn.connectConcurrency(), func(c *Client) {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		_ = c.Conn.Close(ctx)
+		_ = c.close(ctx)
 		rn.Recorder.ConnectionClosed()
 	})
 }

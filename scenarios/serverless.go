@@ -29,9 +29,9 @@ var errNotServerless = errors.New("this kind sends through the REST API and need
 // shard, so a REST send to a user reaches that one connection.
 func (r *Run) UserID(i int) string { return "hubprobe-" + r.ID + "-" + strconv.Itoa(r.global(i)) }
 
-// connectClient opens client i. In serverless mode it carries a client
-// token of its own, minted for its user id.
-func (rn *Runner) connectClient(ctx context.Context, run *Run, opts probe.Options, i int) (*probe.Conn, error) {
+// dialSignalR opens SignalR client i. In serverless mode it carries a
+// client token of its own, minted for its user id.
+func (rn *Runner) dialSignalR(ctx context.Context, run *Run, opts probe.Options, i int) (*probe.Conn, error) {
 	opts = withReceiver(opts, run, i)
 	if s := rn.Endpoint.Serverless; s != nil {
 		so, err := probe.ServerlessOptions(s.ConnectionString, s.Hub, run.UserID(i))
@@ -40,7 +40,7 @@ func (rn *Runner) connectClient(ctx context.Context, run *Run, opts probe.Option
 		}
 		opts.URL, opts.AccessToken = so.URL, so.AccessToken
 	}
-	return rn.connect(ctx, run, opts)
+	return probe.Dial(ctx, opts)
 }
 
 // restClient returns a REST client for the run's hub whose every response

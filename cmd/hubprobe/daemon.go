@@ -22,9 +22,24 @@ type daemon struct {
 	pauses  scenarios.Pauses // per target, kept across reloads
 	shard   scenarios.Shard
 	search  scenarios.SearchOptions
+	events  *eventHandler // the Web PubSub event handler
 
 	mu  sync.Mutex
 	cfg *config.Config // the config applied last
+}
+
+// newDaemon starts the parts no config has chosen yet: the event handler
+// and, empty, the embedded hubs (pointed at it) and the scheduler.
+func newDaemon(ctx context.Context, log zerolog.Logger, metrics *exporter.Metrics) (*daemon, error) {
+	events, err := startEventHandler(log, metrics, "")
+	if err != nil {
+		return nil, err
+	}
+	d := &daemon{log: log, metrics: metrics, events: events}
+	d.hubs = hub.NewEmbedded(ctx, log, metrics)
+	d.hubs.SetWebPubSubEventHandler(events.template)
+	d.sched = scenarios.NewScheduler(ctx, log)
+	return d, nil
 }
 
 // resolver binds scenarios to the daemon's hubs and metrics.
@@ -48,6 +63,7 @@ func (d *daemon) apply(cfg *config.Config) error {
 	if err := d.sched.Apply(jobs, cfg.Global.StartJitter); err != nil {
 		return err
 	}
+	d.events.SetHubs(scenarios.EventHandlerKeys(jobs))
 	d.metrics.ApplyTiers(cfg.Targets)
 	if d.cfg != nil {
 		d.metrics.ForgetRemoved(d.cfg.Scenarios, cfg.Scenarios)
@@ -69,4 +85,5 @@ func (d *daemon) statuses() []exporter.ScenarioStatus {
 func (d *daemon) stop(_ context.Context) {
 	d.sched.Stop()
 	d.hubs.Close()
+	d.events.close()
 }

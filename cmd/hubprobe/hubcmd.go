@@ -34,8 +34,7 @@ func (f hubFlags) options(log zerolog.Logger) (hub.Options, error) {
 		f.settings.AccessKey = config.Secret(key)
 	}
 	opts := hub.EmbeddedOptions(f.settings)
-	opts.Logger, opts.PollTimeout = log, f.pollTimeout
-	opts.WebPubSubEventHandler = f.wpsEventHandler
+	opts.Logger, opts.PollTimeout, opts.WebPubSubEventHandler = log, f.pollTimeout, f.wpsEventHandler
 	return opts, nil
 }
 

@@ -75,6 +75,9 @@ type runFlags struct {
 	output   string
 	plotFile string
 	shard    shardFlags
+	// eventHandlerListen is where the Web PubSub event handler also
+	// listens, for a service that is not embedded; empty: loopback only.
+	eventHandlerListen string
 }
 
 // planFlags are the settings of `hubprobe plan`.
@@ -162,6 +165,7 @@ func (c *cli) addRunCommand() {
 	cmd.Flag("output", "Report format: text or json.").Default(scenarios.FormatText).EnumVar(&f.output, scenarios.FormatText, scenarios.FormatJSON)
 	cmd.Flag("plot.file", "For a capacity_search scenario: write the plot of throughput and p99 per step (SVG) to this file.").StringVar(&f.plotFile)
 	addShardFlags(cmd, &f.shard)
+	cmd.Flag("webpubsub.listen-address", "Serve the Web PubSub event handler (/webpubsub/{hub}/events, for the upstream echo) on this address, for a service that is not embedded.").StringVar(&f.eventHandlerListen)
 }
 
 func (c *cli) addHubCommand() {

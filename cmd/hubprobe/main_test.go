@@ -116,7 +116,7 @@ func TestBadUsageAndConfigExitTwo(t *testing.T) {
 
 func TestCheckAcceptsTheEmbeddedDefault(t *testing.T) {
 	code, out, errOut := runCLI(t, context.Background(), "check")
-	if code != exitOK || !strings.Contains(out, "OK, 1 targets, 5 scenarios") {
+	if code != exitOK || !strings.Contains(out, "OK, 2 targets, 7 scenarios") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
@@ -251,6 +251,7 @@ func TestEveryExampleConfigPassesCheck(t *testing.T) {
 	}
 	t.Setenv("HUBPROBE_WESTEU_TOKEN", "example-token")
 	t.Setenv("HUBPROBE_SIGNALR_CONNECTION_STRING", "Endpoint=https://example.service.signalr.net;AccessKey=example-key;Version=1.0;")
+	t.Setenv("HUBPROBE_WEBPUBSUB_CONNECTION_STRING", "Endpoint=https://example.webpubsub.azure.com;AccessKey=example-key;Version=1.0;")
 	for _, path := range examples {
 		if strings.HasSuffix(path, ".workload.yml") {
 			continue // planner workloads, checked by the plan tests

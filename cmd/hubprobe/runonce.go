@@ -47,7 +47,14 @@ func runOnce(ctx context.Context, g globalFlags, f runFlags, stdout, stderr io.W
 		fmt.Fprintln(stderr, "hubprobe:", err)
 		return exitFailed
 	}
+	events, err := startEventHandler(log, metrics, f.eventHandlerListen)
+	if err != nil {
+		fmt.Fprintln(stderr, "hubprobe:", err)
+		return exitFailed
+	}
+	defer events.close()
 	hubs := hub.NewEmbedded(ctx, log, nil)
+	hubs.SetWebPubSubEventHandler(events.template)
 	defer hubs.Close()
 	if err := hubs.Sync(cfg); err != nil {
 		fmt.Fprintln(stderr, "hubprobe:", err)
@@ -59,6 +66,7 @@ func runOnce(ctx context.Context, g globalFlags, f runFlags, stdout, stderr io.W
 		fmt.Fprintln(stderr, "hubprobe:", err)
 		return exitFailed
 	}
+	events.SetHubs(scenarios.EventHandlerKeys([]scenarios.Job{job}))
 	at, ok := job.Runner.WaitForStart(ctx, log)
 	if !ok {
 		return exitFailed

@@ -19,7 +19,6 @@ import (
 
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
-	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
@@ -50,9 +49,12 @@ func serve(ctx context.Context, g globalFlags, webFlags *web.FlagConfig, f serve
 		return exitUsage
 	}
 
-	d := &daemon{log: log, metrics: metrics, shard: shard, search: search}
-	d.hubs = hub.NewEmbedded(ctx, log, metrics)
-	d.sched = scenarios.NewScheduler(ctx, log)
+	d, err := newDaemon(ctx, log, metrics)
+	if err != nil {
+		fmt.Fprintln(stderr, "hubprobe:", err)
+		return exitFailed
+	}
+	d.shard, d.search = shard, search
 	var ready atomic.Bool
 	if err := d.apply(safe.Get()); err != nil {
 		fmt.Fprintln(stderr, "hubprobe:", err)
@@ -70,22 +72,28 @@ func serve(ctx context.Context, g globalFlags, webFlags *web.FlagConfig, f serve
 		Capacity:  capacity,
 		Scenarios: d.statuses,
 		Version:   version,
+		Routes:    d.events.routes(),
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- web.ListenAndServe(srv, webFlags, slogFor(log)) }()
 	go reloadOnSIGHUP(ctx, reload, log)
 
-	code := exitOK
+	code := waitServing(ctx, serveErr, log)
+	shutdown(srv, d)
+	return code
+}
+
+// waitServing waits for the end: a signal, or the web server failing.
+func waitServing(ctx context.Context, serveErr <-chan error, log zerolog.Logger) int {
 	select {
 	case <-ctx.Done():
 		log.Info().Msg("shutting down")
+		return exitOK
 	case err := <-serveErr:
 		log.Error().Str("err", err.Error()).Msg("web server failed")
-		code = exitFailed
+		return exitFailed
 	}
-	shutdown(srv, d)
-	return code
 }
 
 func shutdown(srv *http.Server, d *daemon) {

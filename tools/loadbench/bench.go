@@ -23,6 +23,7 @@ type options struct {
 	self        []string      // argv that runs this program's subcommands
 	perfDir     string        // when set, one more run of each pair under perf record
 	maxOther    float64       // cores other processes may keep busy before a run is repeated; 0: no limit
+	webPubSub   bool          // also run the Web PubSub upstream echo pair
 	progress    io.Writer     // one line per finished pair
 }
 
@@ -72,12 +73,14 @@ func (o options) validate() error {
 // benchResult is every measurement of one benchmark.
 type benchResult struct {
 	opts                  options
+	pairs                 []string // the pairs' names, in the order each run ran them
 	loadBefore, loadAfter string
 	runs                  []measurement
 	discarded             int // runs repeated because the machine was busy
 }
 
-// runBench runs the floor pair and the hubprobe pair in turn, runs times,
+// runBench runs the floor pair and the hubprobe pair (and, asked, the Web
+// PubSub pair) in turn, runs times,
 // one process at a time apart from the pair being measured.
 func runBench(ctx context.Context, o options) (benchResult, error) {
 	res := benchResult{opts: o, loadBefore: loadAverage()}
@@ -99,6 +102,12 @@ func runBench(ctx context.Context, o options) (benchResult, error) {
 		}
 	}
 	pairs := []pairSpec{floorPair(o), hubprobePair(o, binary, dir)}
+	if o.webPubSub {
+		pairs = append(pairs, webPubSubPair(o, binary, dir))
+	}
+	for _, p := range pairs {
+		res.pairs = append(res.pairs, p.name)
+	}
 	for run := 1; run <= o.runs; run++ {
 		for _, p := range pairs {
 			m, err := runQuiet(ctx, p, o, run, &res)

@@ -36,16 +36,17 @@ func testOptions(t *testing.T, window time.Duration) options {
 	}
 }
 
-func TestQuickBenchMeasuresBothPairsAndStopsThem(t *testing.T) {
+func TestQuickBenchMeasuresEveryPairAndStopsThem(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	o := testOptions(t, 2*time.Second)
+	o.webPubSub = true
 	res, err := runBench(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.runs) != 2 || res.runs[0].pair != "floor" || res.runs[1].pair != "hubprobe" {
-		t.Fatalf("want one floor and one hubprobe run, got %d runs", len(res.runs))
+	if len(res.runs) != 3 || res.runs[0].pair != pairFloor || res.runs[1].pair != pairHubprobe || res.runs[2].pair != pairWebPubSub {
+		t.Fatalf("want one floor, one hubprobe and one Web PubSub run, got %d runs", len(res.runs))
 	}
 	for _, m := range res.runs {
 		r := m.report
@@ -63,7 +64,8 @@ func TestQuickBenchMeasuresBothPairsAndStopsThem(t *testing.T) {
 	}
 	var out bytes.Buffer
 	writeReport(&out, res)
-	for _, want := range []string{"| client CPU-s / 1,000 round trips (window) | ", "| probe CPU ≤ 1.3× floor client | ", "| hub CPU ≤ 2× floor server | "} {
+	for _, want := range []string{"| client CPU-s / 1,000 round trips (window) | ", "| probe CPU ≤ 1.3× floor client | ", "| hub CPU ≤ 2× floor server | ",
+		" Web PubSub / hubprobe |", "| 1 | webpubsub | "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}

@@ -29,7 +29,7 @@ type pairSpec struct {
 // this same binary.
 func floorPair(o options) pairSpec {
 	return pairSpec{
-		name: "floor",
+		name: pairFloor,
 		startServer: func(ctx context.Context) (*child, string, error) {
 			lines := newLineWatch()
 			c, err := startChild("floor server", append(o.self, "floor-server", "-listen", "127.0.0.1:0"), lines)
@@ -56,21 +56,14 @@ func floorPair(o options) pairSpec {
 // scenario of the same shape as the floor client's run.
 func hubprobePair(o options, binary, dir string) pairSpec {
 	return pairSpec{
-		name: "hubprobe",
+		name: pairHubprobe,
 		startServer: func(ctx context.Context) (*child, string, error) {
 			addr, err := freeLoopbackAddr()
 			if err != nil {
 				return nil, "", err
 			}
-			c, err := startChild("hubprobe hub", []string{binary, "hub", "--listen", addr}, io.Discard)
-			if err != nil {
-				return nil, "", err
-			}
-			if err := waitHTTP(ctx, c, "http://"+addr+"/metrics"); err != nil {
-				c.stop(time.Second)
-				return nil, "", err
-			}
-			return c, "http://" + addr + "/signalrbench", nil
+			c, err := startHub(ctx, "hubprobe hub", addr, binary, "hub", "--listen", addr)
+			return c, "http://" + addr + "/signalrbench", err
 		},
 		clientArgv: func(url string) ([]string, error) {
 			file := filepath.Join(dir, "loadbench.yml")
@@ -82,14 +75,32 @@ func hubprobePair(o options, binary, dir string) pairSpec {
 	}
 }
 
-// hubprobeConfig is one echo scenario against url. The schedule is never
-// used by `hubprobe run`; it only has to be longer than the run's timeout.
-func hubprobeConfig(o options, url string) string {
+// startHub starts `hubprobe hub` listening on addr and returns it once it
+// answers.
+func startHub(ctx context.Context, name, addr string, argv ...string) (*child, error) {
+	c, err := startChild(name, argv, io.Discard)
+	if err != nil {
+		return nil, err
+	}
+	if err := waitHTTP(ctx, c, "http://"+addr+"/metrics"); err != nil {
+		c.stop(time.Second)
+		return nil, err
+	}
+	return c, nil
+}
+
+// hubprobeConfig is one echo scenario against url.
+func hubprobeConfig(o options, url string) string { return echoConfig(o, "url: "+url) }
+
+// echoConfig is one echo scenario against the target whose keys (after
+// its name) are target. The schedule is never used by `hubprobe run`; it
+// only has to be longer than the run's timeout.
+func echoConfig(o options, target string) string {
 	return fmt.Sprintf(`global:
   start_jitter: false
 targets:
   - name: loadbench
-    url: %s
+    %s
 scenarios:
   - name: echo
     target: loadbench
@@ -103,7 +114,7 @@ scenarios:
     message_size: %d
     send_interval: %s
     loss_timeout: %s
-`, url, o.scenarioTimeout(), o.window, o.n, o.concurrency, connectTimeout, o.size, o.interval, o.lossTimeout)
+`, target, o.scenarioTimeout(), o.window, o.n, o.concurrency, connectTimeout, o.size, o.interval, o.lossTimeout)
 }
 
 // buildHubprobe compiles ./cmd/hubprobe of the module loadbench runs in.

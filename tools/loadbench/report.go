@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 )
 
 // Targets hubprobe is held to, and the best peer client's cost at 1,000
@@ -16,19 +17,36 @@ const (
 	bestPeerClientCPUHi = 0.22
 )
 
-// summary holds the medians of each pair.
-type summary struct{ floor, hubprobe figures }
+// Pair names, in the order they run, and the heads of their columns.
+const (
+	pairFloor     = "floor"
+	pairHubprobe  = "hubprobe"
+	pairWebPubSub = "webpubsub"
+)
+
+var pairTitle = map[string]string{
+	pairFloor:     "floor (gorilla echo)",
+	pairHubprobe:  "hubprobe (run + hub)",
+	pairWebPubSub: "hubprobe Web PubSub upstream echo (run + hub + event handler)",
+}
+
+// summary holds the medians of each pair; webPubSub only when it ran.
+type summary struct{ floor, hubprobe, webPubSub figures }
 
 func summarize(r benchResult) summary {
-	var fl, hp []figures
+	by := map[string][]figures{}
 	for _, m := range r.runs {
-		if m.pair == "floor" {
-			fl = append(fl, figuresOf(m, r.opts))
-		} else {
-			hp = append(hp, figuresOf(m, r.opts))
-		}
+		by[m.pair] = append(by[m.pair], figuresOf(m, r.opts))
 	}
-	return summary{floor: medians(fl), hubprobe: medians(hp)}
+	return summary{floor: medians(by[pairFloor]), hubprobe: medians(by[pairHubprobe]), webPubSub: medians(by[pairWebPubSub])}
+}
+
+// ratio prints a / b, or a dash where it means nothing.
+func ratio(a, b float64, i int) string {
+	if b > 0 && figure(i) < p50ms {
+		return fmt.Sprintf("%.2f×", a/b)
+	}
+	return "—"
 }
 
 // writeReport prints the benchmark as markdown: medians with ratios, every
@@ -42,23 +60,42 @@ func writeReport(w io.Writer, r benchResult) {
 		p("%d runs were repeated because other processes kept more than %.2f cores busy during their window.\n", r.discarded, o.maxOther)
 	}
 	p("\n")
-	p("| figure | floor (gorilla echo) | hubprobe (run + hub) | hubprobe / floor |\n|---|---:|---:|---:|\n")
-	for i, info := range figureInfo {
-		ratio := "—"
-		if s.floor[i] > 0 && figure(i) < p50ms {
-			ratio = fmt.Sprintf("%.2f×", s.hubprobe[i]/s.floor[i])
-		}
-		p("| %s | "+info.format+" | "+info.format+" | %s |\n", info.label, s.floor[i], s.hubprobe[i], ratio)
-	}
+	writeMedians(w, r, s)
 	p("\n### Every run\n\n| run | pair | client CPU-s / 1k | server CPU-s / 1k | client KiB/conn | server KiB/conn | p50 ms | p99 ms | round trips | lost | other load, cores |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for i, m := range r.runs {
 		f := figuresOf(m, o)
-		p("| %d | %s | %.3f | %.3f | %.1f | %.1f | %.2f | %.2f | %.0f | %.0f | %.2f |\n", i/2+1, m.pair,
+		p("| %d | %s | %.3f | %.3f | %.1f | %.1f | %.2f | %.2f | %.0f | %.0f | %.2f |\n", i/len(r.pairs)+1, m.pair,
 			f[clientCPU], f[serverCPU], f[clientKiBPeak], f[serverKiBPeak], f[p50ms], f[p99ms], f[roundTrips], f[lost], f[otherLoad])
 	}
 	p("\n### Targets\n\n| target | measured | verdict |\n|---|---|---|\n")
 	for _, v := range verdicts(s) {
 		p("| %s | %s | %s |\n", v.target, v.measured, v.verdict)
+	}
+}
+
+// writeMedians prints the medians of every pair with the ratios to the
+// floor, and the Web PubSub pair's to the SignalR one when it ran.
+func writeMedians(w io.Writer, r benchResult, s summary) {
+	wps := slices.Contains(r.pairs, pairWebPubSub)
+	head, rule := "| figure | "+pairTitle[pairFloor]+" | "+pairTitle[pairHubprobe]+" |", "|---|---:|---:|"
+	if wps {
+		head, rule = head+" "+pairTitle[pairWebPubSub]+" |", rule+"---:|"
+	}
+	head, rule = head+" hubprobe / floor |", rule+"---:|"
+	if wps {
+		head, rule = head+" Web PubSub / hubprobe |", rule+"---:|"
+	}
+	fmt.Fprintf(w, "%s\n%s\n", head, rule)
+	for i, info := range figureInfo {
+		row := fmt.Sprintf("| %s | "+info.format+" | "+info.format+" |", info.label, s.floor[i], s.hubprobe[i])
+		if wps {
+			row += fmt.Sprintf(" "+info.format+" |", s.webPubSub[i])
+		}
+		row += " " + ratio(s.hubprobe[i], s.floor[i], i) + " |"
+		if wps {
+			row += " " + ratio(s.webPubSub[i], s.hubprobe[i], i) + " |"
+		}
+		fmt.Fprintln(w, row)
 	}
 }
 

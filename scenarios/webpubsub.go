@@ -1,0 +1,91 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hubprobe/hubprobe/azure"
+	"github.com/hubprobe/hubprobe/webpubsub"
+	"github.com/hubprobe/hubprobe/webpubsub/client"
+)
+
+// WebPubSub is how a run reaches an Azure Web PubSub hub, or the embedded
+// hub's emulation of one: the connection string gives the client URL, the
+// key the client and REST tokens are minted with, and the REST endpoint.
+type WebPubSub struct {
+	ConnectionString azure.ConnectionString
+	// Hub is the hub name on the service.
+	Hub string
+}
+
+// webPubSubRoles let every client join the run's groups and send to them
+// through the subprotocol; events need no role.
+var webPubSubRoles = []string{azure.WebPubSubRoleJoinLeaveGroup, azure.WebPubSubRoleSendToGroup}
+
+// webPubSubDialer opens Web PubSub clients, each as its own user (as in
+// serverless mode, so a REST send to a user reaches one connection) with a
+// token hubprobe mints. Every message a client gets, from a group or from
+// the server, is a delivery to it.
+func (rn *Runner) webPubSubDialer(run *Run) (dialFunc, error) {
+	w := rn.Endpoint.WebPubSub
+	url, err := w.ConnectionString.WebPubSubClientURL(w.Hub)
+	if err != nil {
+		return nil, err
+	}
+	base := client.Options{
+		URL:              url,
+		Protocol:         rn.Scenario.Protocol,
+		Headers:          rn.Endpoint.Headers,
+		HandshakeTimeout: rn.Scenario.ConnectTimeout,
+		WriteTimeout:     rn.stallWait(),
+		Observer:         observer{run.tracker},
+	}
+	return func(ctx context.Context, i int) (*Client, error) {
+		token, err := azure.WebPubSubClientToken(w.ConnectionString, w.Hub, run.UserID(i), webPubSubRoles, 0)
+		if err != nil {
+			return nil, fmt.Errorf("web pubsub client token: %w", err)
+		}
+		opts := base
+		opts.AccessToken = token
+		deliver := func(m client.Message) { run.Delivered(i, m.Data) }
+		opts.OnGroupMessage, opts.OnServerMessage = deliver, deliver
+		conn, err := client.Dial(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		return &Client{PubSub: conn, ID: conn.ConnectionID()}, nil
+	}, nil
+}
+
+// webPubSubREST returns a REST client for the run's Web PubSub hub whose
+// every response counts in the run's HTTP metrics under endpoint "rest".
+// As for SignalR, a send is never retried: the target's Pause waits out
+// a 429 instead of the pacer.
+func (r *Run) webPubSubREST() (*azure.WebPubSubRESTClient, error) {
+	w := r.endpoint.WebPubSub
+	return azure.NewWebPubSubRESTClient(w.ConnectionString, w.Hub, azure.RESTOptions{
+		Observer:   observer{r.tracker},
+		MaxRetries: -1,
+	})
+}
+
+// restSentRaw counts the bytes of a Web PubSub REST send the service
+// accepted: the payload is the whole body.
+func (r *Run) restSentRaw(payload []byte) { observer{r.tracker}.BytesSent(len(payload)) }
+
+// payloadType is how every Web PubSub kind sends its payloads: as JSON,
+// which receivers get back as the same JSON text.
+const payloadType = webpubsub.DataTypeJSON
+
+// EventHandlerKeys lists the hub of every job's Web PubSub target with its
+// access key: what hubprobe's event handler checks ce-signature against.
+// Targets sharing a hub name each add their key.
+func EventHandlerKeys(jobs []Job) map[string][]string {
+	keys := map[string][]string{}
+	for _, j := range jobs {
+		if w := j.Runner.Endpoint.WebPubSub; w != nil {
+			keys[w.Hub] = append(keys[w.Hub], string(w.ConnectionString.AccessKey()))
+		}
+	}
+	return keys
+}
