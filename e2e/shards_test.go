@@ -34,7 +34,7 @@ const (
 	// capacity searches ramp against (see shardedConfig).
 	rateLimit    = "16"
 	alignLimit   = 30 * time.Second
-	totalsLimit  = 30 * time.Second
+	totalsLimit  = 90 * time.Second // a quiet moment between runs can take a while on a loaded machine
 	searchLimit  = 60 * time.Second
 	missingLimit = 20 * time.Second
 )
