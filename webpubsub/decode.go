@@ -130,9 +130,16 @@ func (d *Decoder) eachMember(member func(key []byte) error) error {
 // unescaped returns the value of scanned string content: the content
 // itself when it holds no escape, else its copy in *buf with the escapes
 // resolved. Other bytes stand for themselves, even when they are not
-// UTF-8.
+// UTF-8. It is small enough to be inlined, as most content is plain.
 func unescaped(buf *[]byte, content []byte, plain bool) []byte {
-	if plain || bytes.IndexByte(content, '\\') < 0 {
+	if plain {
+		return content
+	}
+	return unescapeInto(buf, content)
+}
+
+func unescapeInto(buf *[]byte, content []byte) []byte {
+	if bytes.IndexByte(content, '\\') < 0 {
 		return content
 	}
 	*buf = jsonscan.AppendUnescaped((*buf)[:0], content)

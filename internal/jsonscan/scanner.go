@@ -126,6 +126,10 @@ func (s *Scanner) Key() (name []byte, plain bool, err error) {
 	if name, plain, err = s.ScanString(); err != nil {
 		return nil, false, err
 	}
+	if s.pos < len(s.data) && s.data[s.pos] == ':' {
+		s.pos++ // the colon mostly follows the name at once
+		return name, plain, nil
+	}
 	return name, plain, s.expect(':', "after object key")
 }
 

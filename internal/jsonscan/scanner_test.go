@@ -13,8 +13,8 @@ import (
 func TestSkipPlainMatchesTable(t *testing.T) {
 	for _, fill := range []byte{'A', 0x00, 0x1f, 0x20, 0x21, '"', '[', '\\', 0x7f, 0x80, 0xff} {
 		for c := 0; c < 256; c++ {
-			for at := 0; at < 40; at++ {
-				d := []byte(strings.Repeat("a", 40) + string([]byte{fill, fill}))
+			for at := 0; at < 80; at++ {
+				d := []byte(strings.Repeat("a", 80) + string([]byte{fill, fill}))
 				d[at] = byte(c)
 				want := 0
 				for want < len(d) && plainByte[d[want]] {
@@ -25,6 +25,48 @@ func TestSkipPlainMatchesTable(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestScanStringFindsEveryByte puts every byte value at every offset of a
+// string's content, in the words ScanString tests itself, in SkipPlain's
+// and in the last bytes of the input, and checks where the string ends.
+func TestScanStringFindsEveryByte(t *testing.T) {
+	for n := 1; n <= 48; n++ {
+		for c := 0; c < 256; c++ {
+			for at := 0; at < n; at++ {
+				d := []byte(`"` + strings.Repeat("a", n) + `"`)
+				d[1+at] = byte(c)
+				checkStringEnd(t, d, at, byte(c))
+			}
+		}
+	}
+}
+
+func checkStringEnd(t *testing.T, d []byte, at int, c byte) {
+	t.Helper()
+	s := New(d, MaxDepth)
+	content, plain, err := s.ScanString()
+	var wantErr string
+	wantLen, wantPlain := len(d)-2, c < utf8.RuneSelf
+	switch {
+	case c == '"':
+		wantLen, wantPlain = at, true
+	case c == '\\' && at == wantLen-1: // it escapes the closing quote
+		wantErr = "unexpected end of JSON input"
+	case c == '\\': // \a is no escape
+		wantErr = "in string escape code"
+	case c < 0x20:
+		wantErr = "in string literal"
+	}
+	if wantErr != "" {
+		if err == nil || !strings.HasSuffix(err.Error(), wantErr) {
+			t.Fatalf("%q: error %v, want one %s", d, err, wantErr)
+		}
+		return
+	}
+	if err != nil || len(content) != wantLen || plain != wantPlain || s.Offset() != wantLen+2 {
+		t.Fatalf("%q: content %q, plain %v, offset %d, %v; want %d bytes, plain %v", d, content, plain, s.Offset(), err, wantLen, wantPlain)
 	}
 }
 

@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -21,15 +22,18 @@ var plainByte = func() (t [256]bool) {
 func IsPlain(c byte) bool { return plainByte[c] }
 
 // SkipPlain returns the index of the first byte at or after i that is not
-// plain (see IsPlain). Strings are mostly plain ASCII (a payload's blob is
-// kilobytes of it), so it tests 32 bytes at a time, then 8, then one.
+// plain (see IsPlain). It tests 8 bytes at a time, and where those are all
+// plain (a payload's blob is kilobytes of plain ASCII) 32 at a time.
 func SkipPlain(d []byte, i int) int {
 	w := d[i:]
-	for len(w) >= 32 && notPlain(w[:8])|notPlain(w[8:16])|notPlain(w[16:24])|notPlain(w[24:32]) == 0 {
-		w = w[32:]
-	}
-	for len(w) >= 8 && notPlain(w[:8]) == 0 {
+	for len(w) >= 8 {
+		if m := notPlain(w[:8]); m != 0 {
+			return len(d) - len(w) + firstNotPlain(m)
+		}
 		w = w[8:]
+		for len(w) >= 32 && notPlain(w[:8])|notPlain(w[8:16])|notPlain(w[16:24])|notPlain(w[24:32]) == 0 {
+			w = w[32:]
+		}
 	}
 	i = len(d) - len(w)
 	for i < len(d) && plainByte[d[i]] {
@@ -50,29 +54,44 @@ func notPlain(b []byte) uint64 {
 	return (x | (x - 0x20*ones) | (quote - ones) | (backslash - ones)) & tops
 }
 
+// firstNotPlain is the index, within its eight bytes, of the first byte
+// that a non-zero notPlain result flags. Only that lowest flag is exact
+// (a borrow may flag bytes after it), and it is the one needed.
+func firstNotPlain(m uint64) int { return bits.TrailingZeros64(m) / 8 }
+
 // ScanString consumes a string and returns its content without the
 // quotes; plain reports that the content holds no escape and no byte
 // outside ASCII, so it is its own value.
+//
+// It tests eight bytes at a time itself: names and most values end within
+// a word or two, too soon for a call to SkipPlain to pay. A string with
+// two plain words is likely a blob, which SkipPlain skips faster.
 func (s *Scanner) ScanString() (content []byte, plain bool, err error) {
 	d := s.data
 	start := s.pos + 1
 	plain = true
-	for i := start; i < len(d); {
-		c := d[i]
-		switch {
-		case plainByte[c]:
-			i = SkipPlain(d, i+1)
+	for i, words := start, 0; i < len(d); {
+		if len(d)-i >= 8 {
+			m := notPlain(d[i : i+8])
+			if m == 0 {
+				if i += 8; words == 1 {
+					i = SkipPlain(d, i)
+				}
+				words++
+				continue
+			}
+			i += firstNotPlain(m)
+		}
+		switch c := d[i]; {
+		case plainByte[c]: // within the last eight bytes of the input
+			i++
 		case c == '"':
 			s.pos = i + 1
 			return d[start:i:i], plain, nil
 		case c == '\\':
 			n, bad := escapeLen(d[i:])
 			if n == 0 {
-				s.pos = i + bad
-				if bad > 1 {
-					return nil, false, s.failInToken("in \\u hexadecimal character escape")
-				}
-				return nil, false, s.failInToken("in string escape code")
+				return nil, false, s.badEscape(i, bad)
 			}
 			plain = false
 			i += n
@@ -86,6 +105,16 @@ func (s *Scanner) ScanString() (content []byte, plain bool, err error) {
 	}
 	s.pos = len(d)
 	return nil, false, s.Fail("")
+}
+
+// badEscape reports the escape at offset i, whose byte i+bad is wrong or
+// missing.
+func (s *Scanner) badEscape(i, bad int) error {
+	s.pos = i + bad
+	if bad > 1 {
+		return s.failInToken("in \\u hexadecimal character escape")
+	}
+	return s.failInToken("in string escape code")
 }
 
 // escapeLen returns the length of the escape sequence at the start of b,
