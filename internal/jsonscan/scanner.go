@@ -137,9 +137,16 @@ func (s *Scanner) Key() (name []byte, plain bool, err error) {
 // as Since caps it. The first byte of the text tells the kind: '{', '[',
 // '"', 't', 'f', 'n', or what BeginsNumber accepts.
 func (s *Scanner) SkipValue() (value []byte, err error) {
-	c := s.Peek()
+	s.skipSpace()
 	start := s.pos
-	switch {
+	err = s.skipValue()
+	return s.Since(start), err
+}
+
+// skipValue is SkipValue without the text, for the values inside the
+// objects and arrays it skips.
+func (s *Scanner) skipValue() (err error) {
+	switch c := s.Peek(); {
 	case c == '{':
 		err = s.skipObject()
 	case c == '[':
@@ -157,7 +164,7 @@ func (s *Scanner) SkipValue() (value []byte, err error) {
 	default:
 		err = s.Fail("looking for beginning of value")
 	}
-	return s.Since(start), err
+	return err
 }
 
 func (s *Scanner) skipObject() error {
@@ -168,7 +175,7 @@ func (s *Scanner) skipObject() error {
 		if _, _, err := s.Key(); err != nil {
 			return err
 		}
-		if _, err := s.SkipValue(); err != nil {
+		if err := s.skipValue(); err != nil {
 			return err
 		}
 		if done, err := s.Next('}'); done {
@@ -182,7 +189,7 @@ func (s *Scanner) skipArray() error {
 		return err
 	}
 	for {
-		if _, err := s.SkipValue(); err != nil {
+		if err := s.skipValue(); err != nil {
 			return err
 		}
 		if done, err := s.Next(']'); done {
