@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/hubprobe/hubprobe/internal/jsonscan"
 )
 
 // JSONProtocol is the SignalR "json" hub protocol, version 1: one JSON object
@@ -175,9 +177,9 @@ func (JSONProtocol) ParseMessages(data []byte, fn func(*Message) error) ([]byte,
 // message does not alias record: Arguments, Item and Result share one copy
 // of their text, made once per record.
 func ParseJSONMessage(record []byte) (Message, error) {
-	p := recordParser{s: jsonScanner{data: record}}
+	p := recordParser{s: jsonscan.New(record, jsonscan.MaxDepth)}
 	if err := p.parseRecord(); err != nil {
-		return Message{}, err
+		return Message{}, jsonSyntaxError(err.Error())
 	}
 	if p.typeErr != nil {
 		return Message{}, p.typeErr

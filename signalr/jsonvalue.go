@@ -1,5 +1,7 @@
 package signalr
 
+import "github.com/hubprobe/hubprobe/internal/jsonscan"
+
 // The hub reads a few values inside message arguments: the routing member
 // of a payload, a group name. These functions read them with the scanner
 // that reads records, so every byte a client sends passes through the one
@@ -12,27 +14,27 @@ package signalr
 // .NET's dictionaries keep it. ok is false when obj is not one valid JSON
 // object or has no such member.
 func JSONMember(obj []byte, name string) (value []byte, ok bool) {
-	s := jsonScanner{data: obj, inValue: true}
-	if s.peek() != '{' || s.open() != nil {
+	s := jsonscan.New(obj, jsonscan.MaxDepth)
+	if s.Peek() != '{' || s.Open() != nil {
 		return nil, false
 	}
-	for done := s.closeIfEmpty('}'); !done; {
-		key, plain, err := s.key()
+	for done := s.CloseIfEmpty('}'); !done; {
+		key, plain, err := s.Key()
 		if err != nil {
 			return nil, false
 		}
-		start, end, err := s.skipValue()
+		v, err := s.SkipValue()
 		if err != nil {
 			return nil, false
 		}
 		if memberNameIs(key, plain, name) {
-			value = obj[start:end:end]
+			value = v
 		}
-		if done, err = s.next('}'); err != nil {
+		if done, err = s.Next('}'); err != nil {
 			return nil, false
 		}
 	}
-	if value == nil || s.atEnd() != nil {
+	if value == nil || s.End() != nil {
 		return nil, false
 	}
 	return value, true
@@ -44,20 +46,20 @@ func memberNameIs(content []byte, plain bool, want string) bool {
 		return string(content) == want
 	}
 	var buf [64]byte
-	return string(appendUnquoted(buf[:0], content)) == want
+	return string(jsonscan.AppendUnquoted(buf[:0], content)) == want
 }
 
 // UnquoteJSON returns the value of the JSON string v (white space around
 // it allowed), decoded as encoding/json decodes into a string. ok is false
 // when v is not one valid JSON string.
 func UnquoteJSON(v []byte) (string, bool) {
-	s := jsonScanner{data: v, inValue: true}
-	if s.peek() != '"' {
+	s := jsonscan.New(v, jsonscan.MaxDepth)
+	if s.Peek() != '"' {
 		return "", false
 	}
-	content, plain, err := s.scanString()
-	if err != nil || s.atEnd() != nil {
+	content, plain, err := s.ScanString()
+	if err != nil || s.End() != nil {
 		return "", false
 	}
-	return jsonStringValue(content, plain), true
+	return jsonscan.StringValue(content, plain), true
 }

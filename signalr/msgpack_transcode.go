@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/hubprobe/hubprobe/internal/jsonscan"
 )
 
 // Message values stay JSON text whatever the hub protocol, so scenarios and
@@ -261,8 +263,8 @@ func appendJSONQuoted(dst, s []byte) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if jsonPlainByte[c] {
-			i = skipPlain(s, i+1)
+		if jsonscan.IsPlain(c) {
+			i = jsonscan.SkipPlain(s, i+1)
 			continue
 		}
 		if c >= utf8.RuneSelf {
@@ -307,67 +309,78 @@ func appendJSONEscape(dst []byte, c byte) []byte {
 // unchanged.
 func appendMsgpackFromJSON(dst, src []byte) ([]byte, error) {
 	start := len(dst)
-	t := jsonTranscoder{s: jsonScanner{data: src, inValue: true}}
+	t := jsonTranscoder{s: jsonscan.New(src, maxValueDepth)}
 	dst, err := t.value(dst)
 	if err == nil {
-		err = t.s.atEnd()
+		err = t.s.End()
 	}
 	if err != nil {
-		return dst[:start], err
+		return dst[:start], jsonValueError(err)
 	}
 	return dst, nil
 }
 
 var errJSONTooDeep = fmt.Errorf("%w: JSON value nested deeper than %d levels", ErrProtocol, maxValueDepth)
 
+// jsonValueError phrases the scanner's errors for a value read outside a
+// record.
+func jsonValueError(err error) error {
+	se, ok := err.(*jsonscan.SyntaxError)
+	switch {
+	case !ok:
+		return err
+	case se.TooDeep:
+		return errJSONTooDeep
+	}
+	return fmt.Errorf("%w: invalid JSON value: %s", ErrProtocol, se)
+}
+
 // jsonTranscoder writes MessagePack as its scanner reads the JSON.
 type jsonTranscoder struct {
-	s jsonScanner
+	s jsonscan.Scanner
 }
 
 func (t *jsonTranscoder) value(dst []byte) ([]byte, error) {
 	s := &t.s
-	switch c := s.peek(); {
+	switch c := s.Peek(); {
 	case c == '{' || c == '[':
 		return t.container(dst, c == '{')
 	case c == '"':
-		content, plain, err := s.scanString()
+		content, plain, err := s.ScanString()
 		return appendMsgpackJSONString(dst, content, plain), err
-	case c == '-' || isDigit(c):
+	case jsonscan.BeginsNumber(c):
 		return t.number(dst)
 	case c == 't':
-		return append(dst, mpTrue), s.scanLiteral("true")
+		return append(dst, mpTrue), s.ScanLiteral("true")
 	case c == 'f':
-		return append(dst, mpFalse), s.scanLiteral("false")
+		return append(dst, mpFalse), s.ScanLiteral("false")
 	case c == 'n':
-		return append(dst, mpNil), s.scanLiteral("null")
+		return append(dst, mpNil), s.ScanLiteral("null")
 	}
-	return dst, s.fail("looking for beginning of value")
+	return dst, s.Fail("looking for beginning of value")
 }
 
 // container reads an array or object. Its element count is only known at
 // the end, so one header byte (enough for up to 15 elements, the common
-// case) is reserved and widened afterwards if needed.
+// case) is reserved and widened afterwards if needed. The scanner counts
+// the nesting, up to maxValueDepth.
 func (t *jsonTranscoder) container(dst []byte, isObject bool) ([]byte, error) {
 	s := &t.s
-	if s.depth >= maxValueDepth {
-		return dst, errJSONTooDeep
-	}
 	closer, fix, b16 := byte(']'), byte(0x90), byte(mpArray16)
 	if isObject {
 		closer, fix, b16 = '}', 0x80, mpMap16
 	}
-	if err := s.open(); err != nil {
+	if err := s.Open(); err != nil {
 		return dst, err
 	}
 	at := len(dst)
 	dst = append(dst, fix)
-	if s.closeIfEmpty(closer) {
+	if s.CloseIfEmpty(closer) {
 		return dst, nil
 	}
 	for n := 1; ; n++ {
 		if isObject {
-			name, plain, err := s.key()
+			name, plain, err := s.Key()
 			if err != nil {
 				return dst, err
 			}
@@ -377,7 +390,7 @@ func (t *jsonTranscoder) container(dst []byte, isObject bool) ([]byte, error) {
 		if dst, err = t.value(dst); err != nil {
 			return dst, err
 		}
-		if done, err := s.next(closer); done {
+		if done, err := s.Next(closer); done {
 			return setContainerHeader(dst, at, fix, b16, n), err
 		}
 	}
@@ -408,7 +421,7 @@ func appendMsgpackJSONString(dst, content []byte, plain bool) []byte {
 		return append(appendMsgpackStrHeader(dst, len(content)), content...)
 	}
 	at, h := len(dst), msgpackStrHeaderLen(len(content))
-	dst = appendUnquoted(append(dst, 0, 0, 0, 0, 0)[:at+h], content)
+	dst = jsonscan.AppendUnquoted(append(dst, 0, 0, 0, 0, 0)[:at+h], content)
 	size := len(dst) - at - h
 	if nh := msgpackStrHeaderLen(size); nh != h {
 		dst = append(dst, 0, 0, 0, 0)[:max(len(dst), at+nh+size)]
@@ -422,19 +435,16 @@ func appendMsgpackJSONString(dst, content []byte, plain bool) []byte {
 // number writes integers that fit 64 bits as int/uint and everything else
 // (fractions, exponents, -0, huge integers) as float64.
 func (t *jsonTranscoder) number(dst []byte) ([]byte, error) {
-	s := &t.s
-	start := s.pos
-	integer, err := s.scanNumber()
+	text, integer, err := t.s.ScanNumber()
 	if err != nil {
 		return dst, err
 	}
-	text := s.data[start:s.pos]
 	if integer {
 		digits, neg := text, text[0] == '-'
 		if neg {
 			digits = text[1:]
 		}
-		if v, ok := digitsValue(digits); ok {
+		if v, ok := jsonscan.ParseUint(digits); ok {
 			switch {
 			case !neg:
 				return appendMsgpackUint(dst, v), nil

@@ -1,12 +1,23 @@
 package webpubsub
 
-import "fmt"
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+
+	"github.com/hubprobe/hubprobe/internal/jsonscan"
+)
+
+// maxNesting bounds how deep the data of a frame may nest. Recursion depth,
+// and with it stack use, stays bounded for hostile input; real payloads
+// nest a handful of levels.
+const maxNesting = 1000
 
 // Decoder decodes frames, reusing its buffers from one frame to the next:
 // in steady state Decode allocates nothing but new strings. A Decoder is not
 // safe for concurrent use; give each connection its own.
 type Decoder struct {
-	s       scanner
+	s       jsonscan.Scanner
 	key     []byte // a member name that held escapes
 	str     []byte // a string member value that held escapes
 	text    []byte // unescaped text data, or base64 text before decoding
@@ -31,10 +42,8 @@ type memberState struct {
 	dataTypeOther string
 	hasDataType   bool
 	seen          fieldSet
-	dataStart     int
-	dataEnd       int
-	dataKind      byte
-	dataEscaped   bool
+	data          []byte // the data value's text
+	dataPlain     bool   // a string value without escapes or bytes outside ASCII
 }
 
 // Decode decodes one frame (the payload of one WebSocket message). It never
@@ -50,9 +59,13 @@ func Decode(data []byte) (Frame, error) {
 // in an unspecified state.
 func (d *Decoder) Decode(data []byte, f *Frame) error {
 	*f = Frame{}
-	d.s = scanner{data: data}
+	// The frame's own object is one level above its data.
+	d.s = jsonscan.New(data, maxNesting+1)
 	d.members, d.wrong = memberState{}, nil
 	if err := d.frameObject(f); err != nil {
+		if se, ok := err.(*jsonscan.SyntaxError); ok {
+			return frameSyntaxError(se)
+		}
 		return err
 	}
 	if d.wrong != nil {
@@ -63,14 +76,12 @@ func (d *Decoder) Decode(data []byte, f *Frame) error {
 
 func (d *Decoder) frameObject(f *Frame) error {
 	s := &d.s
-	switch c := s.next(); {
-	case c == '{':
-	default:
+	if s.Peek() != '{' {
 		// Report bad JSON as such before saying it is not an object.
-		if _, err := s.value(); err != nil {
+		if _, err := s.SkipValue(); err != nil {
 			return err
 		}
-		if err := s.end(); err != nil {
+		if err := s.End(); err != nil {
 			return err
 		}
 		return invalid("frame is not a JSON object")
@@ -78,57 +89,71 @@ func (d *Decoder) frameObject(f *Frame) error {
 	if err := d.eachMember(func(key []byte) error { return d.member(key, f) }); err != nil {
 		return err
 	}
-	return s.end()
+	return s.End()
+}
+
+// frameSyntaxError phrases a scanner's error for a peer of the
+// subprotocol: the scanner speaks of "JSON input" and its own depth limit.
+func frameSyntaxError(se *jsonscan.SyntaxError) *SyntaxError {
+	msg := se.Error()
+	switch {
+	case se.End:
+		msg = "unexpected end of frame"
+	case se.TooDeep:
+		msg = "nesting deeper than " + strconv.Itoa(maxNesting)
+	}
+	return &SyntaxError{Offset: se.Offset, msg: msg}
 }
 
 // eachMember walks the object at the scanner's position, calling member
 // with each name; member consumes the value.
 func (d *Decoder) eachMember(member func(key []byte) error) error {
 	s := &d.s
-	s.pos++
-	if s.next() == '}' {
-		s.pos++
-		return nil
+	if err := s.Open(); err != nil {
+		return err
 	}
-	for {
-		if s.next() != '"' {
-			return s.syntaxError("looking for beginning of object key string")
-		}
-		start, escaped, err := s.str()
+	for done := s.CloseIfEmpty('}'); !done; {
+		key, plain, err := s.Key()
 		if err != nil {
 			return err
 		}
-		key := s.data[start : s.pos-1]
-		if escaped {
-			d.key = unquote(d.key[:0], key)
-			key = d.key
-		}
-		if err := s.consume(':', "after object key"); err != nil {
+		if err := member(unescaped(&d.key, key, plain)); err != nil {
 			return err
 		}
-		if err := member(key); err != nil {
+		if done, err = s.Next('}'); err != nil {
 			return err
-		}
-		switch s.next() {
-		case ',':
-			s.pos++
-		case '}':
-			s.pos++
-			return nil
-		default:
-			return s.syntaxError("after object key:value pair")
 		}
 	}
+	return nil
+}
+
+// unescaped returns the value of scanned string content: the content
+// itself when it holds no escape, else its copy in *buf with the escapes
+// resolved. Other bytes stand for themselves, even when they are not
+// UTF-8. It is small enough to be inlined, as most content is plain.
+func unescaped(buf *[]byte, content []byte, plain bool) []byte {
+	if plain {
+		return content
+	}
+	return unescapeInto(buf, content)
+}
+
+func unescapeInto(buf *[]byte, content []byte) []byte {
+	if bytes.IndexByte(content, '\\') < 0 {
+		return content
+	}
+	*buf = jsonscan.AppendUnescaped((*buf)[:0], content)
+	return *buf
 }
 
 // wrongType consumes the value at the scanner's position and records that
 // member name holds the wrong kind of value.
 func (d *Decoder) wrongType(name, want string) error {
-	c, err := d.s.value()
+	v, err := d.s.SkipValue()
 	if err != nil {
 		return err
 	}
-	d.wrongValue(fmt.Sprintf("field %q: want %s, got %s", name, want, jsonKind(c)))
+	d.wrongValue(fmt.Sprintf("field %q: want %s, got %s", name, want, jsonKind(v[0])))
 	return nil
 }
 
@@ -158,20 +183,15 @@ func jsonKind(c byte) string {
 // valid until the next stringValue call.
 func (d *Decoder) stringValue(name string) (b []byte, present bool, err error) {
 	s := &d.s
-	switch s.next() {
+	switch s.Peek() {
 	case '"':
-		start, escaped, err := s.str()
+		content, plain, err := s.ScanString()
 		if err != nil {
 			return nil, false, err
 		}
-		b = s.data[start : s.pos-1]
-		if escaped {
-			d.str = unquote(d.str[:0], b)
-			b = d.str
-		}
-		return b, true, nil
+		return unescaped(&d.str, content, plain), true, nil
 	case 'n':
-		return nil, false, s.literal("null")
+		return nil, false, s.ScanLiteral("null")
 	}
 	return nil, false, d.wrongType(name, "string")
 }
@@ -180,26 +200,23 @@ func (d *Decoder) stringValue(name string) (b []byte, present bool, err error) {
 // quoted set, a string of decimal digits is accepted too.
 func (d *Decoder) uintValue(name string, quoted bool) (n uint64, present bool, err error) {
 	s := &d.s
-	c := s.next()
+	c := s.Peek()
 	var text []byte
 	switch {
 	case c == 'n':
-		return 0, false, s.literal("null")
-	case c == '-' || isDigit(c):
-		start := s.pos
-		plain, err := s.number()
-		if err != nil {
+		return 0, false, s.ScanLiteral("null")
+	case jsonscan.BeginsNumber(c):
+		if text, _, err = s.ScanNumber(); err != nil {
 			return 0, false, err
 		}
-		text = s.data[start:s.pos]
-		if n, ok := parseUint(text); plain && ok {
+		if n, ok := jsonscan.ParseUint(text); ok {
 			return n, true, nil
 		}
 	case c == '"' && quoted:
 		if text, _, err = d.stringValue(name); err != nil {
 			return 0, false, err
 		}
-		if n, ok := parseDigits(text); ok {
+		if n, ok := jsonscan.ParseUint(text); ok {
 			return n, true, nil
 		}
 	default:
@@ -209,25 +226,16 @@ func (d *Decoder) uintValue(name string, quoted bool) (n uint64, present bool, e
 	return 0, false, nil
 }
 
-func parseDigits(b []byte) (uint64, bool) {
-	for _, c := range b {
-		if !isDigit(c) {
-			return 0, false
-		}
-	}
-	return parseUint(b)
-}
-
 // boolValue reads a boolean member; null counts as absent.
 func (d *Decoder) boolValue(name string) (v, present bool, err error) {
 	s := &d.s
-	switch s.next() {
+	switch s.Peek() {
 	case 't':
-		return true, true, s.literal("true")
+		return true, true, s.ScanLiteral("true")
 	case 'f':
-		return false, true, s.literal("false")
+		return false, true, s.ScanLiteral("false")
 	case 'n':
-		return false, false, s.literal("null")
+		return false, false, s.ScanLiteral("null")
 	}
 	return false, false, d.wrongType(name, "boolean")
 }

@@ -138,19 +138,14 @@ func (d *Decoder) readData(f *Frame) error {
 		return &frameError{msg: "unknown dataType " + quoteLimited(m.dataTypeOther), unknown: true}
 	}
 	f.DataType = m.dataType
-	raw := d.s.data[m.dataStart:m.dataEnd]
 	if f.DataType == DataTypeJSON {
-		f.Data = raw
+		f.Data = m.data
 		return nil
 	}
-	if m.dataKind != '"' {
-		return invalid(fmt.Sprintf("field \"data\": want string for dataType %q, got %s", f.DataType, jsonKind(m.dataKind)))
+	if m.data[0] != '"' {
+		return invalid(fmt.Sprintf("field \"data\": want string for dataType %q, got %s", f.DataType, jsonKind(m.data[0])))
 	}
-	text := raw[1 : len(raw)-1]
-	if m.dataEscaped {
-		d.text = unquote(d.text[:0], text)
-		text = d.text
-	}
+	text := unescaped(&d.text, m.data[1:len(m.data)-1], m.dataPlain)
 	if f.DataType == DataTypeText {
 		f.Data = text
 		return nil

@@ -107,7 +107,7 @@ func (d *Decoder) member(key []byte, f *Frame) error {
 	case "error":
 		return d.errorMember(&f.Error)
 	}
-	_, err := d.s.value()
+	_, err := d.s.SkipValue()
 	return err
 }
 
@@ -208,18 +208,18 @@ func (d *Decoder) dataTypeMember() error {
 func (d *Decoder) dataMember() error {
 	s := &d.s
 	m := &d.members
-	kind := s.next()
-	m.dataStart, m.dataEscaped = s.pos, false
+	m.dataPlain = false
 	var err error
-	if kind == '"' {
-		_, m.dataEscaped, err = s.str()
+	if s.Peek() == '"' {
+		start := s.Offset()
+		_, m.dataPlain, err = s.ScanString()
+		m.data = s.Since(start)
 	} else {
-		kind, err = s.value()
+		m.data, err = s.SkipValue()
 	}
 	if err != nil {
 		return err
 	}
-	m.dataEnd, m.dataKind = s.pos, kind
 	m.seen |= seenData
 	return nil
 }
@@ -227,9 +227,9 @@ func (d *Decoder) dataMember() error {
 func (d *Decoder) errorMember(dst *AckError) error {
 	s := &d.s
 	*dst = AckError{}
-	switch s.next() {
+	switch s.Peek() {
 	case 'n':
-		return s.literal("null")
+		return s.ScanLiteral("null")
 	case '{':
 	default:
 		return d.wrongType("error", "object")
@@ -241,7 +241,7 @@ func (d *Decoder) errorMember(dst *AckError) error {
 		case "message":
 			return d.stringMember("error.message", nil, &dst.Message, 0)
 		}
-		_, err := s.value()
+		_, err := s.SkipValue()
 		return err
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/hubprobe/hubprobe/internal/jsonscan"
 )
 
 // AppendFrame appends the JSON text of f, as its Kind defines it, to dst.
@@ -127,16 +129,17 @@ var errEmptyJSON = errors.New("empty JSON value")
 // checkJSONValue reports whether b is exactly one JSON value, white space
 // around it allowed.
 func checkJSONValue(b []byte) error {
-	s := scanner{data: b}
-	if s.next() == 0 && s.pos == len(b) {
+	s := jsonscan.New(b, maxNesting)
+	if s.Peek() == 0 && s.Offset() == len(b) {
 		return errEmptyJSON
 	}
-	_, err := s.value()
-	if s.skipSpace(); err == nil && s.pos < len(b) {
-		err = s.syntaxError("after JSON value")
+	_, err := s.SkipValue()
+	if s.Peek(); err == nil && s.Offset() < len(b) {
+		err = s.Fail("after JSON value")
 	}
-	if se, ok := err.(*SyntaxError); ok {
-		return fmt.Errorf("invalid JSON: %s at offset %d", se.msg, se.Offset)
+	if se, ok := err.(*jsonscan.SyntaxError); ok {
+		fe := frameSyntaxError(se)
+		return fmt.Errorf("invalid JSON: %s at offset %d", fe.msg, fe.Offset)
 	}
 	return err
 }

@@ -2,6 +2,11 @@ package signalr
 
 import (
 	"encoding/json"
+	"fmt"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/hubprobe/hubprobe/internal/jsonscan"
 )
 
 // jsonField names a member of a hub protocol record.
@@ -42,7 +47,7 @@ var jsonFieldNames = [numJSONFields]string{
 func lookupField(name []byte, plain bool) jsonField {
 	if !plain {
 		var buf [32]byte
-		name = appendUnquoted(buf[:0], name)
+		name = jsonscan.AppendUnquoted(buf[:0], name)
 	}
 	for f := fieldType; f < numJSONFields; f++ {
 		if string(name) == jsonFieldNames[f] {
@@ -57,11 +62,62 @@ func lookupField(name []byte, plain bool) jsonField {
 	return fieldUnknown
 }
 
+// jsonSyntaxError is the error of a record encoding/json would refuse, msg
+// being encoding/json's text (or the scanner's, which is the same).
+func jsonSyntaxError(msg string) error {
+	return fmt.Errorf("%w: invalid JSON record: %s", ErrProtocol, msg)
+}
+
+// foldEqualASCII reports whether key matches the ASCII name under the
+// case folding encoding/json applies to member names: ASCII letters of
+// either case, and any rune whose simple fold class holds the letter
+// (such as U+017F for 's' or U+212A for 'k').
+func foldEqualASCII(key []byte, name string) bool {
+	i := 0
+	for j := 0; j < len(name); j++ {
+		if i >= len(key) {
+			return false
+		}
+		want := upperASCII(name[j])
+		if c := key[i]; c < utf8.RuneSelf {
+			if upperASCII(c) != want {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(key[i:])
+		if smallestFold(r) != rune(want) {
+			return false
+		}
+		i += size
+	}
+	return i == len(key)
+}
+
+func upperASCII(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c - ('a' - 'A')
+	}
+	return c
+}
+
+// smallestFold returns the smallest rune of r's simple fold class.
+func smallestFold(r rune) rune {
+	for {
+		r2 := unicode.SimpleFold(r)
+		if r2 <= r {
+			return r2
+		}
+		r = r2
+	}
+}
+
 // recordParser decodes one record into a Message. A member given twice
 // ends as encoding/json would leave it: the later value wins, except that
 // headers merge and a null list entry keeps what the earlier list had.
 type recordParser struct {
-	s                      jsonScanner
+	s                      jsonscan.Scanner
 	m                      Message
 	typ                    int64
 	hasType, hasID, hasSeq bool
@@ -72,39 +128,39 @@ type recordParser struct {
 
 func (p *recordParser) parseRecord() error {
 	s := &p.s
-	if c := s.peek(); c != '{' {
+	if c := s.Peek(); c != '{' {
 		return p.parseNonObject(c)
 	}
-	if err := s.open(); err != nil {
+	if err := s.Open(); err != nil {
 		return err
 	}
-	for done := s.closeIfEmpty('}'); !done; {
-		name, plain, err := s.key()
+	for done := s.CloseIfEmpty('}'); !done; {
+		name, plain, err := s.Key()
 		if err != nil {
 			return err
 		}
 		if err := p.parseField(lookupField(name, plain)); err != nil {
 			return err
 		}
-		if done, err = s.next('}'); err != nil {
+		if done, err = s.Next('}'); err != nil {
 			return err
 		}
 	}
-	return p.s.atEnd()
+	return p.s.End()
 }
 
 // parseNonObject validates a record that is not an object: null decodes to
 // nothing (so the record lacks a type), anything else is of the wrong kind.
 func (p *recordParser) parseNonObject(c byte) error {
-	start, end, err := p.s.skipValue()
+	value, err := p.s.SkipValue()
 	if err != nil {
 		return err
 	}
-	if err := p.s.atEnd(); err != nil {
+	if err := p.s.End(); err != nil {
 		return err
 	}
 	if c != 'n' {
-		p.typeErr = jsonSyntaxError("json: cannot unmarshal " + jsonKind(c, p.s.data[start:end], false) +
+		p.typeErr = jsonSyntaxError("json: cannot unmarshal " + jsonKind(c, value, false) +
 			" into Go value of type signalr.jsonWireMessage")
 	}
 	return nil
@@ -132,10 +188,10 @@ func jsonKind(c byte, text []byte, quoteNumber bool) string {
 // mismatch skips a value of the wrong kind for field and keeps the first
 // such error.
 func (p *recordParser) mismatch(field, goType string, quoteNumber bool) error {
-	c := p.s.peek()
-	start, end, err := p.s.skipValue()
+	c := p.s.Peek()
+	value, err := p.s.SkipValue()
 	if err == nil && p.typeErr == nil {
-		p.typeErr = jsonSyntaxError("json: cannot unmarshal " + jsonKind(c, p.s.data[start:end], quoteNumber) +
+		p.typeErr = jsonSyntaxError("json: cannot unmarshal " + jsonKind(c, value, quoteNumber) +
 			" into Go struct field jsonWireMessage." + field + " of type " + goType)
 	}
 	return err
@@ -145,7 +201,7 @@ func (p *recordParser) parseField(f jsonField) error {
 	s := &p.s
 	switch f {
 	case fieldUnknown:
-		_, _, err := s.skipValue()
+		_, err := s.SkipValue()
 		return err
 	case fieldItem:
 		return p.parseRaw(&p.m.Item)
@@ -158,9 +214,9 @@ func (p *recordParser) parseField(f jsonField) error {
 	case fieldHeaders:
 		return p.parseHeaders()
 	}
-	if s.peek() == 'n' {
+	if s.Peek() == 'n' {
 		p.clearScalar(f)
-		return s.scanLiteral("null")
+		return s.ScanLiteral("null")
 	}
 	return p.parseScalar(f)
 }
@@ -168,8 +224,8 @@ func (p *recordParser) parseField(f jsonField) error {
 // parseRaw keeps the value's own text, null included. It still points
 // into the record; detachRaw copies it out before the message is returned.
 func (p *recordParser) parseRaw(dst *json.RawMessage) error {
-	start, end, err := p.s.skipValue()
-	*dst = p.s.data[start:end:end]
+	value, err := p.s.SkipValue()
+	*dst = value
 	return err
 }
 
@@ -189,7 +245,7 @@ func (p *recordParser) clearScalar(f jsonField) {
 }
 
 func (p *recordParser) parseScalar(f jsonField) (err error) {
-	c := p.s.peek()
+	c := p.s.Peek()
 	switch f {
 	case fieldType:
 		return p.parseInteger(fieldType)
@@ -200,9 +256,9 @@ func (p *recordParser) parseScalar(f jsonField) (err error) {
 			return p.mismatch(jsonFieldNames[f], "bool", false)
 		}
 		if p.m.AllowReconnect = c == 't'; p.m.AllowReconnect {
-			return p.s.scanLiteral("true")
+			return p.s.ScanLiteral("true")
 		}
-		return p.s.scanLiteral("false")
+		return p.s.ScanLiteral("false")
 	}
 	if c != '"' {
 		return p.mismatch(jsonFieldNames[f], "string", false)
@@ -225,21 +281,19 @@ func (p *recordParser) parseInteger(f jsonField) error {
 	if f == fieldSequenceID {
 		goType = "uint64"
 	}
-	if c := p.s.peek(); c != '-' && !isDigit(c) {
+	if !jsonscan.BeginsNumber(p.s.Peek()) {
 		return p.mismatch(jsonFieldNames[f], goType, true)
 	}
-	start := p.s.pos
-	integer, err := p.s.scanNumber()
+	text, integer, err := p.s.ScanNumber()
 	if err != nil {
 		return err
 	}
-	text := p.s.data[start:p.s.pos]
 	var ok bool
 	if f == fieldType {
-		p.typ, ok = int64Value(text)
+		p.typ, ok = jsonscan.ParseInt(text)
 		p.hasType = true
 	} else {
-		p.m.SequenceID, ok = uint64Value(text)
+		p.m.SequenceID, ok = jsonscan.ParseUint(text)
 		p.hasSeq = true
 	}
 	if (!ok || !integer) && p.typeErr == nil {
@@ -250,25 +304,25 @@ func (p *recordParser) parseInteger(f jsonField) error {
 }
 
 func (p *recordParser) stringValue() (string, error) {
-	content, plain, err := p.s.scanString()
+	content, plain, err := p.s.ScanString()
 	if err != nil {
 		return "", err
 	}
-	return jsonStringValue(content, plain), nil
+	return jsonscan.StringValue(content, plain), nil
 }
 
 // openList consumes null (isNull) or the '[' of a list; empty reports a
 // list with no entries, skip a value of another kind.
 func (p *recordParser) openList(f jsonField, goType string) (isNull, empty, skip bool, err error) {
 	s := &p.s
-	switch s.peek() {
+	switch s.Peek() {
 	case 'n':
-		return true, false, false, s.scanLiteral("null")
+		return true, false, false, s.ScanLiteral("null")
 	case '[':
-		if err := s.open(); err != nil {
+		if err := s.Open(); err != nil {
 			return false, false, false, err
 		}
-		return false, s.closeIfEmpty(']'), false, nil
+		return false, s.CloseIfEmpty(']'), false, nil
 	}
 	return false, false, true, p.mismatch(jsonFieldNames[f], goType, false)
 }
@@ -287,12 +341,12 @@ func (p *recordParser) parseArguments() error {
 	}
 	args := p.m.Arguments[:0]
 	for done := false; !done; {
-		start, end, err := p.s.skipValue()
+		arg, err := p.s.SkipValue()
 		if err != nil {
 			return err
 		}
-		args = append(args, p.s.data[start:end:end])
-		if done, err = p.s.next(']'); err != nil {
+		args = append(args, arg)
+		if done, err = p.s.Next(']'); err != nil {
 			return err
 		}
 	}
@@ -320,9 +374,9 @@ func (p *recordParser) parseStreamIDs() error {
 			ids = append(ids, "")
 		}
 		ids = ids[:max(len(ids), i+1)]
-		switch p.s.peek() {
+		switch p.s.Peek() {
 		case 'n':
-			err = p.s.scanLiteral("null")
+			err = p.s.ScanLiteral("null")
 		case '"':
 			ids[i], err = p.stringValue()
 		default:
@@ -331,7 +385,7 @@ func (p *recordParser) parseStreamIDs() error {
 		if err != nil {
 			return err
 		}
-		if done, err = p.s.next(']'); err != nil {
+		if done, err = p.s.Next(']'); err != nil {
 			return err
 		}
 	}
@@ -343,29 +397,29 @@ func (p *recordParser) parseStreamIDs() error {
 // value stores the empty string.
 func (p *recordParser) parseHeaders() error {
 	s := &p.s
-	switch s.peek() {
+	switch s.Peek() {
 	case 'n':
 		p.m.Headers = nil
-		return s.scanLiteral("null")
+		return s.ScanLiteral("null")
 	case '{':
 	default:
 		return p.mismatch("headers", "map[string]string", false)
 	}
-	if err := s.open(); err != nil {
+	if err := s.Open(); err != nil {
 		return err
 	}
 	if p.m.Headers == nil {
 		p.m.Headers = make(map[string]string)
 	}
-	for done := s.closeIfEmpty('}'); !done; {
-		name, plain, err := s.key()
+	for done := s.CloseIfEmpty('}'); !done; {
+		name, plain, err := s.Key()
 		if err != nil {
 			return err
 		}
 		var value string
-		switch s.peek() {
+		switch s.Peek() {
 		case 'n':
-			err = s.scanLiteral("null")
+			err = s.ScanLiteral("null")
 		case '"':
 			value, err = p.stringValue()
 		default:
@@ -374,8 +428,8 @@ func (p *recordParser) parseHeaders() error {
 		if err != nil {
 			return err
 		}
-		p.m.Headers[jsonStringValue(name, plain)] = value
-		if done, err = s.next('}'); err != nil {
+		p.m.Headers[jsonscan.StringValue(name, plain)] = value
+		if done, err = s.Next('}'); err != nil {
 			return err
 		}
 	}

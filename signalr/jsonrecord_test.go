@@ -268,24 +268,3 @@ func BenchmarkParseInvocation2KiB(b *testing.B) { benchmarkParse(b, ParseJSONMes
 func BenchmarkParseInvocation2KiBEncodingJSON(b *testing.B) {
 	benchmarkParse(b, parseJSONMessageReference)
 }
-
-// TestSkipPlainMatchesTable puts every byte value at every offset of a
-// plain run, behind other plain or non-plain fillers, and checks that the
-// word-at-a-time skip stops exactly where the byte table says.
-func TestSkipPlainMatchesTable(t *testing.T) {
-	for _, fill := range []byte{'A', 0x00, 0x1f, 0x20, 0x21, '"', '[', '\\', 0x7f, 0x80, 0xff} {
-		for c := 0; c < 256; c++ {
-			for at := 0; at < 40; at++ {
-				d := []byte(strings.Repeat("a", 40) + string([]byte{fill, fill}))
-				d[at] = byte(c)
-				want := 0
-				for want < len(d) && jsonPlainByte[d[want]] {
-					want++
-				}
-				if got := skipPlain(d, 0); got != want {
-					t.Fatalf("byte %#x at %d before %#x: skipPlain = %d, want %d", c, at, fill, got, want)
-				}
-			}
-		}
-	}
-}
