@@ -20,68 +20,74 @@ func mpToJSON(b []byte) (string, error) {
 	return string(out), err
 }
 
+// long is a 2 KB string.
+var long = strings.Repeat("0123456789abcdef", 128)
+
+// transcodeCases are JSON values, their MessagePack, and the JSON read
+// back.
+var transcodeCases = []struct {
+	name    string
+	json    string
+	msgpack string
+	back    string // the JSON read back, when not the input itself
+}{
+	{"object", `{"a":1,"b":[true,false,null]}`, "82 a161 01 a162 93 c3 c2 c0", ""},
+	{"nested objects", `{"x":{"y":{"z":[]}}}`, "81 a178 81 a179 81 a17a 90", ""},
+	{"whitespace is dropped", " {\n\t\"a\" : [ 1 , 2 ] }\r\n", "81 a161 92 01 02", `{"a":[1,2]}`},
+	{"key order is kept", `{"b":1,"a":2}`, "82 a162 01 a161 02", ""},
+	{"empty array", `[]`, "90", ""},
+	{"empty object", `{}`, "80", ""},
+	{"empty string", `""`, "a0", ""},
+	{"null", `null`, "c0", ""},
+	{"unicode string", `"héllo ☃ 😀"`, "af 68c3a96c6c6f20e29883 20f09f9880", ""},
+	{"unicode escapes", `"\u00e9\u2603\ud83d\ude00"`, "a9 c3a9 e29883 f09f9880", `"é☃😀"`},
+	{"lone surrogate", `"\ud800x"`, "a4 efbfbd 78", `"` + "\ufffd" + `x"`},
+	{"escapes", `"a\"b\\c\/d\b\f\n\r\t\u0001"`, "ad 61 22 62 5c 63 2f 64 08 0c 0a 0d 09 01", `"a\"b\\c/d\u0008\u000c\n\r\t\u0001"`},
+	{"31-byte string (fixstr)", `"` + long[:31] + `"`, "bf" + hexOf(long[:31]), ""},
+	{"32-byte string (str8)", `"` + long[:32] + `"`, "d9 20" + hexOf(long[:32]), ""},
+	{"2 KB string (str16)", `"` + long + `"`, "da 0800" + hexOf(long), ""},
+	{"invalid UTF-8 reads as U+FFFD, as in encoding/json", "\"a\xffb\"", "a5 61 efbfbd 62", `"a` + "\ufffd" + `b"`},
+	{"U+FFFD widens fixstr to str8", "\"" + strings.Repeat("\xff", 11) + "\"", "d9 21" + strings.Repeat("efbfbd", 11), `"` + strings.Repeat("\ufffd", 11) + `"`},
+	{"escape and invalid UTF-8", "\"\\n\xc3\"", "a4 0a efbfbd", `"\n` + "\ufffd" + `"`},
+	{"escaped 300-byte string shrinks to str8", `"` + strings.Repeat(`\n`, 150) + `"`, "d9 96" + strings.Repeat("0a", 150), ""},
+	{"zero", `0`, "00", ""},
+	{"positive fixint", `127`, "7f", ""},
+	{"uint8", `128`, "cc 80", ""},
+	{"uint8 max", `255`, "cc ff", ""},
+	{"uint16", `256`, "cd 0100", ""},
+	{"uint32", `65536`, "ce 00010000", ""},
+	{"uint32 max", `4294967295`, "ce ffffffff", ""},
+	{"uint64", `4294967296`, "cf 0000000100000000", ""},
+	{"int64 max", `9223372036854775807`, "cf 7fffffffffffffff", ""},
+	{"uint64 max", `18446744073709551615`, "cf ffffffffffffffff", ""},
+	{"negative fixint", `-1`, "ff", ""},
+	{"negative fixint min", `-32`, "e0", ""},
+	{"int8", `-33`, "d0 df", ""},
+	{"int8 min", `-128`, "d0 80", ""},
+	{"int16", `-129`, "d1 ff7f", ""},
+	{"int32", `-32769`, "d2 ffff7fff", ""},
+	{"int64", `-2147483649`, "d3 ffffffff7fffffff", ""},
+	{"int64 min", `-9223372036854775808`, "d3 8000000000000000", ""},
+	{"beyond uint64 is float64", `18446744073709551616`, "cb 43f0000000000000", `18446744073709552000`},
+	{"beyond int64 is float64", `-9223372036854775809`, "cb c3e0000000000000", `-9223372036854776000`},
+	{"huge integer", `123456789012345678901234567890`, "cb 45f8ee90ff6c373e", `1.2345678901234568e+29`},
+	{"float", `1.5`, "cb 3ff8000000000000", ""},
+	{"negative float", `-0.25`, "cb bfd0000000000000", ""},
+	{"float 0.1", `0.1`, "cb 3fb999999999999a", ""},
+	{"whole float", `2.0`, "cb 4000000000000000", `2`},
+	{"exponent", `1E3`, "cb 408f400000000000", `1000`},
+	{"big exponent", `1e300`, "cb 7e37e43c8800759c", `1e+300`},
+	{"tiny", `1e-7`, "cb 3e7ad7f29abcaf48", `1e-07`},
+	{"negative zero", `-0`, "cb 8000000000000000", ""},
+	{"negative zero float", `-0.0`, "cb 8000000000000000", `-0`},
+	{"array of 16 (array16)", `[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]`, "dc 0010 000102030405060708090a0b0c0d0e0f", ""},
+	{"object of 16 (map16)", `{"a":0,"b":1,"c":2,"d":3,"e":4,"f":5,"g":6,"h":7,"i":8,"j":9,"k":10,"l":11,"m":12,"n":13,"o":14,"p":15}`,
+		"de 0010 a16100 a16201 a16302 a16403 a16504 a16605 a16706 a16807 a16908 a16a09 a16b0a a16c0b a16d0c a16e0d a16f0e a1700f", ""},
+	{"nested wide containers", `[[` + strings.Repeat("1,", 16) + `1],{}]`, "92 dc 0011" + strings.Repeat("01", 17) + " 80", ""},
+}
+
 func TestTranscodeJSONToMessagePackAndBack(t *testing.T) {
-	long := strings.Repeat("0123456789abcdef", 128) // 2 KB
-	cases := []struct {
-		name    string
-		json    string
-		msgpack string
-		back    string // the JSON read back, when not the input itself
-	}{
-		{"object", `{"a":1,"b":[true,false,null]}`, "82 a161 01 a162 93 c3 c2 c0", ""},
-		{"nested objects", `{"x":{"y":{"z":[]}}}`, "81 a178 81 a179 81 a17a 90", ""},
-		{"whitespace is dropped", " {\n\t\"a\" : [ 1 , 2 ] }\r\n", "81 a161 92 01 02", `{"a":[1,2]}`},
-		{"key order is kept", `{"b":1,"a":2}`, "82 a162 01 a161 02", ""},
-		{"empty array", `[]`, "90", ""},
-		{"empty object", `{}`, "80", ""},
-		{"empty string", `""`, "a0", ""},
-		{"null", `null`, "c0", ""},
-		{"unicode string", `"héllo ☃ 😀"`, "af 68c3a96c6c6f20e29883 20f09f9880", ""},
-		{"unicode escapes", `"\u00e9\u2603\ud83d\ude00"`, "a9 c3a9 e29883 f09f9880", `"é☃😀"`},
-		{"lone surrogate", `"\ud800x"`, "a4 efbfbd 78", `"` + "\ufffd" + `x"`},
-		{"escapes", `"a\"b\\c\/d\b\f\n\r\t\u0001"`, "ad 61 22 62 5c 63 2f 64 08 0c 0a 0d 09 01", `"a\"b\\c/d\u0008\u000c\n\r\t\u0001"`},
-		{"31-byte string (fixstr)", `"` + long[:31] + `"`, "bf" + hexOf(long[:31]), ""},
-		{"32-byte string (str8)", `"` + long[:32] + `"`, "d9 20" + hexOf(long[:32]), ""},
-		{"2 KB string (str16)", `"` + long + `"`, "da 0800" + hexOf(long), ""},
-		{"invalid UTF-8 reads as U+FFFD, as in encoding/json", "\"a\xffb\"", "a5 61 efbfbd 62", `"a` + "\ufffd" + `b"`},
-		{"U+FFFD widens fixstr to str8", "\"" + strings.Repeat("\xff", 11) + "\"", "d9 21" + strings.Repeat("efbfbd", 11), `"` + strings.Repeat("\ufffd", 11) + `"`},
-		{"escape and invalid UTF-8", "\"\\n\xc3\"", "a4 0a efbfbd", `"\n` + "\ufffd" + `"`},
-		{"escaped 300-byte string shrinks to str8", `"` + strings.Repeat(`\n`, 150) + `"`, "d9 96" + strings.Repeat("0a", 150), ""},
-		{"zero", `0`, "00", ""},
-		{"positive fixint", `127`, "7f", ""},
-		{"uint8", `128`, "cc 80", ""},
-		{"uint8 max", `255`, "cc ff", ""},
-		{"uint16", `256`, "cd 0100", ""},
-		{"uint32", `65536`, "ce 00010000", ""},
-		{"uint32 max", `4294967295`, "ce ffffffff", ""},
-		{"uint64", `4294967296`, "cf 0000000100000000", ""},
-		{"int64 max", `9223372036854775807`, "cf 7fffffffffffffff", ""},
-		{"uint64 max", `18446744073709551615`, "cf ffffffffffffffff", ""},
-		{"negative fixint", `-1`, "ff", ""},
-		{"negative fixint min", `-32`, "e0", ""},
-		{"int8", `-33`, "d0 df", ""},
-		{"int8 min", `-128`, "d0 80", ""},
-		{"int16", `-129`, "d1 ff7f", ""},
-		{"int32", `-32769`, "d2 ffff7fff", ""},
-		{"int64", `-2147483649`, "d3 ffffffff7fffffff", ""},
-		{"int64 min", `-9223372036854775808`, "d3 8000000000000000", ""},
-		{"beyond uint64 is float64", `18446744073709551616`, "cb 43f0000000000000", `18446744073709552000`},
-		{"beyond int64 is float64", `-9223372036854775809`, "cb c3e0000000000000", `-9223372036854776000`},
-		{"huge integer", `123456789012345678901234567890`, "cb 45f8ee90ff6c373e", `1.2345678901234568e+29`},
-		{"float", `1.5`, "cb 3ff8000000000000", ""},
-		{"negative float", `-0.25`, "cb bfd0000000000000", ""},
-		{"float 0.1", `0.1`, "cb 3fb999999999999a", ""},
-		{"whole float", `2.0`, "cb 4000000000000000", `2`},
-		{"exponent", `1E3`, "cb 408f400000000000", `1000`},
-		{"big exponent", `1e300`, "cb 7e37e43c8800759c", `1e+300`},
-		{"tiny", `1e-7`, "cb 3e7ad7f29abcaf48", `1e-07`},
-		{"negative zero", `-0`, "cb 8000000000000000", ""},
-		{"negative zero float", `-0.0`, "cb 8000000000000000", `-0`},
-		{"array of 16 (array16)", `[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]`, "dc 0010 000102030405060708090a0b0c0d0e0f", ""},
-		{"object of 16 (map16)", `{"a":0,"b":1,"c":2,"d":3,"e":4,"f":5,"g":6,"h":7,"i":8,"j":9,"k":10,"l":11,"m":12,"n":13,"o":14,"p":15}`,
-			"de 0010 a16100 a16201 a16302 a16403 a16504 a16605 a16706 a16807 a16908 a16a09 a16b0a a16c0b a16d0c a16e0d a16f0e a1700f", ""},
-		{"nested wide containers", `[[` + strings.Repeat("1,", 16) + `1],{}]`, "92 dc 0011" + strings.Repeat("01", 17) + " 80", ""},
-	}
+	cases := transcodeCases
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := appendMsgpackFromJSON(nil, []byte(tc.json))
