@@ -10,6 +10,7 @@ import (
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/webpubsub/eventhandler"
 )
 
 // daemon ties a config to the running parts: embedded hubs, the scheduler and
@@ -22,7 +23,7 @@ type daemon struct {
 	pauses  scenarios.Pauses // per target, kept across reloads
 	shard   scenarios.Shard
 	search  scenarios.SearchOptions
-	events  *eventHandler // the Web PubSub event handler
+	events  *eventhandler.Served // the Web PubSub event handler
 
 	mu  sync.Mutex
 	cfg *config.Config // the config applied last
@@ -31,13 +32,13 @@ type daemon struct {
 // newDaemon starts the parts no config has chosen yet: the event handler
 // and, empty, the embedded hubs (pointed at it) and the scheduler.
 func newDaemon(ctx context.Context, log zerolog.Logger, metrics *exporter.Metrics) (*daemon, error) {
-	events, err := startEventHandler(log, metrics, "")
+	events, err := eventhandler.Serve(log, metrics, "")
 	if err != nil {
 		return nil, err
 	}
 	d := &daemon{log: log, metrics: metrics, events: events}
 	d.hubs = hub.NewEmbedded(ctx, log, metrics)
-	d.hubs.SetWebPubSubEventHandler(events.template)
+	d.hubs.SetWebPubSubEventHandler(events.Template)
 	d.sched = scenarios.NewScheduler(ctx, log)
 	return d, nil
 }
@@ -85,5 +86,5 @@ func (d *daemon) statuses() []exporter.ScenarioStatus {
 func (d *daemon) stop(_ context.Context) {
 	d.sched.Stop()
 	d.hubs.Close()
-	d.events.close()
+	d.events.Close()
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/webpubsub/eventhandler"
 )
 
 // runOnce runs one scenario, prints its report and turns the capacity
@@ -47,14 +48,14 @@ func runOnce(ctx context.Context, g globalFlags, f runFlags, stdout, stderr io.W
 		fmt.Fprintln(stderr, "hubprobe:", err)
 		return exitFailed
 	}
-	events, err := startEventHandler(log, metrics, f.eventHandlerListen)
+	events, err := eventhandler.Serve(log, metrics, f.eventHandlerListen)
 	if err != nil {
 		fmt.Fprintln(stderr, "hubprobe:", err)
 		return exitFailed
 	}
-	defer events.close()
+	defer events.Close()
 	hubs := hub.NewEmbedded(ctx, log, nil)
-	hubs.SetWebPubSubEventHandler(events.template)
+	hubs.SetWebPubSubEventHandler(events.Template)
 	defer hubs.Close()
 	if err := hubs.Sync(cfg); err != nil {
 		fmt.Fprintln(stderr, "hubprobe:", err)

@@ -72,7 +72,7 @@ func serve(ctx context.Context, g globalFlags, webFlags *web.FlagConfig, f serve
 		Capacity:  capacity,
 		Scenarios: d.statuses,
 		Version:   version,
-		Routes:    d.events.routes(),
+		Routes:    d.events.Routes(),
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
