@@ -492,6 +492,7 @@ func TestLoadMissingFile(t *testing.T) {
 func TestExamples(t *testing.T) {
 	t.Setenv("HUBPROBE_WESTEU_TOKEN", "example-token")
 	t.Setenv("HUBPROBE_SIGNALR_CONNECTION_STRING", "Endpoint=https://example.service.signalr.net;AccessKey=example-key;Version=1.0;")
+	t.Setenv("HUBPROBE_WEBPUBSUB_CONNECTION_STRING", "Endpoint=https://example.webpubsub.azure.com;AccessKey=example-key;Version=1.0;")
 	files, err := filepath.Glob("../examples/*.yml")
 	if err != nil || len(files) < 2 {
 		t.Fatalf("found %d examples (%v), want at least 2", len(files), err)
