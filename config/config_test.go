@@ -108,7 +108,7 @@ var invalidConfigs = map[string]string{
 	"webpubsub-url":                   `:4: targets[0].url: not allowed with service: webpubsub; give connection_string, or embedded: true`,
 	"webpubsub-no-endpoint":           `:2: targets[0]: one of embedded: true or connection_string is required with service: webpubsub`,
 	"webpubsub-no-hub":                `:2: targets[0]: hub is required with connection_string`,
-	"webpubsub-mode":                  `:6: targets[0].mode: not allowed with service: webpubsub (hubprobe mints the tokens from the connection string)`,
+	"webpubsub-mode":                  `:6: targets[0].mode: not allowed with service: webpubsub, which has no modes`,
 	"webpubsub-authorization-header":  `:6: targets[0].headers.authorization: not allowed with service: webpubsub (hubprobe mints the client tokens)`,
 	"signalr-kind-webpubsub-target":   `:8: scenarios[0].kind: "broadcast" does not run on target "wps" (service: webpubsub); its kinds: echo, rest_broadcast, rest_send_to_connection, rest_send_to_group, rest_send_to_user, send_to_group`,
 	"webpubsub-kind-signalr-target":   `:8: scenarios[0].kind: "rest_send_to_connection" does not run on target "azure" (service: signalr); its kinds: broadcast, echo, rest_broadcast, rest_send_to_group, rest_send_to_user, send_to_client, send_to_group, server_push, streaming_echo`,

@@ -20,7 +20,10 @@ func (v *validator) service(item string, t *Target) error {
 // client URL, the client tokens and the REST calls all come from it, so
 // the SignalR ways of reaching a hub do not apply.
 func (v *validator) webPubSubTarget(item string, t *Target, cs bool) error {
-	for _, k := range []string{"mode", "access_token", "access_token_file", "skip_negotiation", "rest_api_version"} {
+	if v.Has(keyPath(item, "mode")) {
+		return v.Errorf(keyPath(item, "mode"), "not allowed with service: %s, which has no modes", ServiceWebPubSub)
+	}
+	for _, k := range []string{"access_token", "access_token_file", "skip_negotiation", "rest_api_version"} {
 		if v.Has(keyPath(item, k)) {
 			return v.Errorf(keyPath(item, k), "not allowed with service: %s (hubprobe mints the tokens from the connection string)", ServiceWebPubSub)
 		}

@@ -24,9 +24,10 @@ type Serverless struct {
 // errNotServerless fails a REST kind whose target gives no connection string.
 var errNotServerless = errors.New("this kind sends through the REST API and needs a target in serverless mode")
 
-// UserID is the user client i connects as in serverless mode: unique to the
-// run and, by the client's index among all shards' connections, to the
-// shard, so a REST send to a user reaches that one connection.
+// UserID is the user client i connects as in serverless mode and on a Web
+// PubSub target: unique to the run and, by the client's index among all
+// shards' connections, to the shard, so a REST send to a user reaches that
+// one connection.
 func (r *Run) UserID(i int) string { return "hubprobe-" + r.ID + "-" + strconv.Itoa(r.global(i)) }
 
 // dialSignalR opens SignalR client i. In serverless mode it carries a
