@@ -327,15 +327,27 @@ func nearest(ts []time.Time, ref time.Time) time.Duration {
 	return d
 }
 
-// checkShardTotals waits for a moment when every shard has finished the
-// same number K of runs of each canary, none failed and none is running,
-// and requires the records over shards to hold K runs' totals.
+// checkShardTotals takes a quiet moment (no canary has run for 2 s) as a
+// baseline, then waits for a later quiet moment by which every shard ran
+// the same number K ≥ 1 of runs of each canary since the baseline, none
+// failed, and requires the records over shards to have grown by K runs'
+// totals. Shards started at different instants may differ in the runs
+// they made before the baseline; after it they run in lockstep.
 func checkShardTotals(ctx context.Context, t *testing.T, prom promAPI) {
 	t.Helper()
+	var base float64
 	err := eventually(ctx, totalsLimit, func(ctx context.Context) error {
+		at, err := quietAt(ctx, prom)
+		if err != nil {
+			return err
+		}
+		if base == 0 {
+			base = at
+			return errors.New("baseline taken; waiting for runs after it")
+		}
 		var problems []error
 		for name, want := range canaryRuns {
-			if err := shardTotalsHold(ctx, prom, name, want); err != nil {
+			if err := shardTotalsGrew(ctx, prom, name, want, base); err != nil {
 				problems = append(problems, fmt.Errorf("%s: %w", name, err))
 			}
 		}
@@ -350,32 +362,46 @@ func checkShardTotals(ctx context.Context, t *testing.T, prom promAPI) {
 	}
 }
 
-func shardTotalsHold(ctx context.Context, prom promAPI, name string, want perRun) error {
-	sel := fmt.Sprintf(`{scenario=%q}`, name)
-	runs, err := scalar(ctx, prom, `min(hubprobe_runs_total{result="success",scenario=%q})`, name)
+// quietAt is Prometheus's time now, when no canary connection was open on
+// any shard for the last 2 s (so every counter and record is whole).
+func quietAt(ctx context.Context, prom promAPI) (float64, error) {
+	busy, err := scalar(ctx, prom, `sum(max_over_time(hubprobe_connections_active[2s]))`)
+	if err != nil || busy != 0 {
+		return 0, fmt.Errorf("a canary is running (%g connections, %v)", busy, err)
+	}
+	return scalar(ctx, prom, `vector(time())`)
+}
+
+// shardTotalsGrew checks one canary's growth since base (a Unix time).
+func shardTotalsGrew(ctx context.Context, prom promAPI, name string, want perRun, base float64) error {
+	since := func(sel string) string { return fmt.Sprintf("(%s - %s @ %.3f)", sel, sel, base) }
+	runsSel := fmt.Sprintf(`hubprobe_runs_total{result="success",scenario=%q}`, name)
+	runs, err := scalar(ctx, prom, "min%s", since(runsSel))
 	if err != nil {
 		return err
+	}
+	if runs < 1 {
+		return errors.New("no run on some shard since the baseline yet")
+	}
+	record := func(metric string) string {
+		return since(alerts.ShardTotalRecord(metric) + fmt.Sprintf(`{scenario=%q}`, name))
 	}
 	checks := []struct {
 		expr string
 		want float64
 	}{
-		{fmt.Sprintf(`max(hubprobe_runs_total{result="success",scenario=%q})`, name), runs},
-		{fmt.Sprintf(`count(hubprobe_runs_total{result="success",scenario=%q})`, name), shards},
+		{"max" + since(runsSel), runs},
+		{fmt.Sprintf(`count(%s)`, runsSel), shards},
 		{fmt.Sprintf(`sum(hubprobe_runs_total{result!="success",scenario=%q})`, name), 0},
-		{fmt.Sprintf(`sum(hubprobe_connections_active{scenario=%q})`, name), 0},
-		{alerts.ShardTotalRecord("hubprobe_run_connections") + sel, float64(want.connections)},
-		{alerts.ShardTotalRecord("hubprobe_messages_sent_total") + sel, runs * float64(want.sent)},
-		{alerts.ShardTotalRecord("hubprobe_messages_received_total") + sel, runs * float64(want.received)},
-		{alerts.ShardTotalRecord("hubprobe_messages_lost_total") + sel, 0},
-	}
-	if runs < 1 {
-		return errors.New("no successful run on some shard yet")
+		{alerts.ShardTotalRecord("hubprobe_run_connections") + fmt.Sprintf(`{scenario=%q}`, name), float64(want.connections)},
+		{record("hubprobe_messages_sent_total"), runs * float64(want.sent)},
+		{record("hubprobe_messages_received_total"), runs * float64(want.received)},
+		{alerts.ShardTotalRecord("hubprobe_messages_lost_total") + fmt.Sprintf(`{scenario=%q}`, name), 0},
 	}
 	for _, c := range checks {
 		got, err := scalar(ctx, prom, "%s", c.expr)
 		if err != nil || got != c.want {
-			return fmt.Errorf("after %g runs: %s = %g (%v), want %g", runs, c.expr, got, err, c.want)
+			return fmt.Errorf("after %g runs since the baseline: %s = %g (%v), want %g", runs, c.expr, got, err, c.want)
 		}
 	}
 	return nil
