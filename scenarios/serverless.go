@@ -117,14 +117,22 @@ func (s *refusedSends) held(run *Run, pause *Pause, now time.Time) bool {
 	if held {
 		run.Throttled(reason)
 		run.tracker.paused.Add(1)
-		s.paused++
+		if s.paused++; s.reason == "" {
+			s.reason = reason
+		}
 	}
 	return held
 }
 
+// err is the run's failure when the hub throttled any of its sends: a run
+// whose sends all fell inside a pause the target's earlier throttling left
+// measured nothing, and is not a success either.
 func (s *refusedSends) err() error {
-	if s.n == 0 {
+	if s.n == 0 && s.paused == 0 {
 		return nil
+	}
+	if s.n == 0 {
+		return fmt.Errorf("throttled (%s): %d sends fell due while the target was paused after throttling", s.reason, s.paused)
 	}
 	return fmt.Errorf("throttled (%s): the hub refused %d sends, %d more fell due while paused: %w", s.reason, s.n, s.paused, s.first)
 }

@@ -253,3 +253,20 @@ func (f *refusingFront) times() []time.Time {
 	defer f.mu.Unlock()
 	return append([]time.Time(nil), f.seen...)
 }
+
+// A run whose every send falls inside a pause the target's earlier
+// throttling left sends nothing and fails with the reason, rather than
+// passing with nothing measured.
+func TestRunInsideAPauseFails(t *testing.T) {
+	t.Parallel()
+	srv := startEmbedded(t, hub.Options{})
+	pause := &scenarios.Pause{}
+	pause.Throttle(throttle.HTTP429, time.Minute, time.Now())
+	o := runEndpoint(t, scenarios.Endpoint{URL: srv.URL(), Pause: pause}, scenario("echo", 2, time.Second, 100*time.Millisecond))
+	r := o.res
+	if r.Outcome != scenarios.ResultFailure || r.Sent != 0 || r.Paused != 20 || r.Throttled[throttle.HTTP429] != 20 ||
+		r.Error != "throttled (http_429): 20 sends fell due while the target was paused after throttling" {
+		t.Fatalf("outcome %q (%s), sent %d, paused %d, throttled %v; want a failure with all 20 sends paused",
+			r.Outcome, r.Error, r.Sent, r.Paused, r.Throttled)
+	}
+}
