@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/hubprobe/hubprobe/internal/testlocal"
 )
 
 const jsClientDir = "testdata/jsclient"
@@ -150,32 +150,5 @@ func checkJSRun(t *testing.T, name string, r jsResult) {
 // ensureNodeModules installs the pinned clients with npm ci when needed.
 func ensureNodeModules(t *testing.T) {
 	t.Helper()
-	ensureNPM(t, jsClientDir, "@microsoft/signalr", "@microsoft/signalr-protocol-msgpack")
-}
-
-// ensureNPM runs npm ci in dir unless every package is installed there;
-// without node and npm the test fails, it never skips.
-func ensureNPM(t *testing.T, dir string, packages ...string) {
-	t.Helper()
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is required for this test: %v", tool, err)
-		}
-	}
-	installed := true
-	for _, pkg := range packages {
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", filepath.FromSlash(pkg))); err != nil {
-			installed = false
-		}
-	}
-	if installed {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
-	}
+	testlocal.NodeModules(t, jsClientDir, "@microsoft/signalr", "@microsoft/signalr-protocol-msgpack")
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/testlocal"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
@@ -37,7 +38,7 @@ var wpsSDKChecks = []string{
 // client tokens from the hub's connection string and calling the REST API,
 // and the express event handler the hub sends the client's events to.
 func TestOfficialWebPubSubSDKs(t *testing.T) {
-	ensureNPM(t, wpsClientDir, "@azure/web-pubsub", "@azure/web-pubsub-client", "@azure/web-pubsub-express", "express")
+	testlocal.NodeModules(t, wpsClientDir, "@azure/web-pubsub", "@azure/web-pubsub-client", "@azure/web-pubsub-express", "express")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "client.mjs")
