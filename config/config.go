@@ -374,6 +374,25 @@ func (c *Config) Target(name string) (*Target, bool) {
 	return nil, false
 }
 
+// Scenario returns the scenario with the given name.
+func (c *Config) Scenario(name string) (*Scenario, bool) {
+	for i := range c.Scenarios {
+		if c.Scenarios[i].Name == name {
+			return &c.Scenarios[i], true
+		}
+	}
+	return nil, false
+}
+
+// LoadOrDefault loads the file at path or, when path is empty, the embedded
+// default; kinds as for Load.
+func LoadOrDefault(path string, kinds Kinds) (*Config, error) {
+	if path == "" {
+		return Parse(DefaultYAML, DefaultFilename, kinds)
+	}
+	return Load(path, kinds)
+}
+
 // Load reads, decodes and validates the config file at path. kinds lists the
 // valid scenario kinds; nil skips that check. Relative access_token_file
 // paths are resolved against the file's directory.

@@ -58,6 +58,20 @@ func (s *SafeConfig) Set(c *Config) {
 	s.cfg, s.sum = c, [sha256.Size]byte{}
 }
 
+// LoadOrDefault loads the file at path or, when path is empty, the embedded
+// default, which Reload never replaces.
+func (s *SafeConfig) LoadOrDefault(path string) error {
+	if path == "" {
+		cfg, err := LoadOrDefault("", s.kinds)
+		if err != nil {
+			return err
+		}
+		s.Set(cfg)
+		return nil
+	}
+	return s.Reload(path)
+}
+
 // Reload loads path. On error the current configuration stays and
 // hubprobe_config_last_reload_successful drops to 0. When neither the file
 // nor the secrets it names changed, the current *Config is kept but the

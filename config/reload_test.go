@@ -148,3 +148,34 @@ func TestSafeConfigConcurrentAccess(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// Without a file, the embedded default is loaded, checked against the
+// kinds, and a later Reload of a file still replaces it.
+func TestSafeConfigLoadOrDefault(t *testing.T) {
+	sc := NewSafeConfig(nil, testKinds)
+	if err := sc.LoadOrDefault(""); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(sc.Get().Scenarios), len(Default().Scenarios); got != want || got == 0 {
+		t.Fatalf("embedded default: %d scenarios, want %d", got, want)
+	}
+	if err := NewSafeConfig(nil, Kinds{"echo": {}}).LoadOrDefault(""); err == nil || !strings.Contains(err.Error(), DefaultFilename) {
+		t.Fatalf("default against too few kinds: %v, want an error naming %s", err, DefaultFilename)
+	}
+	path := filepath.Join(t.TempDir(), "config.yml")
+	writeFile(t, path, minimalBody)
+	if err := sc.LoadOrDefault(path); err != nil || sc.Get().Scenarios[0].Connections != 10 {
+		t.Fatalf("file after default: err %v, config %+v", err, sc.Get())
+	}
+}
+
+func TestConfigScenarioByName(t *testing.T) {
+	c := Default()
+	s, ok := c.Scenario(c.Scenarios[1].Name)
+	if !ok || s != &c.Scenarios[1] {
+		t.Fatalf("Scenario(%q) = %p, %v; want the config's own element", c.Scenarios[1].Name, s, ok)
+	}
+	if s, ok := c.Scenario("nope"); ok || s != nil {
+		t.Fatalf("Scenario(nope) = %v, %v", s, ok)
+	}
+}
