@@ -1,0 +1,47 @@
+package scenarios
+
+import "testing"
+
+// The verdict is what `hubprobe run` turns into its exit code.
+func TestResultVerdict(t *testing.T) {
+	met := Result{Outcome: ResultSuccess, Received: 100, SlowMessages: 1}
+	for _, c := range []struct {
+		name    string
+		res     Result
+		senders int
+		want    Verdict
+	}{
+		{"99 % under 1 s, nothing lost", met, 3, VerdictMet},
+		{"two slow of 100", Result{Outcome: ResultSuccess, Received: 100, SlowMessages: 2}, 3, VerdictMissed},
+		{"one lost", Result{Outcome: ResultSuccess, Received: 99, Lost: 1}, 3, VerdictMissed},
+		{"nothing received", Result{Outcome: ResultSuccess}, 3, VerdictMissed},
+		{"a shard without senders", Result{Outcome: ResultSuccess}, 0, VerdictMet},
+		{"a failed shard without senders", Result{Outcome: ResultFailure}, 0, VerdictMissed},
+		{"probe saturated", Result{Outcome: ResultInconclusive, Received: 100}, 3, VerdictInconclusive},
+		{"failed", Result{Outcome: ResultFailure, Received: 100}, 3, VerdictMissed},
+	} {
+		if got := c.res.Verdict(c.senders); got != c.want {
+			t.Errorf("%s: verdict %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+func TestCapacityVerdict(t *testing.T) {
+	held := CapacityStep{Number: 1}
+	missed := CapacityStep{Number: 2, Verdict: StopSlowMessages}
+	for _, c := range []struct {
+		name string
+		c    Capacity
+		want Verdict
+	}{
+		{"a step held, then one missed", Capacity{Steps: []CapacityStep{held, missed}, StopReason: StopSlowMessages}, VerdictMet},
+		{"every step held to max_steps", Capacity{Steps: []CapacityStep{held}, StopReason: StopMaxSteps}, VerdictMet},
+		{"the first step missed", Capacity{Steps: []CapacityStep{missed}, StopReason: StopSlowMessages}, VerdictMissed},
+		{"unfinished after a held step", Capacity{Steps: []CapacityStep{held}}, VerdictMissed},
+		{"probe saturated after a held step", Capacity{Steps: []CapacityStep{held, missed}, StopReason: StopProbeSaturated}, VerdictInconclusive},
+	} {
+		if got := c.c.Verdict(); got != c.want {
+			t.Errorf("%s: verdict %d, want %d", c.name, got, c.want)
+		}
+	}
+}
