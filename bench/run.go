@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -102,6 +103,14 @@ func (r *Report) Passed() bool {
 		}
 	}
 	return true
+}
+
+// Write prints the report as text or, when format is "json", as JSON.
+func (r *Report) Write(w io.Writer, format string) error {
+	if format == "json" {
+		return r.WriteJSON(w)
+	}
+	return r.WriteText(w)
 }
 
 func (p *Plan) report(steps scenarios.Steps) *Report {

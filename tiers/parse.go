@@ -22,6 +22,20 @@ func LoadWorkload(path string) (Workload, error) {
 	return ParseWorkload(data, path)
 }
 
+// PlanFile loads the workload file at path and sizes a tier for it. Every
+// error names the file.
+func PlanFile(path string) (Recommendation, error) {
+	w, err := LoadWorkload(path)
+	if err != nil {
+		return Recommendation{}, err
+	}
+	rec, err := Plan(w)
+	if err != nil { // LoadWorkload validated already; kept for safety
+		return Recommendation{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return rec, nil
+}
+
 // ParseWorkload decodes a workload strictly, as the configuration file is
 // decoded (unknown or repeated keys and wrongly typed values are errors,
 // merge keys work), and validates it; file names the source in errors.

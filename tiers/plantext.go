@@ -131,6 +131,15 @@ func planPercent(ratio float64) string {
 	return strconv.FormatFloat(100*ratio, 'f', 1, 64) + " %"
 }
 
+// Write prints the plan of the workload in file as text or, when format is
+// "json", as JSON.
+func (r Recommendation) Write(out io.Writer, format, file string) error {
+	if format == "json" {
+		return r.WriteJSON(out)
+	}
+	return r.WriteText(out, file)
+}
+
 // WriteJSON writes the plan as indented JSON, the form `hubprobe plan
 // --output json` prints.
 func (r Recommendation) WriteJSON(out io.Writer) error {
