@@ -54,12 +54,7 @@ func (b *benchCmd) run(ctx context.Context, stdout, stderr io.Writer, log zerolo
 		fmt.Fprintln(stderr, "hubprobe: bad benchmark file:", err)
 		return exitUsage
 	}
-	if b.output == "json" {
-		err = rep.WriteJSON(stdout)
-	} else {
-		err = rep.WriteText(stdout)
-	}
-	if err != nil {
+	if err := rep.Write(stdout, b.output); err != nil {
 		fmt.Fprintln(stderr, "hubprobe:", err)
 		return exitFailed
 	}

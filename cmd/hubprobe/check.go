@@ -8,16 +8,8 @@ import (
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
-// loadConfig reads the file named by --config.file, or the embedded default.
-func loadConfig(path string) (*config.Config, error) {
-	if path == "" {
-		return config.Parse(config.DefaultYAML, config.DefaultFilename, scenarios.Kinds())
-	}
-	return config.Load(path, scenarios.Kinds())
-}
-
 func check(g globalFlags, stdout, stderr io.Writer) int {
-	cfg, err := loadConfig(g.configFile)
+	cfg, err := config.LoadOrDefault(g.configFile, scenarios.Kinds())
 	if err != nil {
 		fmt.Fprintln(stderr, "hubprobe: bad configuration:", err)
 		return exitUsage

@@ -15,22 +15,12 @@ func planCommand(workloadFile string, output string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "hubprobe: --output must be text or json, got %q\n", output)
 		return exitUsage
 	}
-	w, err := tiers.LoadWorkload(workloadFile)
+	rec, err := tiers.PlanFile(workloadFile)
 	if err != nil {
 		fmt.Fprintln(stderr, "hubprobe: bad workload:", err)
 		return exitUsage
 	}
-	rec, err := tiers.Plan(w)
-	if err != nil { // LoadWorkload validated already; kept for safety
-		fmt.Fprintf(stderr, "hubprobe: bad workload: %s: %v\n", workloadFile, err)
-		return exitUsage
-	}
-	if output == "json" {
-		err = rec.WriteJSON(stdout)
-	} else {
-		err = rec.WriteText(stdout, workloadFile)
-	}
-	if err != nil {
+	if err := rec.Write(stdout, output, workloadFile); err != nil {
 		fmt.Fprintln(stderr, "hubprobe:", err)
 		return exitFailed
 	}

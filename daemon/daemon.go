@@ -1,0 +1,126 @@
+// Package daemon runs what a configuration sets going: the embedded hubs,
+// the Web PubSub event handler they call, the scheduler of every scenario
+// and the metrics they record into. It applies a reloaded configuration in
+// place, and it runs a single scenario once on the same parts.
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/rs/zerolog"
+
+	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/exporter"
+	"github.com/hubprobe/hubprobe/scenarios"
+)
+
+// historySize is how many recent runs the status page lists.
+const historySize = 100
+
+// ErrBadConfig marks an error of the configuration file: a usage error.
+var ErrBadConfig = errors.New("bad configuration")
+
+// Options are what the command line chose.
+type Options struct {
+	Logger zerolog.Logger
+	// Shard is this process's part of every scenario; Search tunes sharded
+	// capacity searches.
+	Shard  scenarios.Shard
+	Search scenarios.SearchOptions
+	// EventHandlerAddr is where the Web PubSub event handler also listens,
+	// for a service that is not embedded; empty: loopback only.
+	EventHandlerAddr string
+	// ConfigFile is the daemon's configuration; empty: the embedded
+	// default. Build is what /metrics and the status page say of the
+	// binary.
+	ConfigFile string
+	Build      exporter.BuildInfo
+}
+
+// Daemon ties a configuration to the running parts.
+type Daemon struct {
+	opts     Options
+	reg      *prometheus.Registry
+	metrics  *exporter.Metrics
+	history  *exporter.History
+	capacity *exporter.CapacityLog
+	config   *config.SafeConfig
+	parts    parts
+	sched    *scenarios.Scheduler
+	pauses   scenarios.Pauses // per target, kept across reloads
+
+	mu      sync.Mutex
+	applied *config.Config // the config applied last
+}
+
+// New loads the configuration (an error wrapping ErrBadConfig when it is
+// bad), starts the parts and applies the configuration to them. They run
+// until ctx ends or Stop.
+func New(ctx context.Context, opts Options) (*Daemon, error) {
+	d, err := newMetrics(opts)
+	if err != nil {
+		return nil, err
+	}
+	d.config = config.NewSafeConfig(d.reg, scenarios.Kinds())
+	if err := d.config.LoadOrDefault(opts.ConfigFile); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadConfig, err)
+	}
+	if d.parts, err = startParts(ctx, opts, d.metrics, d.metrics); err != nil {
+		return nil, err
+	}
+	d.sched = scenarios.NewScheduler(ctx, opts.Logger)
+	if err := d.Apply(d.config.Get()); err != nil {
+		d.Stop()
+		return nil, err
+	}
+	return d, nil
+}
+
+// newMetrics makes the registry, with the Go and process collectors, and
+// what the runs record into.
+func newMetrics(opts Options) (*Daemon, error) {
+	d := &Daemon{opts: opts, reg: prometheus.NewRegistry(),
+		history: exporter.NewHistory(historySize), capacity: exporter.NewCapacityLog()}
+	d.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	var err error
+	d.metrics, err = exporter.NewMetrics(d.reg, exporter.WithHistory(d.history), exporter.WithBuildInfo(opts.Build),
+		exporter.WithCapacityLog(d.capacity), exporter.WithShard(opts.Shard.Index, opts.Shard.Count))
+	return d, err
+}
+
+// Apply moves every part to cfg, then forgets the series of scenarios that
+// are gone so dashboards do not show ghosts.
+func (d *Daemon) Apply(cfg *config.Config) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.parts.hubs.Sync(cfg); err != nil {
+		return err
+	}
+	r := d.parts.resolver(d.opts, d.metrics)
+	r.Pauses = &d.pauses
+	jobs, err := r.Jobs(cfg)
+	if err != nil {
+		return err
+	}
+	if err := d.sched.Apply(jobs, cfg.Global.StartJitter); err != nil {
+		return err
+	}
+	d.parts.events.SetHubs(scenarios.EventHandlerKeys(jobs))
+	d.metrics.ApplyTiers(cfg.Targets)
+	if d.applied != nil {
+		d.metrics.ForgetRemoved(d.applied.Scenarios, cfg.Scenarios)
+	}
+	d.applied = cfg
+	return nil
+}
+
+// Stop ends every run and closes the hubs and the event handler.
+func (d *Daemon) Stop() {
+	d.sched.Stop()
+	d.parts.close()
+}

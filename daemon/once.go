@@ -1,0 +1,64 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/exporter"
+	"github.com/hubprobe/hubprobe/scenarios"
+)
+
+// errStopped is a one-off run that ended before it could start.
+var errStopped = errors.New("stopped before the scenario's start")
+
+// Once is one scenario of a configuration made ready to run a single time,
+// as `hubprobe run` does, on parts of its own.
+type Once struct {
+	opts  Options
+	parts parts
+	job   scenarios.Job
+}
+
+// NewOnce starts the embedded hubs and the event handler cfg needs and
+// resolves the scenario; opts.ConfigFile and opts.Build are not used. The
+// run records into a registry nobody gathers: the report is what counts.
+// Close it after.
+func NewOnce(ctx context.Context, cfg *config.Config, sc config.Scenario, opts Options) (*Once, error) {
+	metrics, err := exporter.NewMetrics(prometheus.NewRegistry())
+	if err != nil {
+		return nil, err
+	}
+	p, err := startParts(ctx, opts, metrics, nil)
+	if err != nil {
+		return nil, err
+	}
+	o := &Once{opts: opts, parts: p}
+	if err := p.hubs.Sync(cfg); err != nil {
+		o.Close()
+		return nil, err
+	}
+	if o.job, err = p.resolver(opts, metrics).Job(cfg, sc); err != nil {
+		o.Close()
+		return nil, err
+	}
+	p.events.SetHubs(scenarios.EventHandlerKeys([]scenarios.Job{o.job}))
+	return o, nil
+}
+
+// Run waits for the scenario's start (a shard: its next scheduled
+// instant, when every shard starts), runs it and prints the report to w in
+// format, a search's plot to plotFile when set.
+func (o *Once) Run(ctx context.Context, w io.Writer, format, plotFile string) (scenarios.Verdict, error) {
+	at, ok := o.job.Runner.WaitForStart(ctx, o.opts.Logger)
+	if !ok {
+		return scenarios.VerdictMissed, errStopped
+	}
+	return o.job.Runner.RunAndReport(ctx, at, w, format, plotFile)
+}
+
+// Close stops the hubs and the event handler.
+func (o *Once) Close() { o.parts.close() }
