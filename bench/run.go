@@ -2,16 +2,12 @@ package bench
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
-	"github.com/hubprobe/hubprobe/azure"
-	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
@@ -24,36 +20,21 @@ func (p *Plan) Run(ctx context.Context, log zerolog.Logger) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := cfg.Scenarios[0]
-	ep, err := endpoint(cfg.Targets[0])
-	if err != nil {
-		return nil, err
-	}
 	// The run's metrics go to a registry of its own: a bench run reports
 	// on its output, it is not a canary's series.
 	metrics, err := exporter.NewMetrics(prometheus.NewRegistry())
 	if err != nil {
 		return nil, err
 	}
-	info := exporter.ScenarioInfo{Target: s.Target, Scenario: s.Name, Kind: s.Kind, Transport: s.Transport, Protocol: s.Protocol}
-	runner := &scenarios.Runner{Scenario: s, Endpoint: ep, Recorder: metrics.Recorder(info), Logger: log}
+	job, err := scenarios.Resolver{Recorder: metrics.ScenarioRecorder, Logger: log}.Job(cfg, cfg.Scenarios[0])
+	if err != nil {
+		return nil, err
+	}
+	runner, s := job.Runner, job.Runner.Scenario
 	runCtx, cancel := context.WithTimeout(ctx, s.Timeout)
 	defer cancel()
 	steps := runner.SearchSteps(runCtx, scenarios.StepOptions{Judge: p.conditionalStop, LatencyBounds: latencyBounds})
 	return p.report(steps), nil
-}
-
-// endpoint is where the mapped target is: the app server's URL, or the
-// service named by the connection string.
-func endpoint(t config.Target) (scenarios.Endpoint, error) {
-	if !t.Serverless() {
-		return scenarios.Endpoint{URL: t.URL, Headers: http.Header{}}, nil
-	}
-	cs, err := azure.ParseConnectionString(string(t.ConnectionString))
-	if err != nil {
-		return scenarios.Endpoint{}, fmt.Errorf("config.connectionString: %w", err)
-	}
-	return scenarios.Endpoint{Serverless: &scenarios.Serverless{ConnectionString: cs, Hub: t.Hub, RESTAPIVersion: t.RESTAPIVersion}}, nil
 }
 
 // Report is a finished bench run: one item per step that ran.
