@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/hubprobe/hubprobe/azure"
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/probe"
 	"github.com/hubprobe/hubprobe/signalr"
 	"github.com/hubprobe/hubprobe/throttle"
@@ -311,7 +312,7 @@ func TestAzureConnectionQuota(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	_, err := probe.Dial(ctx, serverless(t, cs, "chat", "", signalr.JSONProtocol{}))
-	if reason, ok := probe.ClassifyThrottle(err); !ok || reason != throttle.ConnectionLimit {
+	if reason, ok := clientconn.ClassifyThrottle(err); !ok || reason != throttle.ConnectionLimit {
 		t.Fatalf("probe sees %v as %q %v, want %s", err, reason, ok, throttle.ConnectionLimit)
 	}
 	if got := testutil.ToFloat64(h.metrics.throttled.WithLabelValues(throttle.ConnectionLimit)); got != 4 {
@@ -369,11 +370,11 @@ func TestAzureMessageRateLimit(t *testing.T) {
 	case <-time.After(testTimeout):
 		t.Fatal("the connection over the limit was not closed")
 	}
-	var ce *probe.CloseError
+	var ce *clientconn.CloseError
 	if err := c.Err(); !errors.As(err, &ce) || ce.Message != "Message count reaches limit." {
 		t.Fatalf("connection ended with %v", err)
 	}
-	if reason, ok := probe.ClassifyThrottle(c.Err()); !ok || reason != throttle.MessageLimit {
+	if reason, ok := clientconn.ClassifyThrottle(c.Err()); !ok || reason != throttle.MessageLimit {
 		t.Fatalf("probe classifies %v as %q", c.Err(), reason)
 	}
 	rest, err := azure.NewRESTClient(cs, "chat", azure.RESTOptions{MaxRetries: -1})

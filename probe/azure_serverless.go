@@ -9,7 +9,7 @@ import "github.com/hubprobe/hubprobe/azure"
 // the bearer, and presents it again on the WebSocket. userID, when not
 // empty, becomes the token's nameid so SendToUser can reach the client.
 // The token lasts DefaultClientTokenTTL; callers fill in the other fields
-// (Protocol, Handlers, Observer, ...) on the result.
+// (Protocol, Handlers, clientconn.Observer, ...) on the result.
 func ServerlessOptions(cs azure.ConnectionString, hub, userID string) (Options, error) {
 	token, err := azure.ClientToken(cs, hub, userID, azure.DefaultClientTokenTTL)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/hubprobe/hubprobe/azure"
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 )
 
 // azureServiceEmulator plays Azure SignalR Service's client endpoints:
@@ -142,9 +143,9 @@ func TestServerlessDialWithWrongKeyIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Dial(testCtx(t, 5*time.Second), opts)
-	var ce *ConnectError
-	if !errors.As(err, &ce) || ce.Phase != PhaseNegotiate || ce.StatusCode != http.StatusUnauthorized {
-		t.Fatalf("Dial: %v, want a 401 negotiate ConnectError", err)
+	var ce *clientconn.ConnectError
+	if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseNegotiate || ce.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("Dial: %v, want a 401 negotiate clientconn.ConnectError", err)
 	}
 	if msg := err.Error(); strings.Contains(msg, wrongKey) || strings.Contains(msg, opts.AccessToken) {
 		t.Errorf("error holds a secret: %s", msg)

@@ -19,7 +19,7 @@ func (c *Conn) handshake(ctx context.Context, timeout time.Duration) error {
 	stop := context.AfterFunc(ctx, c.t.close)
 	err := c.exchangeHandshake(ctx, timeout)
 	if !stop() {
-		return newConnectError(PhaseHandshake, ctx.Err())
+		return clientconn.NewConnectError(clientconn.PhaseHandshake, ctx.Err())
 	}
 	return err
 }
@@ -34,15 +34,15 @@ func (c *Conn) exchangeHandshake(ctx context.Context, timeout time.Duration) err
 	}
 	sent := time.Now()
 	if err := c.t.setReadDeadline(deadline); err != nil {
-		return newConnectError(PhaseHandshake, err)
+		return clientconn.NewConnectError(clientconn.PhaseHandshake, err)
 	}
 	err := c.readHandshakeResponse()
 	if clientconn.IsTimeout(err) {
-		return &ConnectError{Phase: PhaseTimeout,
+		return &clientconn.ConnectError{Phase: clientconn.PhaseTimeout,
 			Err: fmt.Errorf("handshake: no response after %s: %w", time.Since(sent).Round(time.Millisecond), err)}
 	}
 	if err != nil {
-		return newConnectError(PhaseHandshake, err)
+		return clientconn.NewConnectError(clientconn.PhaseHandshake, err)
 	}
 	return nil
 }
@@ -56,8 +56,8 @@ func (c *Conn) sendHandshake(deadline time.Time) error {
 
 // handshakeSendError keeps the status of a refused handshake POST, so a
 // throttled connection (429) is classified like a refused negotiate.
-func handshakeSendError(err error) *ConnectError {
-	ce := newConnectError(PhaseHandshake, fmt.Errorf("sending handshake: %w", err))
+func handshakeSendError(err error) *clientconn.ConnectError {
+	ce := clientconn.NewConnectError(clientconn.PhaseHandshake, fmt.Errorf("sending handshake: %w", err))
 	var te *TransportError
 	if errors.As(err, &te) {
 		ce.StatusCode, ce.Body = te.StatusCode, te.Body

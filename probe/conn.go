@@ -36,7 +36,7 @@ const (
 type Conn struct {
 	t                 transport
 	proto             signalr.HubProtocol
-	obs               Observer
+	obs               clientconn.Observer
 	frameType         int
 	connectionID      string
 	handlers          map[string]Handler
@@ -83,7 +83,7 @@ var (
 
 // Dial negotiates (unless SkipNegotiation), opens the transport, and
 // completes the hub handshake. ctx bounds the whole attempt; it does not
-// bound the connection's life. Failures are *ConnectError, except for
+// bound the connection's life. Failures are *clientconn.ConnectError, except for
 // invalid Options.
 func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	o, err := opts.withDefaults()
@@ -165,8 +165,8 @@ func (c *Conn) ConnectionID() string { return c.connectionID }
 func (c *Conn) Done() <-chan struct{} { return c.state.Done() }
 
 // Err is nil while the connection is open and after a clean Close. It is a
-// *CloseError if the server sent a Close message, an error wrapping
-// ErrServerTimeout or ErrProtocol for those failures, a *TransportError
+// *clientconn.CloseError if the server sent a Close message, an error wrapping
+// clientconn.ErrServerTimeout or ErrProtocol for those failures, a *TransportError
 // when a server-sent events or long-polling request failed, or the I/O
 // error that ended the connection.
 func (c *Conn) Err() error { return c.state.Err() }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/internal/testlocal"
 	"github.com/hubprobe/hubprobe/signalr"
 )
@@ -26,8 +27,8 @@ func TestHandshakeTimeout(t *testing.T) {
 	})
 	start := time.Now()
 	_, err := dialRaw(t, h, func(o *Options) { o.HandshakeTimeout = 200 * time.Millisecond })
-	var ce *ConnectError
-	if !errors.As(err, &ce) || ce.Phase != PhaseTimeout || !strings.Contains(err.Error(), "handshake: no response after") {
+	var ce *clientconn.ConnectError
+	if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseTimeout || !strings.Contains(err.Error(), "handshake: no response after") {
 		t.Fatalf("err = %v, want handshake timeout", err)
 	}
 	if elapsed := time.Since(start); elapsed < 200*time.Millisecond || elapsed > 3*time.Second {
@@ -45,8 +46,8 @@ func TestHandshakeContextCancel(t *testing.T) {
 	time.AfterFunc(100*time.Millisecond, cancel)
 	start := time.Now()
 	_, err := Dial(ctx, Options{URL: h.url(), SkipNegotiation: true})
-	var ce *ConnectError
-	if !errors.As(err, &ce) || ce.Phase != PhaseHandshake || !errors.Is(err, context.Canceled) {
+	var ce *clientconn.ConnectError
+	if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseHandshake || !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want cancelled handshake", err)
 	}
 	if elapsed := time.Since(start); elapsed > 3*time.Second {
@@ -61,9 +62,9 @@ func TestHandshakeRefused(t *testing.T) {
 		}
 	})
 	_, err := dialRaw(t, h, nil)
-	var ce *ConnectError
+	var ce *clientconn.ConnectError
 	var he *signalr.HandshakeError
-	if !errors.As(err, &ce) || ce.Phase != PhaseHandshake || !errors.As(err, &he) || he.Message != "Requested protocol 'json' is not available." {
+	if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseHandshake || !errors.As(err, &he) || he.Message != "Requested protocol 'json' is not available." {
 		t.Fatalf("err = %v, want handshake refusal", err)
 	}
 }
@@ -75,8 +76,8 @@ func TestHandshakeGarbage(t *testing.T) {
 		}
 	})
 	_, err := dialRaw(t, h, nil)
-	var ce *ConnectError
-	if !errors.As(err, &ce) || ce.Phase != PhaseHandshake || !errors.Is(err, signalr.ErrProtocol) {
+	var ce *clientconn.ConnectError
+	if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseHandshake || !errors.Is(err, signalr.ErrProtocol) {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -213,7 +214,7 @@ func TestServerCloseWithError(t *testing.T) {
 			pending <- err
 		}()
 		testlocal.WaitDone(t, c, 3*time.Second)
-		var ce *CloseError
+		var ce *clientconn.CloseError
 		if !errors.As(c.Err(), &ce) || ce.AllowReconnect != allow {
 			t.Fatalf("Err() = %#v", c.Err())
 		}
@@ -222,7 +223,7 @@ func TestServerCloseWithError(t *testing.T) {
 		}
 		select {
 		case err := <-pending:
-			if !errors.Is(err, ErrClosed) || !errors.As(err, &ce) {
+			if !errors.Is(err, clientconn.ErrClosed) || !errors.As(err, &ce) {
 				t.Errorf("pending Invoke returned %v", err)
 			}
 		case <-time.After(3 * time.Second):
@@ -237,7 +238,7 @@ func TestServerCloseWithoutError(t *testing.T) {
 		drainUntilClosed(ws)
 	})
 	testlocal.WaitDone(t, c, 3*time.Second)
-	var ce *CloseError
+	var ce *clientconn.CloseError
 	if !errors.As(c.Err(), &ce) || ce.Message != "" {
 		t.Errorf("Err() = %v", c.Err())
 	}
@@ -249,13 +250,13 @@ func TestServerTimeout(t *testing.T) {
 	})
 	start := time.Now()
 	testlocal.WaitDone(t, c, 3*time.Second)
-	if err := c.Err(); !errors.Is(err, ErrServerTimeout) {
+	if err := c.Err(); !errors.Is(err, clientconn.ErrServerTimeout) {
 		t.Errorf("Err() = %v", err)
 	}
 	if elapsed := time.Since(start); elapsed < 150*time.Millisecond {
 		t.Errorf("timed out after only %s", elapsed)
 	}
-	if err := c.Send(context.Background(), "x"); !errors.Is(err, ErrClosed) || !errors.Is(err, ErrServerTimeout) {
+	if err := c.Send(context.Background(), "x"); !errors.Is(err, clientconn.ErrClosed) || !errors.Is(err, clientconn.ErrServerTimeout) {
 		t.Errorf("Send after timeout: %v", err)
 	}
 }
@@ -614,7 +615,7 @@ func TestCleanClose(t *testing.T) {
 	if err := c.Close(context.Background()); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if _, err := c.Invoke(context.Background(), "x"); !errors.Is(err, ErrClosed) {
+	if _, err := c.Invoke(context.Background(), "x"); !errors.Is(err, clientconn.ErrClosed) {
 		t.Errorf("Invoke after Close: %v", err)
 	}
 	testlocal.CheckNoLeak(t, baseline)
@@ -746,14 +747,14 @@ func TestNoGoroutineLeakAfterFailures(t *testing.T) {
 			t.Fatal(err)
 		}
 		s, err := c.Stream(context.Background(), "S", nil)
-		if err != nil && !errors.Is(err, ErrClosed) {
+		if err != nil && !errors.Is(err, clientconn.ErrClosed) {
 			t.Fatal(err)
 		}
 		testlocal.WaitDone(t, c, 3*time.Second)
 		if s != nil {
 			for range s.Items() {
 			}
-			if !errors.Is(s.Err(), ErrClosed) {
+			if !errors.Is(s.Err(), clientconn.ErrClosed) {
 				t.Errorf("stream Err() = %v", s.Err())
 			}
 		}
@@ -802,7 +803,7 @@ func TestCloseUnblocksStuckWriter(t *testing.T) {
 	}
 	select {
 	case err := <-sendErr:
-		if !errors.Is(err, ErrClosed) {
+		if !errors.Is(err, clientconn.ErrClosed) {
 			t.Errorf("stuck Send returned %v", err)
 		}
 	case <-time.After(3 * time.Second):
@@ -829,9 +830,9 @@ func TestTransportPhaseHonoursContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 	defer cancel()
 	_, err = Dial(ctx, Options{URL: "ws://" + l.Addr().String() + "/hub", SkipNegotiation: true})
-	var ce *ConnectError
-	if !errors.As(err, &ce) || ce.Phase != PhaseTimeout {
-		t.Fatalf("err = %v, want a timeout ConnectError", err)
+	var ce *clientconn.ConnectError
+	if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseTimeout {
+		t.Fatalf("err = %v, want a timeout clientconn.ConnectError", err)
 	}
 }
 

@@ -3,6 +3,7 @@ package probe
 import (
 	"fmt"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/signalr"
 )
 
@@ -18,7 +19,7 @@ func (c *Conn) dispatch(m *signalr.Message) error {
 	case signalr.StreamInvocationType:
 		c.replyError(m.InvocationID, "the client does not stream results to the server")
 	case signalr.CloseType:
-		return &CloseError{Message: m.Error, AllowReconnect: m.AllowReconnect}
+		return &clientconn.CloseError{Message: m.Error, AllowReconnect: m.AllowReconnect}
 	}
 	// Ping only proves the server is alive, which reading already showed.
 	// CancelInvocation has nothing to cancel: the client runs no streams

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 )
 
 const (
@@ -233,7 +235,7 @@ func (h *fakeHub) nextPost(t testing.TB) string {
 }
 
 // dial connects with the hub's transport; mod may change the options.
-func (h *fakeHub) dial(t testing.TB, obs Observer, mod func(*Options)) (*Conn, error) {
+func (h *fakeHub) dial(t testing.TB, obs clientconn.Observer, mod func(*Options)) (*Conn, error) {
 	t.Helper()
 	o := Options{
 		URL:         h.url(),
@@ -255,7 +257,7 @@ func (h *fakeHub) dial(t testing.TB, obs Observer, mod func(*Options)) (*Conn, e
 }
 
 // mustDial is dial that fails the test on error and closes at cleanup.
-func (h *fakeHub) mustDial(t testing.TB, obs Observer, mod func(*Options)) *Conn {
+func (h *fakeHub) mustDial(t testing.TB, obs clientconn.Observer, mod func(*Options)) *Conn {
 	t.Helper()
 	c, err := h.dial(t, obs, mod)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/internal/testlocal"
 	"github.com/hubprobe/hubprobe/signalr"
 	"github.com/hubprobe/hubprobe/throttle"
@@ -46,7 +47,7 @@ func TestSendStatusCodesEndTheConnection(t *testing.T) {
 				if !containsString(got, "send "+strconv.Itoa(tc.status)) {
 					t.Errorf("observed %v", got)
 				}
-				if err := c.Send(testCtx(t, time.Second), "X"); !errors.Is(err, ErrClosed) || !errors.As(err, &te) {
+				if err := c.Send(testCtx(t, time.Second), "X"); !errors.Is(err, clientconn.ErrClosed) || !errors.As(err, &te) {
 					t.Errorf("Send after the failure: %v", err)
 				}
 			})
@@ -58,11 +59,11 @@ func TestHandshakePOSTThrottled(t *testing.T) {
 	h := newFakeHub(t, TransportLongPolling)
 	h.postStatus.Store(http.StatusTooManyRequests)
 	_, err := h.dial(t, nil, nil)
-	var ce *ConnectError
-	if !errors.As(err, &ce) || ce.Phase != PhaseHandshake || ce.StatusCode != 429 {
+	var ce *clientconn.ConnectError
+	if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseHandshake || ce.StatusCode != 429 {
 		t.Fatalf("err = %v", err)
 	}
-	if reason, ok := ClassifyThrottle(err); !ok || reason != throttle.HTTP429 {
+	if reason, ok := clientconn.ClassifyThrottle(err); !ok || reason != throttle.HTTP429 {
 		t.Errorf("classified %q, %v", reason, ok)
 	}
 	if strings.Contains(err.Error(), "secret") {
@@ -138,7 +139,7 @@ func TestSendTimeoutEndsConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	testlocal.WaitDone(t, c, 3*time.Second)
-	if !errors.Is(c.Err(), ErrServerTimeout) || !strings.Contains(c.Err().Error(), "no answer within 200ms") {
+	if !errors.Is(c.Err(), clientconn.ErrServerTimeout) || !strings.Contains(c.Err().Error(), "no answer within 200ms") {
 		t.Errorf("Err = %v", c.Err())
 	}
 }
@@ -178,7 +179,7 @@ func TestCheckAliveOverHTTP(t *testing.T) {
 	}
 	h.hangPosts.Store(true)
 	err := c.CheckAlive(testCtx(t, 5*time.Second), 200*time.Millisecond)
-	if !errors.Is(err, ErrServerTimeout) || !strings.Contains(err.Error(), "half-open") {
+	if !errors.Is(err, clientconn.ErrServerTimeout) || !strings.Contains(err.Error(), "half-open") {
 		t.Errorf("CheckAlive on a stuck hub: %v", err)
 	}
 	testlocal.WaitDone(t, c, 3*time.Second)

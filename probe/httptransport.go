@@ -18,7 +18,7 @@ import (
 	"github.com/hubprobe/hubprobe/internal/redact"
 )
 
-// Endpoints that HTTP transports report to Observer.HTTPResponse.
+// Endpoints that HTTP transports report to clientconn.Observer.HTTPResponse.
 const (
 	EndpointSend   = "send"   // HTTP POST of queued messages
 	EndpointPoll   = "poll"   // long-polling GET
@@ -64,6 +64,9 @@ func (e *TransportError) Error() string {
 
 func (e *TransportError) Unwrap() error { return e.Err }
 
+// HTTPStatus is the response the request was refused with; 0 for none.
+func (e *TransportError) HTTPStatus() (code int, body string) { return e.StatusCode, e.Body }
+
 // httpTransport is what the server-sent events and long-polling transports
 // share: the connection URL and headers, the POST send half, the read
 // deadline, and one context whose cancellation stops every request.
@@ -76,7 +79,7 @@ type httpTransport struct {
 	url       string       // {endpoint}?{query}&id={token}
 	header    http.Header  // caller's headers and bearer token; read-only
 	frameType int
-	obs       Observer
+	obs       clientconn.Observer
 	deadline  readDeadline
 	send      postSender
 
@@ -215,7 +218,7 @@ func discardBody(res *http.Response) {
 
 // openStreamRequest sends req (a stream or first poll, made on the
 // transport's context) with the dial's ctx and HandshakeTimeout bounding
-// the wait for its response headers. Failures are *ConnectError.
+// the wait for its response headers. Failures are *clientconn.ConnectError.
 func (t *httpTransport) openStreamRequest(ctx context.Context, o *Options, req *http.Request, endpoint string) (*http.Response, error) {
 	dctx, cancel := context.WithTimeout(ctx, o.HandshakeTimeout)
 	defer cancel()
@@ -225,17 +228,17 @@ func (t *httpTransport) openStreamRequest(ctx context.Context, o *Options, req *
 		if res != nil {
 			res.Body.Close()
 		}
-		return nil, newConnectError(PhaseTransport, dctx.Err())
+		return nil, clientconn.NewConnectError(clientconn.PhaseTransport, dctx.Err())
 	}
 	if err != nil {
 		t.close()
-		return nil, newConnectError(PhaseTransport, redact.URLError(err))
+		return nil, clientconn.NewConnectError(clientconn.PhaseTransport, redact.URLError(err))
 	}
 	t.obs.HTTPResponse(endpoint, res.StatusCode)
 	if res.StatusCode != http.StatusOK {
 		defer res.Body.Close()
 		t.close()
-		return nil, statusError(PhaseTransport, res)
+		return nil, statusError(clientconn.PhaseTransport, res)
 	}
 	return res, nil
 }

@@ -16,7 +16,7 @@ import (
 // layer does, so no pong, and no byte from the peer either, means it stopped
 // reading: the connection is half-open, and reads would wait for
 // ServerTimeout to find out. Then the connection ends with an error wrapping
-// ErrServerTimeout, which CheckAlive returns. A peer whose bytes are still
+// clientconn.ErrServerTimeout, which CheckAlive returns. A peer whose bytes are still
 // arriving when wait is up is alive, its pong held up behind them. If ctx ends first, CheckAlive returns ctx.Err() and leaves the
 // connection alone. One check at a time per connection.
 //
@@ -40,7 +40,7 @@ func (c *Conn) CheckAlive(ctx context.Context, wait time.Duration) error {
 			c.fail(fmt.Errorf("probe: ping failed: %w", err))
 			return c.state.ClosedErr()
 		}
-		return c.halfOpen(fmt.Errorf("%w: a WebSocket ping could not be written within %s; the connection is half-open", ErrServerTimeout, wait))
+		return c.halfOpen(fmt.Errorf("%w: a WebSocket ping could not be written within %s; the connection is half-open", clientconn.ErrServerTimeout, wait))
 	}
 	select {
 	case <-answered:
@@ -55,7 +55,7 @@ func (c *Conn) CheckAlive(ctx context.Context, wait time.Duration) error {
 			// slower than the messages sent on it): late, not missing.
 			return nil
 		}
-		return c.halfOpen(fmt.Errorf("%w: no answer to a WebSocket ping within %s; the connection is half-open", ErrServerTimeout, wait))
+		return c.halfOpen(fmt.Errorf("%w: no answer to a WebSocket ping within %s; the connection is half-open", clientconn.ErrServerTimeout, wait))
 	}
 }
 
@@ -78,7 +78,7 @@ func (c *Conn) checkAliveBySend(ctx context.Context, wait time.Duration) error {
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case wctx.Err() != nil:
-		return c.halfOpen(fmt.Errorf("%w: a send got no answer within %s; the connection is half-open", ErrServerTimeout, wait))
+		return c.halfOpen(fmt.Errorf("%w: a send got no answer within %s; the connection is half-open", clientconn.ErrServerTimeout, wait))
 	}
 	return c.state.ClosedErr()
 }

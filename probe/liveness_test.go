@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/internal/testlocal"
 )
 
@@ -55,7 +56,7 @@ func TestCheckAliveEndsASilentConnection(t *testing.T) {
 	c := scriptedConn(t, nil, pongless(0))
 	start := time.Now()
 	err := c.CheckAlive(testCtx(t, 5*time.Second), 200*time.Millisecond)
-	if !errors.Is(err, ErrServerTimeout) || !strings.Contains(err.Error(), "no answer to a WebSocket ping within 200ms; the connection is half-open") {
+	if !errors.Is(err, clientconn.ErrServerTimeout) || !strings.Contains(err.Error(), "no answer to a WebSocket ping within 200ms; the connection is half-open") {
 		t.Fatalf("CheckAlive on a silent peer: %v", err)
 	}
 	if elapsed := time.Since(start); elapsed < 200*time.Millisecond {

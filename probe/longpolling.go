@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/internal/redact"
 	"github.com/hubprobe/hubprobe/signalr"
 )
@@ -31,14 +32,14 @@ type lpTransport struct {
 }
 
 // dialLongPolling sends the first poll, which the server answers (empty)
-// once the connection is set up; failures are *ConnectError.
+// once the connection is set up; failures are *clientconn.ConnectError.
 func dialLongPolling(ctx context.Context, o *Options, target *transportTarget) (*lpTransport, error) {
 	t := &lpTransport{httpTransport: newHTTPTransport(o, target, TransportLongPolling), pollTimeout: o.PollTimeout}
 	t.body.t = t
 	req, err := t.newPoll()
 	if err != nil {
 		t.close()
-		return nil, newConnectError(PhaseTransport, err)
+		return nil, clientconn.NewConnectError(clientconn.PhaseTransport, err)
 	}
 	res, err := t.openStreamRequest(ctx, o, req, EndpointPoll)
 	if err != nil {

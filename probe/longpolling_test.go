@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/internal/testlocal"
 	"github.com/hubprobe/hubprobe/signalr"
 )
@@ -113,7 +114,7 @@ func TestLongPollingServerEnds(t *testing.T) {
 			if got := obs.responses(); got[len(got)-1] != "poll "+strconv.Itoa(tc.status) {
 				t.Errorf("observed %v", got)
 			}
-			if err := c.Send(testCtx(t, time.Second), "X"); !errors.Is(err, ErrClosed) {
+			if err := c.Send(testCtx(t, time.Second), "X"); !errors.Is(err, clientconn.ErrClosed) {
 				t.Errorf("Send after the end: %v", err)
 			}
 		})
@@ -135,7 +136,7 @@ func TestLongPollingEmptyPollsCountAsHeard(t *testing.T) {
 		t.Fatalf("connection ended while the server answered: %v", c.Err())
 	}
 	testlocal.WaitDone(t, c, 3*time.Second)
-	if !errors.Is(c.Err(), ErrServerTimeout) {
+	if !errors.Is(c.Err(), clientconn.ErrServerTimeout) {
 		t.Errorf("Err = %v", c.Err())
 	}
 }
@@ -180,8 +181,8 @@ func TestLongPollingFirstPollRefused(t *testing.T) {
 		}))
 		obs := &recordingObserver{}
 		_, err := Dial(testCtx(t, 5*time.Second), Options{URL: srv.URL + "/hub", Transport: "LongPolling", Observer: obs})
-		var ce *ConnectError
-		if !errors.As(err, &ce) || ce.Phase != PhaseTransport || ce.StatusCode != status {
+		var ce *clientconn.ConnectError
+		if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseTransport || ce.StatusCode != status {
 			t.Errorf("status %d: err = %v", status, err)
 		}
 		if got := obs.responses(); !reflect.DeepEqual(got, []string{"negotiate 200", "poll " + strconv.Itoa(status)}) {

@@ -86,7 +86,7 @@ func webSocketURL(endpoint *url.URL, connectionToken string) *url.URL {
 }
 
 // negotiate runs negotiate against endpoint, following redirects, and
-// returns a *ConnectError on failure.
+// returns a *clientconn.ConnectError on failure.
 func negotiate(ctx context.Context, o *Options, endpoint *url.URL) (*negotiation, error) {
 	token := o.AccessToken
 	for range maxNegotiateRequests {
@@ -98,13 +98,13 @@ func negotiate(ctx context.Context, o *Options, endpoint *url.URL) (*negotiation
 			return finishNegotiation(endpoint, token, resp)
 		}
 		if endpoint, err = parseEndpoint(resp.URL); err != nil {
-			return nil, newConnectError(PhaseNegotiate, fmt.Errorf("redirect: %w", err))
+			return nil, clientconn.NewConnectError(clientconn.PhaseNegotiate, fmt.Errorf("redirect: %w", err))
 		}
 		if resp.AccessToken != "" {
 			token = resp.AccessToken
 		}
 	}
-	return nil, newConnectError(PhaseNegotiate, fmt.Errorf("more than %d negotiate redirects", maxNegotiateRequests-1))
+	return nil, clientconn.NewConnectError(clientconn.PhaseNegotiate, fmt.Errorf("more than %d negotiate redirects", maxNegotiateRequests-1))
 }
 
 func finishNegotiation(endpoint *url.URL, token string, resp *signalr.NegotiateResponse) (*negotiation, error) {
@@ -120,7 +120,7 @@ func finishNegotiation(endpoint *url.URL, token string, resp *signalr.NegotiateR
 		n.connectionToken = n.connectionID
 	}
 	if n.connectionToken == "" {
-		return nil, newConnectError(PhaseNegotiate, fmt.Errorf("%w: negotiate response has no connectionId", signalr.ErrProtocol))
+		return nil, clientconn.NewConnectError(clientconn.PhaseNegotiate, fmt.Errorf("%w: negotiate response has no connectionId", signalr.ErrProtocol))
 	}
 	return n, nil
 }
@@ -129,24 +129,24 @@ func finishNegotiation(endpoint *url.URL, token string, resp *signalr.NegotiateR
 func postNegotiate(ctx context.Context, o *Options, endpoint *url.URL, token string) (*signalr.NegotiateResponse, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, negotiateURL(endpoint).String(), http.NoBody)
 	if err != nil {
-		return nil, newConnectError(PhaseNegotiate, redact.URLError(err))
+		return nil, clientconn.NewConnectError(clientconn.PhaseNegotiate, redact.URLError(err))
 	}
 	req.Header = requestHeaders(o.Headers, token)
 	res, err := o.HTTPClient.Do(req)
 	if err != nil {
-		return nil, newConnectError(PhaseNegotiate, redact.URLError(err))
+		return nil, clientconn.NewConnectError(clientconn.PhaseNegotiate, redact.URLError(err))
 	}
 	defer res.Body.Close()
-	o.Observer.HTTPResponse(PhaseNegotiate, res.StatusCode)
+	o.Observer.HTTPResponse(clientconn.PhaseNegotiate, res.StatusCode)
 	if res.StatusCode != http.StatusOK {
-		return nil, statusError(PhaseNegotiate, res)
+		return nil, statusError(clientconn.PhaseNegotiate, res)
 	}
 	body, err := io.ReadAll(io.LimitReader(res.Body, maxNegotiateBody+1))
 	if err != nil {
-		return nil, newConnectError(PhaseNegotiate, fmt.Errorf("reading negotiate response: %w", err))
+		return nil, clientconn.NewConnectError(clientconn.PhaseNegotiate, fmt.Errorf("reading negotiate response: %w", err))
 	}
 	if len(body) > maxNegotiateBody {
-		return nil, newConnectError(PhaseNegotiate, fmt.Errorf("%w: negotiate response larger than %d bytes", signalr.ErrProtocol, maxNegotiateBody))
+		return nil, clientconn.NewConnectError(clientconn.PhaseNegotiate, fmt.Errorf("%w: negotiate response larger than %d bytes", signalr.ErrProtocol, maxNegotiateBody))
 	}
 	return decodeNegotiateResponse(body)
 }
@@ -154,23 +154,23 @@ func postNegotiate(ctx context.Context, o *Options, endpoint *url.URL, token str
 func decodeNegotiateResponse(body []byte) (*signalr.NegotiateResponse, error) {
 	var r signalr.NegotiateResponse
 	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, newConnectError(PhaseNegotiate, fmt.Errorf("%w: invalid negotiate response: %v", signalr.ErrProtocol, err))
+		return nil, clientconn.NewConnectError(clientconn.PhaseNegotiate, fmt.Errorf("%w: invalid negotiate response: %v", signalr.ErrProtocol, err))
 	}
 	switch {
 	case r.Error != "":
-		return nil, newConnectError(PhaseNegotiate, fmt.Errorf("server refused negotiate: %s", r.Error))
+		return nil, clientconn.NewConnectError(clientconn.PhaseNegotiate, fmt.Errorf("server refused negotiate: %s", r.Error))
 	case r.ProtocolVersion != "":
-		return nil, newConnectError(PhaseNegotiate, errors.New("server is classic ASP.NET SignalR, not ASP.NET Core SignalR"))
+		return nil, clientconn.NewConnectError(clientconn.PhaseNegotiate, errors.New("server is classic ASP.NET SignalR, not ASP.NET Core SignalR"))
 	case r.UseStatefulReconnect:
-		return nil, newConnectError(PhaseNegotiate, fmt.Errorf("%w: server enabled stateful reconnect, which was not requested", signalr.ErrProtocol))
+		return nil, clientconn.NewConnectError(clientconn.PhaseNegotiate, fmt.Errorf("%w: server enabled stateful reconnect, which was not requested", signalr.ErrProtocol))
 	}
 	return &r, nil
 }
 
-// statusError turns a non-success HTTP response into a *ConnectError that
+// statusError turns a non-success HTTP response into a *clientconn.ConnectError that
 // keeps the start of the body for throttle classification.
-func statusError(phase string, res *http.Response) *ConnectError {
-	return &ConnectError{Phase: phase, StatusCode: res.StatusCode, Body: clientconn.ErrorBody(res),
+func statusError(phase string, res *http.Response) *clientconn.ConnectError {
+	return &clientconn.ConnectError{Phase: phase, StatusCode: res.StatusCode, Body: clientconn.ErrorBody(res),
 		Err: clientconn.Refusal("unexpected HTTP status", res.StatusCode, "is the URL a SignalR hub endpoint?")}
 }
 

@@ -5,13 +5,14 @@ import (
 	"net/url"
 	"testing"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // FuzzNegotiateResponse feeds arbitrary bytes through everything that reads a
 // negotiate answer: decoding, the v0/v1 id rules and the transport choice.
 // Whatever the server sends, the outcome is a negotiation or a
-// *ConnectError in the negotiate phase, never a panic.
+// *clientconn.ConnectError in the negotiate phase, never a panic.
 func FuzzNegotiateResponse(f *testing.F) {
 	for _, seed := range []string{
 		`{"connectionId":"a","connectionToken":"b","negotiateVersion":1,"availableTransports":[{"transport":"WebSockets","transferFormats":["Text","Binary"]}]}`,
@@ -48,8 +49,8 @@ func FuzzNegotiateResponse(f *testing.F) {
 
 func assertNegotiateError(t *testing.T, err error) {
 	t.Helper()
-	var ce *ConnectError
-	if !errors.As(err, &ce) || ce.Phase != PhaseNegotiate {
-		t.Fatalf("error %v is not a negotiate-phase ConnectError", err)
+	var ce *clientconn.ConnectError
+	if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseNegotiate {
+		t.Fatalf("error %v is not a negotiate-phase clientconn.ConnectError", err)
 	}
 }

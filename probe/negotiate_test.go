@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/signalr"
 )
 
@@ -159,9 +160,9 @@ func TestNegotiateFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, u := negotiateServer(t, tc.status, tc.body)
 			_, obs, err := runNegotiate(t, Options{URL: u})
-			var ce *ConnectError
-			if !errors.As(err, &ce) || ce.Phase != PhaseNegotiate {
-				t.Fatalf("err = %v, want a negotiate ConnectError", err)
+			var ce *clientconn.ConnectError
+			if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseNegotiate {
+				t.Fatalf("err = %v, want a negotiate clientconn.ConnectError", err)
 			}
 			if ce.StatusCode != tc.wantStatus {
 				t.Errorf("status %d, want %d", ce.StatusCode, tc.wantStatus)
@@ -185,7 +186,7 @@ func TestNegotiateFailures(t *testing.T) {
 func TestNegotiateErrorBodyIsTruncated(t *testing.T) {
 	_, u := negotiateServer(t, 503, strings.Repeat("x", 4000))
 	_, _, err := runNegotiate(t, Options{URL: u})
-	var ce *ConnectError
+	var ce *clientconn.ConnectError
 	if !errors.As(err, &ce) || len(ce.Body) != 512 {
 		t.Fatalf("err = %v, body length %d", err, len(ce.Body))
 	}
@@ -207,8 +208,8 @@ func TestNegotiateTransportChecks(t *testing.T) {
 	} {
 		_, u := negotiateServer(t, 200, body)
 		_, err := Dial(testCtx(t, 5*time.Second), Options{URL: u})
-		var ce *ConnectError
-		if !errors.As(err, &ce) || ce.Phase != PhaseNegotiate || !strings.Contains(err.Error(), want) {
+		var ce *clientconn.ConnectError
+		if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseNegotiate || !strings.Contains(err.Error(), want) {
 			t.Errorf("err = %v, want negotiate error with %q", err, want)
 		}
 	}
@@ -367,9 +368,9 @@ func TestNegotiateHonoursContextDeadline(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	_, err := Dial(ctx, Options{URL: srv.URL + "/hub"})
-	var ce *ConnectError
-	if !errors.As(err, &ce) || ce.Phase != PhaseTimeout || !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v, want a timeout ConnectError", err)
+	var ce *clientconn.ConnectError
+	if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseTimeout || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want a timeout clientconn.ConnectError", err)
 	}
 	if elapsed := time.Since(start); elapsed > 3*time.Second {
 		t.Errorf("Dial returned after %s", elapsed)
@@ -387,8 +388,8 @@ func TestDialErrorsDoNotLeakSecrets(t *testing.T) {
 		http.Error(w, "gone", http.StatusNotFound)
 	}))
 	_, err := Dial(testCtx(t, 5*time.Second), Options{URL: srv.URL + "/hub?access_token=query-secret", AccessToken: "header-secret"})
-	var ce *ConnectError
-	if !errors.As(err, &ce) || ce.Phase != PhaseTransport || ce.StatusCode != 404 {
+	var ce *clientconn.ConnectError
+	if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseTransport || ce.StatusCode != 404 {
 		t.Fatalf("err = %v, want transport 404", err)
 	}
 	for _, secret := range []string{"conn-secret", "query-secret", "header-secret"} {
@@ -409,7 +410,7 @@ func TestDialErrorsDoNotLeakSecrets(t *testing.T) {
 
 func TestUnsupportedTransport(t *testing.T) {
 	_, err := Dial(context.Background(), Options{URL: "http://127.0.0.1:1/hub", Transport: "carrier-pigeon"})
-	var ce *ConnectError
+	var ce *clientconn.ConnectError
 	if err == nil || errors.As(err, &ce) || !strings.Contains(err.Error(), `unknown transport "carrier-pigeon"`) {
 		t.Errorf("err = %v", err)
 	}

@@ -24,7 +24,7 @@ type Options struct {
 	// Transport is TransportWebSockets (the default), TransportSSE or
 	// TransportLongPolling; the negotiate names (ServerSentEvents,
 	// LongPolling) are accepted too. Negotiate must offer it with the hub
-	// protocol's transfer format, or Dial fails in PhaseNegotiate.
+	// protocol's transfer format, or Dial fails in clientconn.PhaseNegotiate.
 	// MessagePack cannot go over server-sent events, which carry text only.
 	Transport string
 	// FallbackTransports are tried in order when negotiate does not offer
@@ -54,7 +54,7 @@ type Options struct {
 	ServerTimeout time.Duration
 	// WriteTimeout bounds the write of one message. A write that cannot
 	// finish in time means the server stopped reading (a half-open
-	// connection), and the connection ends with ErrServerTimeout. Zero
+	// connection), and the connection ends with clientconn.ErrServerTimeout. Zero
 	// leaves writes bounded by their context alone. Server-sent events and
 	// long polling queue writes for the next POST, so it bounds each POST
 	// instead, and defaults there to ServerTimeout.
@@ -74,7 +74,7 @@ type Options struct {
 	// If its Transport is an *http.Transport, the WebSocket dial uses the
 	// same TLS configuration and proxy.
 	HTTPClient *http.Client
-	Observer   Observer
+	Observer   clientconn.Observer
 	// Handlers maps server-to-client targets (matched case-insensitively)
 	// to their handlers. They are installed before the handshake, so
 	// messages sent right after it (such as an OnConnected greeting) are

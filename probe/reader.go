@@ -118,16 +118,16 @@ func (c *Conn) releaseReadBuf(force bool) {
 // describeReadError turns what stopped the reader into the connection's
 // end reason.
 func (c *Conn) describeReadError(err error) error {
-	var closeErr *CloseError
+	var closeErr *clientconn.CloseError
 	var transportErr *TransportError
 	var wsClose *websocket.CloseError
 	switch {
-	case errors.As(err, &closeErr), errors.Is(err, signalr.ErrProtocol), errors.Is(err, ErrServerTimeout):
+	case errors.As(err, &closeErr), errors.Is(err, signalr.ErrProtocol), errors.Is(err, clientconn.ErrServerTimeout):
 		return err
 	case errors.As(err, &transportErr) && !clientconn.IsTimeout(err):
 		return err
 	case clientconn.IsTimeout(err):
-		return fmt.Errorf("%w: nothing received for %s", ErrServerTimeout, c.serverTimeout)
+		return fmt.Errorf("%w: nothing received for %s", clientconn.ErrServerTimeout, c.serverTimeout)
 	case errors.As(err, &wsClose):
 		return fmt.Errorf("probe: server closed the WebSocket without a Close message: %w", err)
 	}

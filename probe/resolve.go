@@ -4,6 +4,8 @@ import (
 	"net"
 	"net/url"
 	"strings"
+
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 )
 
 // reservedHostError fails at once for hosts under .invalid, which RFC 6761
@@ -16,11 +18,11 @@ func reservedHostError(endpoint *url.URL, skipNegotiation bool) error {
 	if host != "invalid" && !strings.HasSuffix(host, ".invalid") {
 		return nil
 	}
-	phase := PhaseNegotiate
+	phase := clientconn.PhaseNegotiate
 	if skipNegotiation {
-		phase = PhaseTransport
+		phase = clientconn.PhaseTransport
 	}
-	return &ConnectError{Phase: phase, Err: &net.DNSError{
+	return &clientconn.ConnectError{Phase: phase, Err: &net.DNSError{
 		Err:        "no such host (.invalid names never resolve)",
 		Name:       endpoint.Hostname(),
 		IsNotFound: true,

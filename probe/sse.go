@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/internal/redact"
 	"github.com/hubprobe/hubprobe/signalr"
 )
@@ -24,7 +25,7 @@ type sseTransport struct {
 	frame  bytes.Reader
 }
 
-// dialSSE opens the event stream; failures are *ConnectError.
+// dialSSE opens the event stream; failures are *clientconn.ConnectError.
 func dialSSE(ctx context.Context, o *Options, target *transportTarget) (*sseTransport, error) {
 	h := newHTTPTransport(o, target, TransportSSE)
 	header := h.header.Clone()
@@ -33,7 +34,7 @@ func dialSSE(ctx context.Context, o *Options, target *transportTarget) (*sseTran
 	req, err := h.newRequest(h.ctx, http.MethodGet, h.url, nil, header)
 	if err != nil {
 		h.close()
-		return nil, newConnectError(PhaseTransport, err)
+		return nil, clientconn.NewConnectError(clientconn.PhaseTransport, err)
 	}
 	res, err := h.openStreamRequest(ctx, o, req, EndpointSSE)
 	if err != nil {
@@ -42,7 +43,7 @@ func dialSSE(ctx context.Context, o *Options, target *transportTarget) (*sseTran
 	if ct := res.Header.Get("Content-Type"); !isEventStream(ct) {
 		res.Body.Close()
 		h.close()
-		return nil, &ConnectError{Phase: PhaseTransport, StatusCode: res.StatusCode,
+		return nil, &clientconn.ConnectError{Phase: clientconn.PhaseTransport, StatusCode: res.StatusCode,
 			Err: fmt.Errorf("server answered the event stream request with Content-Type %q", ct)}
 	}
 	return &sseTransport{httpTransport: h, body: res.Body, events: newSSEReader(res.Body, int(o.MaxMessageSize))}, nil

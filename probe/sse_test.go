@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/internal/testlocal"
 	"github.com/hubprobe/hubprobe/signalr"
 	"github.com/hubprobe/hubprobe/throttle"
@@ -150,7 +151,7 @@ func TestSSEStreamEndClosesConnection(t *testing.T) {
 	if !errors.As(c.Err(), &te) || te.Transport != TransportSSE || !strings.Contains(te.Error(), "ended the event stream") {
 		t.Errorf("Err = %v, want the stream's end", c.Err())
 	}
-	if err := <-invoked; !errors.Is(err, ErrClosed) || !errors.As(err, &te) {
+	if err := <-invoked; !errors.Is(err, clientconn.ErrClosed) || !errors.As(err, &te) {
 		t.Errorf("pending Invoke: %v", err)
 	}
 }
@@ -180,7 +181,7 @@ func TestSSEServerTimeout(t *testing.T) {
 	h := newFakeHub(t, TransportSSE)
 	c := h.mustDial(t, nil, func(o *Options) { o.ServerTimeout = 200 * time.Millisecond; o.KeepAliveInterval = time.Hour })
 	testlocal.WaitDone(t, c, 3*time.Second)
-	if !errors.Is(c.Err(), ErrServerTimeout) || !strings.Contains(c.Err().Error(), "nothing received for 200ms") {
+	if !errors.Is(c.Err(), clientconn.ErrServerTimeout) || !strings.Contains(c.Err().Error(), "nothing received for 200ms") {
 		t.Errorf("Err = %v", c.Err())
 	}
 }
@@ -190,8 +191,8 @@ func TestSSEHandshakeTimeout(t *testing.T) {
 	h := newFakeHub(t, TransportSSE)
 	h.noHandshake.Store(true)
 	_, err := h.dial(t, nil, func(o *Options) { o.HandshakeTimeout = 200 * time.Millisecond })
-	var ce *ConnectError
-	if !errors.As(err, &ce) || ce.Phase != PhaseTimeout || !strings.Contains(err.Error(), "handshake: no response after") {
+	var ce *clientconn.ConnectError
+	if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseTimeout || !strings.Contains(err.Error(), "handshake: no response after") {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -216,12 +217,12 @@ func TestSSEStreamRefused(t *testing.T) {
 				tc.handler(w, r)
 			}))
 			_, err := Dial(testCtx(t, 5*time.Second), Options{URL: srv.URL + "/hub", Transport: "ServerSentEvents"})
-			var ce *ConnectError
-			if !errors.As(err, &ce) || ce.Phase != PhaseTransport || ce.StatusCode != tc.status || !strings.Contains(err.Error(), tc.want) {
+			var ce *clientconn.ConnectError
+			if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseTransport || ce.StatusCode != tc.status || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v", err)
 			}
 			if tc.status == 429 {
-				if reason, ok := ClassifyThrottle(err); !ok || reason != throttle.ConnectionLimit {
+				if reason, ok := clientconn.ClassifyThrottle(err); !ok || reason != throttle.ConnectionLimit {
 					t.Errorf("classified %q, %v", reason, ok)
 				}
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/philippseith/signalr"
 
 	"github.com/hubprobe/hubprobe/internal/benchhub"
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/internal/testlocal"
 )
 
@@ -115,7 +116,7 @@ func TestThirdPartySSEKeepAlive(t *testing.T) {
 	alive, _ := dialThirdParty(t, h, func(o *Options) { useSSE(o); o.KeepAliveInterval = 100 * time.Millisecond })
 	silent, _ := dialThirdParty(t, h, func(o *Options) { useSSE(o); o.KeepAliveInterval = time.Hour })
 	testlocal.WaitDone(t, silent, 5*time.Second)
-	var ce *CloseError
+	var ce *clientconn.CloseError
 	if !errors.As(silent.Err(), &ce) || !strings.Contains(ce.Message, "timeout") {
 		t.Errorf("silent connection ended with %v, want the server's timeout Close", silent.Err())
 	}

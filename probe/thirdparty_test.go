@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/internal/testlocal"
 	"github.com/philippseith/signalr"
 )
@@ -226,7 +227,7 @@ func TestThirdPartyKeepAlive(t *testing.T) {
 	silent, _ := dialThirdParty(t, h, func(o *Options) { o.KeepAliveInterval = time.Hour })
 
 	testlocal.WaitDone(t, silent, 5*time.Second)
-	var ce *CloseError
+	var ce *clientconn.CloseError
 	if !errors.As(silent.Err(), &ce) || !strings.Contains(ce.Message, "timeout") {
 		t.Errorf("silent connection ended with %v, want the server's timeout Close", silent.Err())
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/signalr"
 )
 
@@ -115,7 +116,7 @@ func containsString(list []string, s string) bool {
 }
 
 // chooseTransport returns the first candidate the server offers with
-// format, or a negotiate ConnectError saying why each one is unusable.
+// format, or a negotiate clientconn.ConnectError saying why each one is unusable.
 func chooseTransport(n *negotiation, candidates []string, format signalr.TransferFormat) (string, error) {
 	reasons := make([]string, 0, len(candidates))
 	for _, name := range candidates {
@@ -125,7 +126,7 @@ func chooseTransport(n *negotiation, candidates []string, format signalr.Transfe
 		}
 		reasons = append(reasons, reason)
 	}
-	return "", newConnectError(PhaseNegotiate, fmt.Errorf("%s (it offers %s)",
+	return "", clientconn.NewConnectError(clientconn.PhaseNegotiate, fmt.Errorf("%s (it offers %s)",
 		strings.Join(reasons, "; "), describeOffer(n.transports)))
 }
 
@@ -190,7 +191,7 @@ func resolveTarget(ctx context.Context, o *Options, endpoint *url.URL) (*transpo
 		accessToken: n.accessToken, connectionID: n.connectionID}, nil
 }
 
-// openTransport connects the chosen transport; failures are *ConnectError.
+// openTransport connects the chosen transport; failures are *clientconn.ConnectError.
 func openTransport(ctx context.Context, o *Options, t *transportTarget) (transport, error) {
 	switch t.name {
 	case TransportSSE:

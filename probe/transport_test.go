@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/signalr"
 )
 
@@ -56,11 +57,11 @@ func TestTransportSelection(t *testing.T) {
 			}
 			candidates, _ := o.transportCandidates()
 			got, err := chooseTransport(n, candidates, o.Protocol.TransferFormat())
-			var ce *ConnectError
+			var ce *clientconn.ConnectError
 			switch {
 			case err == nil && got != tc.want:
 				t.Errorf("chose %s, want %s", got, tc.want)
-			case err != nil && (!errors.As(err, &ce) || ce.Phase != PhaseNegotiate || !strings.Contains(err.Error(), tc.want)):
+			case err != nil && (!errors.As(err, &ce) || ce.Phase != clientconn.PhaseNegotiate || !strings.Contains(err.Error(), tc.want)):
 				t.Errorf("err = %v, want a negotiate error with %q", err, tc.want)
 			}
 		})

@@ -22,11 +22,11 @@ import (
 type wsTransport struct {
 	ws           *websocket.Conn
 	frameType    int
-	obs          Observer
+	obs          clientconn.Observer
 	writeTimeout time.Duration
 }
 
-// dialWebSocket opens the transport and returns a *ConnectError on failure.
+// dialWebSocket opens the transport and returns a *clientconn.ConnectError on failure.
 func dialWebSocket(ctx context.Context, o *Options, target *url.URL, token string) (*wsTransport, error) {
 	d := websocket.Dialer{
 		Proxy:             http.ProxyFromEnvironment,
@@ -42,9 +42,9 @@ func dialWebSocket(ctx context.Context, o *Options, target *url.URL, token strin
 	ws, res, err := d.DialContext(ctx, target.String(), requestHeaders(o.Headers, token))
 	if err != nil {
 		if res != nil && res.StatusCode != http.StatusSwitchingProtocols {
-			return nil, statusError(PhaseTransport, res)
+			return nil, statusError(clientconn.PhaseTransport, res)
 		}
-		return nil, newConnectError(PhaseTransport, redact.URLError(err))
+		return nil, clientconn.NewConnectError(clientconn.PhaseTransport, redact.URLError(err))
 	}
 	return &wsTransport{ws: ws, frameType: frameTypeFor(o.Protocol.TransferFormat()), obs: o.Observer, writeTimeout: o.WriteTimeout}, nil
 }
@@ -87,7 +87,7 @@ func (t *wsTransport) shutdown(deadline time.Time) {
 // server sees an orderly end rather than a reset.
 func (t *wsTransport) goodbye(reason error) {
 	code := websocket.CloseNormalClosure
-	var closeErr *CloseError
+	var closeErr *clientconn.CloseError
 	switch {
 	case errors.As(reason, &closeErr):
 	case errors.Is(reason, signalr.ErrProtocol):

@@ -64,7 +64,7 @@ func (c *Conn) writeFrame(ctx context.Context, b []byte) error {
 // "broken pipe" is the reason only if the reader has nothing to say.
 func (c *Conn) endOnWriteError(err error) {
 	var te *TransportError
-	socketErr := !clientconn.IsTimeout(err) && !errors.Is(err, ErrServerTimeout) && !errors.As(err, &te)
+	socketErr := !clientconn.IsTimeout(err) && !errors.Is(err, clientconn.ErrServerTimeout) && !errors.As(err, &te)
 	if socketErr && c.state.EndsWithin(clientconn.WriteErrorGrace) {
 		return
 	}
@@ -73,11 +73,11 @@ func (c *Conn) endOnWriteError(err error) {
 
 func (c *Conn) describeWriteError(err error) error {
 	var te *TransportError
-	if errors.Is(err, ErrServerTimeout) || errors.As(err, &te) {
+	if errors.Is(err, clientconn.ErrServerTimeout) || errors.As(err, &te) {
 		return err // a failed POST, already explained
 	}
 	if c.writeTimeout > 0 && clientconn.IsTimeout(err) {
-		return fmt.Errorf("%w: a write did not finish within %s; the server stopped reading", ErrServerTimeout, c.writeTimeout)
+		return fmt.Errorf("%w: a write did not finish within %s; the server stopped reading", clientconn.ErrServerTimeout, c.writeTimeout)
 	}
 	return fmt.Errorf("probe: write failed: %w", err)
 }

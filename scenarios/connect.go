@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/probe"
 	"github.com/hubprobe/hubprobe/signalr"
 )
@@ -117,11 +118,11 @@ func (rn *Runner) connect(parent context.Context, run *Run, dial dialFunc, i int
 // server's words), or which setting ran out when an attempt timed out on
 // connect_timeout rather than on the run's own timeout.
 func (rn *Runner) describeConnectError(parent, ctx context.Context, err error) error {
-	if reason, ok := probe.ClassifyThrottle(err); ok {
+	if reason, ok := clientconn.ClassifyThrottle(err); ok {
 		return fmt.Errorf("throttled (%s): %w", reason, err)
 	}
-	var ce *probe.ConnectError
-	if !errors.As(err, &ce) || ce.Phase != probe.PhaseTimeout || parent.Err() != nil {
+	var ce *clientconn.ConnectError
+	if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseTimeout || parent.Err() != nil {
 		return err
 	}
 	// A read deadline taken from ctx can fire a moment before ctx itself

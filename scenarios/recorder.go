@@ -3,7 +3,7 @@ package scenarios
 import (
 	"time"
 
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 )
 
 // Recorder receives what a scenario run measures. The exporter implements it
@@ -12,7 +12,7 @@ import (
 // every method is called from many connection goroutines at once, so
 // implementations keep each call cheap and non-blocking.
 type Recorder interface {
-	// HTTPResponse, BytesSent and BytesReceived make a Recorder a probe.Observer.
+	// HTTPResponse, BytesSent and BytesReceived make a Recorder a clientconn.Observer.
 	HTTPResponse(endpoint string, code int)
 	BytesSent(n int)
 	BytesReceived(n int)
@@ -40,10 +40,10 @@ type Recorder interface {
 // client's connect phases, so a failed connect is counted under the phase
 // it failed in.
 const (
-	FailNegotiate = probe.PhaseNegotiate
-	FailTransport = probe.PhaseTransport
-	FailHandshake = probe.PhaseHandshake
-	FailTimeout   = probe.PhaseTimeout
+	FailNegotiate = clientconn.PhaseNegotiate
+	FailTransport = clientconn.PhaseTransport
+	FailHandshake = clientconn.PhaseHandshake
+	FailTimeout   = clientconn.PhaseTimeout
 	FailThrottled = "throttled"
 	FailClosed    = "closed"
 )

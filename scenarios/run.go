@@ -13,7 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 )
 
 // Endpoint is where and how a run reaches its hub, resolved from a target.
@@ -369,7 +369,7 @@ func (rn *Runner) checkDropped(run *Run) error {
 // recordFailure counts a failed or dropped connection under its reason and,
 // when the hub was throttling, under the throttle reason too.
 func (rn *Runner) recordFailure(run *Run, err error, fallback string) {
-	if reason, ok := probe.ClassifyThrottle(err); ok {
+	if reason, ok := clientconn.ClassifyThrottle(err); ok {
 		run.tracker.throttle(reason)
 		rn.Recorder.ConnectionFailed(FailThrottled)
 		return
@@ -378,10 +378,10 @@ func (rn *Runner) recordFailure(run *Run, err error, fallback string) {
 }
 
 func failureReason(err error, fallback string) string {
-	var ce *probe.ConnectError
+	var ce *clientconn.ConnectError
 	if errors.As(err, &ce) {
 		switch ce.Phase {
-		case probe.PhaseNegotiate, probe.PhaseTransport, probe.PhaseHandshake, probe.PhaseTimeout:
+		case clientconn.PhaseNegotiate, clientconn.PhaseTransport, clientconn.PhaseHandshake, clientconn.PhaseTimeout:
 			return ce.Phase
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/azure"
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/probe"
 )
 
@@ -96,7 +97,7 @@ func (s *refusedSends) add(run *Run, pause *Pause, err error) bool {
 	if !ok {
 		// A connection closed for throttling cannot send again; it is
 		// counted when the drop is recorded. The target pauses all the same.
-		if reason, closed := probe.ClassifyThrottle(err); closed {
+		if reason, closed := clientconn.ClassifyThrottle(err); closed {
 			pause.Throttle(reason, 0, time.Now())
 		}
 		return false

@@ -185,7 +185,7 @@ func quantilesOf(h *hdrhistogram.Histogram) Quantiles {
 	return Quantiles{P50: q(50), P90: q(90), P99: q(99), Max: time.Duration(h.Max()) * time.Microsecond}
 }
 
-// observer adapts the tracker to probe.Observer, counting this run's bytes
+// observer adapts the tracker to clientconn.Observer, counting this run's bytes
 // as well as forwarding them to the recorder.
 type observer struct{ t *tracker }
 

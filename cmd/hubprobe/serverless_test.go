@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/azure"
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/probe"
 	"github.com/hubprobe/hubprobe/throttle"
 )
@@ -139,7 +140,7 @@ func TestHubCommandEmulatesTheService(t *testing.T) {
 	defer first.Close(context.Background())
 	if _, err := dial(); err == nil {
 		t.Error("a second connection was accepted past --connection-quota 1")
-	} else if reason, ok := probe.ClassifyThrottle(err); !ok || reason != throttle.ConnectionLimit {
+	} else if reason, ok := clientconn.ClassifyThrottle(err); !ok || reason != throttle.ConnectionLimit {
 		t.Errorf("second connection: %v (classified %q), want connection_limit", err, reason)
 	}
 	resp, err := http.Post("http://"+addr+"/signalrbench/negotiate", "text/plain", nil)

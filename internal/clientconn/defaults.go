@@ -11,7 +11,7 @@ func OrDefault[T time.Duration | int64](v, def T) T {
 	return v
 }
 
-// NopObserver is the probe.Observer of a connection whose caller gave
+// NopObserver is the Observer of a connection whose caller gave
 // none: it discards what it is told.
 type NopObserver struct{}
 

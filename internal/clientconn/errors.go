@@ -10,9 +10,9 @@ import (
 	"os"
 )
 
-// ErrClosed is returned by calls on a connection that has ended, joined
-// with the reason it ended. Both clients document it as probe.ErrClosed,
-// which is this value; its text keeps probe's prefix for that reason.
+// ErrClosed is returned by calls on a connection of either client that has
+// ended, joined with the reason it ended. Like every failure both clients
+// share, its text starts "probe:", the name their errors have always had.
 var ErrClosed = errors.New("probe: connection closed")
 
 // MaxErrorBody bounds what a refused response's body contributes to an

@@ -9,8 +9,8 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/internal/testlocal"
-	"github.com/hubprobe/hubprobe/probe"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
@@ -69,7 +69,7 @@ func TestBadBytesEndTheConnectionWithAReason(t *testing.T) {
 			if code := <-codes; code != want {
 				t.Errorf("client closed with %d, want %d", code, want)
 			}
-			if err := c.JoinGroup(context.Background(), "g"); !errors.Is(err, probe.ErrClosed) || !errors.Is(err, ErrProtocol) {
+			if err := c.JoinGroup(context.Background(), "g"); !errors.Is(err, clientconn.ErrClosed) || !errors.Is(err, ErrProtocol) {
 				t.Errorf("call after the failure: %v", err)
 			}
 			noSecret(t, err, o.AccessToken)
@@ -118,8 +118,8 @@ func TestBadBytesBeforeConnectedFailTheHandshake(t *testing.T) {
 			s.closeCode()
 		})
 		_, err := Dial(testlocal.Ctx(t, 5*time.Second), svc.options("u", webpubsub.ProtocolJSON))
-		var ce *probe.ConnectError
-		if !errors.As(err, &ce) || ce.Phase != probe.PhaseHandshake || !errors.Is(err, ErrProtocol) {
+		var ce *clientconn.ConnectError
+		if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseHandshake || !errors.Is(err, ErrProtocol) {
 			t.Errorf("%s: %v, want a handshake ConnectError wrapping ErrProtocol", name, err)
 		}
 	}
@@ -136,8 +136,8 @@ func TestBadBytesBeforeConnectedFailTheHandshake(t *testing.T) {
 func TestSubprotocolNotAcceptedFailsTheHandshake(t *testing.T) {
 	svc := newTestService(t, func(s *svcConn) { s.closeCode() }, func(s *testService) { s.upgrader.Subprotocols = nil })
 	_, err := Dial(testlocal.Ctx(t, 5*time.Second), svc.options("u", webpubsub.ProtocolJSONReliable))
-	var ce *probe.ConnectError
-	if !errors.As(err, &ce) || ce.Phase != probe.PhaseHandshake || !strings.Contains(err.Error(), "did not accept subprotocol") {
+	var ce *clientconn.ConnectError
+	if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseHandshake || !strings.Contains(err.Error(), "did not accept subprotocol") {
 		t.Errorf("err %v", err)
 	}
 }

@@ -8,13 +8,13 @@
 // connection alive with pings. It does not reconnect or recover a
 // dropped connection: a probe reports the drop instead.
 //
-// Its errors are probe's types wherever the SignalR client has the same
-// failure: *probe.ConnectError (with its phases) for a failed Dial,
-// *probe.CloseError when the service said why it ended the connection,
-// probe.ErrClosed and probe.ErrServerTimeout. The scenarios and
-// probe.ClassifyThrottle then read both clients' failures alike, and one
-// probe.Observer counts both clients' bytes. Only what SignalR has no word
-// for is new here: ErrProtocol and the failed ack, *AckError.
+// Its failures are the ones both clients share (package clientconn):
+// *ConnectError (with its phases) for a failed Dial, *CloseError when the
+// service said why it ended the connection, ErrClosed and
+// ErrServerTimeout. The scenarios and ClassifyThrottle then read both
+// clients' failures alike, and one Observer counts both clients' bytes.
+// Only what SignalR has no word for is new here: ErrProtocol and the
+// failed ack, *AckError.
 package client
 
 import (
@@ -27,7 +27,6 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/hubprobe/hubprobe/internal/clientconn"
-	"github.com/hubprobe/hubprobe/probe"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
@@ -47,7 +46,7 @@ const (
 // from timers.
 type Conn struct {
 	ws           *websocket.Conn
-	obs          probe.Observer
+	obs          clientconn.Observer
 	protocol     string
 	reliable     bool
 	connectionID string
@@ -80,7 +79,7 @@ type Conn struct {
 
 // Dial opens the WebSocket with the chosen subprotocol and waits for the
 // service's connected message. ctx bounds the whole attempt, not the
-// connection's life. Failures are *probe.ConnectError (PhaseTransport for
+// connection's life. Failures are *clientconn.ConnectError (PhaseTransport for
 // the upgrade, PhaseHandshake for the wait, PhaseTimeout when time ran
 // out), except for invalid Options.
 func Dial(ctx context.Context, opts Options) (*Conn, error) {
@@ -153,15 +152,15 @@ func (c *Conn) Protocol() string { return c.protocol }
 func (c *Conn) Done() <-chan struct{} { return c.state.Done() }
 
 // Err is nil while the connection is open and after a clean Close. It is
-// a *probe.CloseError when the service sent a disconnected message (or a
+// a *clientconn.CloseError when the service sent a disconnected message (or a
 // WebSocket close with a reason), an error wrapping ErrProtocol or
-// probe.ErrServerTimeout for those failures, or the I/O error that ended
+// clientconn.ErrServerTimeout for those failures, or the I/O error that ended
 // the connection.
 func (c *Conn) Err() error { return c.state.Err() }
 
 // Close ends the connection in order: a WebSocket close frame 1000, a
 // short wait for the service's answer, then the socket closes. Requests
-// still waiting for an ack fail with probe.ErrClosed. It returns nil, or
+// still waiting for an ack fail with clientconn.ErrClosed. It returns nil, or
 // the error that had already ended the connection.
 func (c *Conn) Close(ctx context.Context) error {
 	if !c.state.End(nil) {

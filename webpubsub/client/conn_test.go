@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
@@ -285,7 +285,7 @@ func TestCloseIsCleanAndEndsCalls(t *testing.T) {
 	if code := <-codes; code != 1000 {
 		t.Errorf("service saw close code %d, want 1000", code)
 	}
-	if err := c.JoinGroup(context.Background(), "g"); !errors.Is(err, probe.ErrClosed) {
+	if err := c.JoinGroup(context.Background(), "g"); !errors.Is(err, clientconn.ErrClosed) {
 		t.Errorf("JoinGroup after Close: %v", err)
 	}
 	if err := c.Close(context.Background()); err != nil || c.Err() != nil {

@@ -12,7 +12,6 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/internal/redact"
-	"github.com/hubprobe/hubprobe/probe"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
@@ -73,19 +72,19 @@ func dialWebSocket(ctx context.Context, o *Options, target string) (*websocket.C
 		if res != nil && res.StatusCode != http.StatusSwitchingProtocols {
 			return nil, upgradeRefused(res)
 		}
-		return nil, connectError(probe.PhaseTransport, redact.URLError(err))
+		return nil, connectError(clientconn.PhaseTransport, redact.URLError(err))
 	}
 	if got := ws.Subprotocol(); got != o.Protocol {
 		ws.Close()
-		return nil, &probe.ConnectError{Phase: probe.PhaseHandshake,
+		return nil, &clientconn.ConnectError{Phase: clientconn.PhaseHandshake,
 			Err: fmt.Errorf("the service did not accept subprotocol %s (it answered %q)", o.Protocol, limit(got, 64))}
 	}
 	ws.SetReadLimit(o.MaxMessageSize)
 	return ws, nil
 }
 
-func upgradeRefused(res *http.Response) *probe.ConnectError {
-	return &probe.ConnectError{Phase: probe.PhaseTransport, StatusCode: res.StatusCode, Body: clientconn.ErrorBody(res),
+func upgradeRefused(res *http.Response) *clientconn.ConnectError {
+	return &clientconn.ConnectError{Phase: clientconn.PhaseTransport, StatusCode: res.StatusCode, Body: clientconn.ErrorBody(res),
 		Err: clientconn.Refusal("WebSocket upgrade refused with HTTP", res.StatusCode, "is the URL a Web PubSub client endpoint, /client/hubs/{hub}?")}
 }
 
@@ -99,7 +98,7 @@ func (c *Conn) handshake(ctx context.Context, timeout time.Duration) error {
 	stop := context.AfterFunc(ctx, func() { c.ws.Close() })
 	err := c.awaitConnected(deadline)
 	if !stop() {
-		return connectError(probe.PhaseHandshake, ctx.Err())
+		return connectError(clientconn.PhaseHandshake, ctx.Err())
 	}
 	return err
 }
@@ -111,11 +110,11 @@ func (c *Conn) awaitConnected(deadline time.Time) error {
 	for {
 		bp, err := c.nextFrame(deadline)
 		if clientconn.IsTimeout(err) {
-			return &probe.ConnectError{Phase: probe.PhaseTimeout,
+			return &clientconn.ConnectError{Phase: clientconn.PhaseTimeout,
 				Err: fmt.Errorf("handshake: no connected message after %s: %w", time.Since(began).Round(time.Millisecond), err)}
 		}
 		if err != nil {
-			return connectError(probe.PhaseHandshake, c.describeReadError(err))
+			return connectError(clientconn.PhaseHandshake, c.describeReadError(err))
 		}
 		connected, err := c.handshakeFrame(*bp)
 		clientconn.PutBuf(bp)
@@ -131,14 +130,14 @@ func (c *Conn) handshakeFrame(data []byte) (connected bool, err error) {
 		if errors.Is(err, webpubsub.ErrUnknownType) {
 			return false, nil
 		}
-		return false, connectError(probe.PhaseHandshake, fmt.Errorf("%w: %w", ErrProtocol, err))
+		return false, connectError(clientconn.PhaseHandshake, fmt.Errorf("%w: %w", ErrProtocol, err))
 	}
 	switch f.Kind {
 	case webpubsub.KindConnected:
 		c.connectionID, c.userID = f.ConnectionID, f.UserID
 		return true, nil
 	case webpubsub.KindDisconnected:
-		return false, connectError(probe.PhaseHandshake, &probe.CloseError{Message: limit(f.Message, maxQuoted)})
+		return false, connectError(clientconn.PhaseHandshake, &clientconn.CloseError{Message: limit(f.Message, maxQuoted)})
 	}
-	return false, connectError(probe.PhaseHandshake, protocolError("a %v frame before the connected message", f.Kind))
+	return false, connectError(clientconn.PhaseHandshake, protocolError("a %v frame before the connected message", f.Kind))
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/hubprobe/hubprobe/internal/clientconn"
-	"github.com/hubprobe/hubprobe/probe"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
@@ -70,22 +69,22 @@ func protocolError(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrProtocol}, args...)...)
 }
 
-// connectError tags err with its phase, or with probe.PhaseTimeout when
+// connectError tags err with its phase, or with clientconn.PhaseTimeout when
 // the cause is running out of time (the text then keeps the phase).
-func connectError(phase string, err error) *probe.ConnectError {
+func connectError(phase string, err error) *clientconn.ConnectError {
 	if clientconn.IsTimeout(err) {
-		return &probe.ConnectError{Phase: probe.PhaseTimeout, Err: fmt.Errorf("%s did not finish in time: %w", phase, err)}
+		return &clientconn.ConnectError{Phase: clientconn.PhaseTimeout, Err: fmt.Errorf("%s did not finish in time: %w", phase, err)}
 	}
-	return &probe.ConnectError{Phase: phase, Err: err}
+	return &clientconn.ConnectError{Phase: phase, Err: err}
 }
 
 // closedByService describes a WebSocket close frame that came without a
 // disconnected message. Its reason text, when there is one, becomes a
-// *probe.CloseError so a throttling reason is classified like one given
+// *clientconn.CloseError so a throttling reason is classified like one given
 // in a disconnected message.
 func closedByService(e *websocket.CloseError) error {
 	if e.Text == "" {
 		return fmt.Errorf("webpubsub client: the service closed the WebSocket (code %d) without a disconnected message", e.Code)
 	}
-	return fmt.Errorf("webpubsub client: the service closed the WebSocket (code %d): %w", e.Code, &probe.CloseError{Message: limit(e.Text, maxQuoted)})
+	return fmt.Errorf("webpubsub client: the service closed the WebSocket (code %d): %w", e.Code, &clientconn.CloseError{Message: limit(e.Text, maxQuoted)})
 }

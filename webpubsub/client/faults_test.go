@@ -11,8 +11,8 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/internal/testlocal"
-	"github.com/hubprobe/hubprobe/probe"
 	"github.com/hubprobe/hubprobe/throttle"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
@@ -37,11 +37,11 @@ func TestRefusedUpgradeIsClassified(t *testing.T) {
 		o := svc.options("u", webpubsub.ProtocolJSON)
 		o.Observer = obs
 		_, err := Dial(testlocal.Ctx(t, 5*time.Second), o)
-		var ce *probe.ConnectError
-		if !errors.As(err, &ce) || ce.Phase != probe.PhaseTransport || ce.StatusCode != c.status || !strings.Contains(ce.Body, c.body) {
+		var ce *clientconn.ConnectError
+		if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseTransport || ce.StatusCode != c.status || !strings.Contains(ce.Body, c.body) {
 			t.Errorf("HTTP %d: err %v, want a transport ConnectError with status and body", c.status, err)
 		}
-		reason, throttled := probe.ClassifyThrottle(err)
+		reason, throttled := clientconn.ClassifyThrottle(err)
 		if reason != c.reason || throttled != (c.reason != "") {
 			t.Errorf("HTTP %d %q: ClassifyThrottle = %q, %v; want %q", c.status, c.body, reason, throttled, c.reason)
 		}
@@ -57,7 +57,7 @@ func TestWrongTokenIsRefused(t *testing.T) {
 	o := svc.options("u", webpubsub.ProtocolJSON)
 	o.AccessToken += "x"
 	_, err := Dial(testlocal.Ctx(t, 5*time.Second), o)
-	var ce *probe.ConnectError
+	var ce *clientconn.ConnectError
 	if !errors.As(err, &ce) || ce.StatusCode != 401 {
 		t.Fatalf("err %v, want HTTP 401", err)
 	}
@@ -78,12 +78,12 @@ func TestDisconnectedIsClassified(t *testing.T) {
 			s.closeCode()
 		})
 		_, err := Dial(testlocal.Ctx(t, 5*time.Second), svc.options("u", webpubsub.ProtocolJSON))
-		var ce *probe.ConnectError
-		var closeErr *probe.CloseError
-		if !errors.As(err, &ce) || ce.Phase != probe.PhaseHandshake || !errors.As(err, &closeErr) || closeErr.Message != k.message {
+		var ce *clientconn.ConnectError
+		var closeErr *clientconn.CloseError
+		if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseHandshake || !errors.As(err, &closeErr) || closeErr.Message != k.message {
 			t.Errorf("%q before connected: %v", k.message, err)
 		}
-		if reason, ok := probe.ClassifyThrottle(err); reason != k.reason || ok != (k.reason != "") {
+		if reason, ok := clientconn.ClassifyThrottle(err); reason != k.reason || ok != (k.reason != "") {
 			t.Errorf("%q before connected: ClassifyThrottle = %q, %v", k.message, reason, ok)
 		}
 		checkDisconnectedLater(t, k.message, k.reason)
@@ -108,12 +108,12 @@ func checkDisconnectedLater(t *testing.T, message, reason string) {
 	})
 	c := svc.dial(t, svc.options("u", webpubsub.ProtocolJSONReliable))
 	err := c.JoinGroup(context.Background(), "g")
-	var closeErr *probe.CloseError
-	if !errors.Is(err, probe.ErrClosed) || !errors.As(err, &closeErr) || closeErr.Message != message {
+	var closeErr *clientconn.CloseError
+	if !errors.Is(err, clientconn.ErrClosed) || !errors.As(err, &closeErr) || closeErr.Message != message {
 		t.Errorf("pending join: %v, want ErrClosed with the CloseError", err)
 	}
 	testlocal.WaitDone(t, c, 3*time.Second)
-	if got, ok := probe.ClassifyThrottle(c.Err()); got != reason || ok != (reason != "") {
+	if got, ok := clientconn.ClassifyThrottle(c.Err()); got != reason || ok != (reason != "") {
 		t.Errorf("%q: ClassifyThrottle(Err()) = %q, %v", message, got, ok)
 	}
 	if code := <-codes; code != websocket.CloseNormalClosure {
@@ -130,7 +130,7 @@ func TestWebSocketCloseReasonIsClassified(t *testing.T) {
 	})
 	c := svc.dial(t, svc.options("u", webpubsub.ProtocolJSON))
 	testlocal.WaitDone(t, c, 3*time.Second)
-	if reason, ok := probe.ClassifyThrottle(c.Err()); !ok || reason != throttle.ConnectionLimit || !strings.Contains(c.Err().Error(), "1008") {
+	if reason, ok := clientconn.ClassifyThrottle(c.Err()); !ok || reason != throttle.ConnectionLimit || !strings.Contains(c.Err().Error(), "1008") {
 		t.Errorf("Err %v classified %q, %v", c.Err(), reason, ok)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/internal/clientconn"
-	"github.com/hubprobe/hubprobe/probe"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
@@ -46,7 +45,7 @@ func checkHandle(t *testing.T, proto string, in []byte) {
 	c.lastAckID.Store(2)
 	c.acks[1], c.acks[2] = pendingAck{op: "join group", done: done}, pendingAck{op: "send event", done: done}
 	err := c.handle(in)
-	var closeErr *probe.CloseError
+	var closeErr *clientconn.CloseError
 	if err != nil && !errors.Is(err, ErrProtocol) && !errors.As(err, &closeErr) {
 		t.Fatalf("%s: error %v is neither ErrProtocol nor a CloseError", proto, err)
 	}

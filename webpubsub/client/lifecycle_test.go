@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/internal/testlocal"
-	"github.com/hubprobe/hubprobe/probe"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
@@ -23,8 +23,8 @@ func TestHandshakeTimesOut(t *testing.T) {
 	o.HandshakeTimeout = 200 * time.Millisecond
 	began := time.Now()
 	_, err := Dial(context.Background(), o)
-	var ce *probe.ConnectError
-	if !errors.As(err, &ce) || ce.Phase != probe.PhaseTimeout || !strings.Contains(err.Error(), "no connected message") {
+	var ce *clientconn.ConnectError
+	if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseTimeout || !strings.Contains(err.Error(), "no connected message") {
 		t.Errorf("err %v, want a timeout ConnectError", err)
 	}
 	if d := time.Since(began); d < 200*time.Millisecond || d > 2*time.Second {
@@ -33,7 +33,7 @@ func TestHandshakeTimesOut(t *testing.T) {
 	// The caller's deadline bounds the wait as well.
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 	defer cancel()
-	if _, err := Dial(ctx, svc.options("u", webpubsub.ProtocolJSON)); !errors.As(err, &ce) || ce.Phase != probe.PhaseTimeout {
+	if _, err := Dial(ctx, svc.options("u", webpubsub.ProtocolJSON)); !errors.As(err, &ce) || ce.Phase != clientconn.PhaseTimeout {
 		t.Errorf("ctx deadline: %v", err)
 	}
 }
@@ -49,7 +49,7 @@ func TestServerSilenceEndsTheConnection(t *testing.T) {
 	o.KeepAliveInterval = time.Hour
 	c := svc.dial(t, o)
 	testlocal.WaitDone(t, c, 3*time.Second)
-	if err := c.Err(); !errors.Is(err, probe.ErrServerTimeout) {
+	if err := c.Err(); !errors.Is(err, clientconn.ErrServerTimeout) {
 		t.Errorf("Err %v, want ErrServerTimeout", err)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/internal/clientconn"
-	"github.com/hubprobe/hubprobe/probe"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
@@ -57,7 +56,7 @@ type Options struct {
 	// service is never silent that long.
 	ServerTimeout time.Duration
 	// WriteTimeout bounds the write of one frame; a write that cannot
-	// finish in time ends the connection with probe.ErrServerTimeout.
+	// finish in time ends the connection with clientconn.ErrServerTimeout.
 	// Zero leaves writes bounded by their context alone.
 	WriteTimeout time.Duration
 	// SequenceAckInterval is how often, on the reliable protocol, the
@@ -68,7 +67,7 @@ type Options struct {
 
 	// Observer is told the bytes of every frame read and written and the
 	// status of the upgrade.
-	Observer probe.Observer
+	Observer clientconn.Observer
 	// OnGroupMessage and OnServerMessage receive the messages of groups
 	// and of the server (REST sends, event handler replies). They run on
 	// the read goroutine, installed before the handshake so nothing is

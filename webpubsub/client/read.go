@@ -8,7 +8,6 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/hubprobe/hubprobe/internal/clientconn"
-	"github.com/hubprobe/hubprobe/probe"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
@@ -95,7 +94,7 @@ func (c *Conn) handle(data []byte) error {
 	case webpubsub.KindGroupMessage, webpubsub.KindServerMessage:
 		return c.onMessage(f)
 	case webpubsub.KindDisconnected:
-		return &probe.CloseError{Message: limit(f.Message, maxQuoted)}
+		return &clientconn.CloseError{Message: limit(f.Message, maxQuoted)}
 	case webpubsub.KindPong, webpubsub.KindConnected:
 		// A pong only proves the service alive, which reading showed. A
 		// later connected message follows a recovery, which this client
@@ -154,7 +153,7 @@ func (c *Conn) onAck(f *webpubsub.Frame) error {
 // describeReadError turns what stopped the reader into the connection's
 // end reason.
 func (c *Conn) describeReadError(err error) error {
-	var closeErr *probe.CloseError
+	var closeErr *clientconn.CloseError
 	var wsClose *websocket.CloseError
 	switch {
 	case errors.As(err, &closeErr), errors.Is(err, ErrProtocol):
@@ -162,7 +161,7 @@ func (c *Conn) describeReadError(err error) error {
 	case errors.Is(err, websocket.ErrReadLimit):
 		return protocolError("a frame over the %d-byte limit", c.maxMessageSize)
 	case clientconn.IsTimeout(err):
-		return fmt.Errorf("%w: nothing received for %s", probe.ErrServerTimeout, c.serverTimeout)
+		return fmt.Errorf("%w: nothing received for %s", clientconn.ErrServerTimeout, c.serverTimeout)
 	case errors.As(err, &wsClose) && wsClose.Code != websocket.CloseAbnormalClosure:
 		return closedByService(wsClose)
 	}
@@ -189,7 +188,7 @@ func (c *Conn) teardown(reason error) {
 // so the service sees an orderly end rather than a reset.
 func (c *Conn) goodbye(reason error) {
 	code := websocket.CloseNormalClosure
-	var closeErr *probe.CloseError
+	var closeErr *clientconn.CloseError
 	switch {
 	case errors.As(reason, &closeErr):
 	case errors.Is(reason, ErrProtocol):

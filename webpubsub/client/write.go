@@ -8,7 +8,6 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/hubprobe/hubprobe/internal/clientconn"
-	"github.com/hubprobe/hubprobe/probe"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
@@ -64,7 +63,7 @@ func (c *Conn) endOnWriteError(err error) {
 		return
 	}
 	if c.writeTimeout > 0 && clientconn.IsTimeout(err) {
-		c.fail(fmt.Errorf("%w: a write did not finish within %s; the service stopped reading", probe.ErrServerTimeout, c.writeTimeout))
+		c.fail(fmt.Errorf("%w: a write did not finish within %s; the service stopped reading", clientconn.ErrServerTimeout, c.writeTimeout))
 		return
 	}
 	c.fail(fmt.Errorf("webpubsub client: write failed: %w", err))

@@ -1,0 +1,138 @@
+package clientconn
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/hubprobe/hubprobe/azure"
+	"github.com/hubprobe/hubprobe/throttle"
+)
+
+// Connection phases named by ConnectError.Phase, the same for both clients
+// so that failures are counted alike.
+const (
+	PhaseNegotiate = "negotiate"
+	PhaseTransport = "transport"
+	PhaseHandshake = "handshake"
+	// PhaseTimeout replaces the phase when the attempt failed because time
+	// ran out (the caller's deadline, the handshake timeout, an HTTP
+	// timeout); Err still says where.
+	PhaseTimeout = "timeout"
+)
+
+// ErrServerTimeout ends a connection on which nothing arrived within the
+// server timeout.
+var ErrServerTimeout = errors.New("probe: server timeout")
+
+// ConnectError is a failed Dial of either client. StatusCode and Body are
+// set when the failure was an HTTP response (negotiate, the WebSocket
+// upgrade, the event stream, the first poll, the handshake POST), so
+// callers can classify throttling (HTTP 429, "Connection count reaches
+// limit.").
+type ConnectError struct {
+	Phase      string // PhaseNegotiate, PhaseTransport, PhaseHandshake or PhaseTimeout
+	StatusCode int
+	Body       string // at most the first MaxErrorBody bytes of the response body
+	Err        error
+}
+
+func (e *ConnectError) Error() string {
+	msg := "probe: connect failed (" + e.Phase + ")"
+	if e.StatusCode != 0 {
+		msg += ": HTTP " + strconv.Itoa(e.StatusCode)
+	}
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *ConnectError) Unwrap() error { return e.Err }
+
+// HTTPStatus is the response the attempt was refused with; 0 for none.
+func (e *ConnectError) HTTPStatus() (code int, body string) { return e.StatusCode, e.Body }
+
+// NewConnectError tags err with its phase, or with PhaseTimeout when the
+// cause is running out of time.
+func NewConnectError(phase string, err error) *ConnectError {
+	if IsTimeout(err) {
+		// The phase label becomes "timeout", so the text keeps the phase:
+		// "Post: context deadline exceeded" alone does not say what hung.
+		return &ConnectError{Phase: PhaseTimeout, Err: fmt.Errorf("%s did not finish in time: %w", phase, err)}
+	}
+	return &ConnectError{Phase: phase, Err: err}
+}
+
+// CloseError ends a connection the server closed saying why: a SignalR
+// Close message, a Web PubSub close frame or disconnected message. Message
+// is empty when the server closed without an error.
+type CloseError struct {
+	Message        string
+	AllowReconnect bool
+}
+
+func (e *CloseError) Error() string {
+	if e.Message == "" {
+		return "probe: server closed the connection"
+	}
+	return "probe: server closed the connection: " + e.Message
+}
+
+// httpRefusal is an error that carries the HTTP response a request was
+// refused with: ConnectError, and the SignalR client's transport errors.
+type httpRefusal interface {
+	error
+	HTTPStatus() (code int, body string)
+}
+
+// ClassifyThrottle tells whether err is the hub throttling the probe, and
+// which throttle reason applies. The texts matched are the ones Azure
+// SignalR Service and Web PubSub send ("Connection count reaches limit.",
+// "Message count reaches limit.").
+func ClassifyThrottle(err error) (reason string, throttled bool) {
+	if reason, ok := azure.ClassifyRESTThrottle(err); ok {
+		return reason, true
+	}
+	var refused httpRefusal
+	if errors.As(err, &refused) {
+		if code, body := refused.HTTPStatus(); code == http.StatusTooManyRequests {
+			return connect429Reason(body), true
+		}
+	}
+	var closeErr *CloseError
+	if errors.As(err, &closeErr) {
+		return throttle.FromCloseMessage(closeErr.Message)
+	}
+	return "", false
+}
+
+// connect429Reason is the reason of a 429 while connecting: the connection
+// quota when the body names it, a plain 429 otherwise (a message limit does
+// not apply to a connection that is not open yet).
+func connect429Reason(body string) string {
+	if reason := throttle.FromHTTPBody(body); reason == throttle.ConnectionLimit {
+		return reason
+	}
+	return throttle.HTTP429
+}
+
+// Observer receives what a connection of either client sees on the wire,
+// so callers can count HTTP responses and bandwidth without the clients
+// knowing about their metrics. Implementations must be safe for concurrent
+// use and must not block: they are called from the read goroutine and from
+// every writer.
+type Observer interface {
+	// HTTPResponse reports the status code of one HTTP response:
+	// "negotiate", "upgrade", or for server-sent events and long polling
+	// the endpoint of the request.
+	HTTPResponse(endpoint string, code int)
+	// BytesSent reports the payload size of one transport frame written:
+	// a WebSocket message, or the body of a POST the server accepted.
+	BytesSent(n int)
+	// BytesReceived reports the payload size of one transport frame read:
+	// a WebSocket message, the data of one server-sent event, or the body
+	// of one poll (0 for an empty one).
+	BytesReceived(n int)
+}
