@@ -5,13 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/hubprobe/hubprobe/internal/jsonscan"
 )
 
 // AppendHandshakeRequest appends the client's first record. It is JSON text
 // whatever hub protocol follows.
 func AppendHandshakeRequest(dst []byte, p HubProtocol) []byte {
 	dst = append(dst, `{"protocol":`...)
-	dst = appendJSONString(dst, p.Name())
+	dst = jsonscan.AppendQuotedString(dst, p.Name())
 	dst = append(dst, `,"version":`...)
 	dst = strconv.AppendInt(dst, int64(p.Version()), 10)
 	return append(dst, '}', RecordSeparator)
@@ -76,6 +78,6 @@ func AppendHandshakeResponse(dst []byte, errMsg string) []byte {
 		return append(dst, '{', '}', RecordSeparator)
 	}
 	dst = append(dst, `{"error":`...)
-	dst = appendJSONString(dst, errMsg)
+	dst = jsonscan.AppendQuotedString(dst, errMsg)
 	return append(dst, '}', RecordSeparator)
 }

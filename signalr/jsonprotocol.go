@@ -80,7 +80,7 @@ func appendInvocation(dst []byte, m *Message) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendJSONString(dst, id)
+			dst = jsonscan.AppendQuotedString(dst, id)
 		}
 		dst = append(dst, ']')
 	}
@@ -109,9 +109,9 @@ func appendHeaders(dst []byte, headers map[string]string) []byte {
 			dst = append(dst, ',')
 		}
 		first = false
-		dst = appendJSONString(dst, k)
+		dst = jsonscan.AppendQuotedString(dst, k)
 		dst = append(dst, ':')
-		dst = appendJSONString(dst, v)
+		dst = jsonscan.AppendQuotedString(dst, v)
 	}
 	return append(dst, '}')
 }
@@ -120,7 +120,7 @@ func appendStringField(dst []byte, name, value string) []byte {
 	dst = append(dst, ',', '"')
 	dst = append(dst, name...)
 	dst = append(dst, '"', ':')
-	return appendJSONString(dst, value)
+	return jsonscan.AppendQuotedString(dst, value)
 }
 
 func appendRawField(dst []byte, name string, raw json.RawMessage) []byte {
@@ -135,22 +135,6 @@ func appendRaw(dst []byte, raw json.RawMessage) []byte {
 		return append(dst, "null"...)
 	}
 	return append(dst, raw...)
-}
-
-// appendJSONString quotes s as a JSON string. Plain ASCII (the common case
-// for ids and targets) is copied directly; anything else goes through
-// encoding/json so escaping is exactly what JSON requires.
-func appendJSONString(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			b, _ := json.Marshal(s)
-			return append(dst, b...)
-		}
-	}
-	dst = append(dst, '"')
-	dst = append(dst, s...)
-	return append(dst, '"')
 }
 
 // ParseMessages splits data on record separators and decodes each record.

@@ -7,7 +7,6 @@ import (
 	"math"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/hubprobe/hubprobe/internal/jsonscan"
 )
@@ -83,7 +82,7 @@ func (r *msgpackReader) appendJSONStr(dst []byte, n uint64, err error) ([]byte, 
 	if err != nil {
 		return dst, err
 	}
-	return appendJSONQuoted(dst, s), nil
+	return jsonscan.AppendQuoted(dst, s), nil
 }
 
 // appendJSONScalar handles the formats with no JSON counterpart of the same
@@ -254,52 +253,6 @@ func decodeMsgpackTimestamp(data []byte) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("%w: MessagePack timestamp %d.%09d is out of range", ErrProtocol, sec, nsec)
 	}
 	return time.Unix(sec, int64(nsec)).UTC(), nil
-}
-
-// appendJSONQuoted writes s as a JSON string, escaping only what JSON
-// requires and replacing bytes that are not UTF-8 with U+FFFD.
-func appendJSONQuoted(dst, s []byte) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if jsonscan.IsPlain(c) {
-			i = jsonscan.SkipPlain(s, i+1)
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRune(s[i:])
-			if r != utf8.RuneError || size != 1 {
-				i += size
-				continue
-			}
-		}
-		dst = append(dst, s[start:i]...)
-		if c >= utf8.RuneSelf {
-			dst = utf8.AppendRune(dst, utf8.RuneError)
-		} else {
-			dst = appendJSONEscape(dst, c)
-		}
-		i++
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
-
-func appendJSONEscape(dst []byte, c byte) []byte {
-	switch c {
-	case '"', '\\':
-		return append(dst, '\\', c)
-	case '\n':
-		return append(dst, '\\', 'n')
-	case '\r':
-		return append(dst, '\\', 'r')
-	case '\t':
-		return append(dst, '\\', 't')
-	}
-	const hex = "0123456789abcdef"
-	return append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 }
 
 // appendMsgpackFromJSON transcodes one JSON value (surrounding white space

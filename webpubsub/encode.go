@@ -32,13 +32,13 @@ func AppendFrame(dst []byte, f *Frame) ([]byte, error) {
 func appendRequest(dst []byte, f *Frame) ([]byte, error) {
 	switch f.Kind {
 	case KindJoinGroup:
-		dst = appendQuoted(append(dst, `{"type":"joinGroup","group":`...), f.Group)
+		dst = jsonscan.AppendQuotedString(append(dst, `{"type":"joinGroup","group":`...), f.Group)
 	case KindLeaveGroup:
-		dst = appendQuoted(append(dst, `{"type":"leaveGroup","group":`...), f.Group)
+		dst = jsonscan.AppendQuotedString(append(dst, `{"type":"leaveGroup","group":`...), f.Group)
 	case KindSendToGroup:
-		dst = appendQuoted(append(dst, `{"type":"sendToGroup","group":`...), f.Group)
+		dst = jsonscan.AppendQuotedString(append(dst, `{"type":"sendToGroup","group":`...), f.Group)
 	case KindEvent:
-		dst = appendQuoted(append(dst, `{"type":"event","event":`...), f.Event)
+		dst = jsonscan.AppendQuotedString(append(dst, `{"type":"event","event":`...), f.Event)
 	case KindSequenceAck:
 		dst = strconv.AppendUint(append(dst, `{"type":"sequenceAck","sequenceId":`...), f.SequenceID, 10)
 		return append(dst, '}'), nil
@@ -64,8 +64,8 @@ func appendAck(dst []byte, f *Frame) []byte {
 	}
 	dst = append(dst, `,"success":false`...)
 	if f.Error != (AckError{}) {
-		dst = appendQuoted(append(dst, `,"error":{"name":`...), f.Error.Name)
-		dst = appendQuoted(append(dst, `,"message":`...), f.Error.Message)
+		dst = jsonscan.AppendQuotedString(append(dst, `,"error":{"name":`...), f.Error.Name)
+		dst = jsonscan.AppendQuotedString(append(dst, `,"message":`...), f.Error.Message)
 		dst = append(dst, '}')
 	}
 	return append(dst, '}')
@@ -73,9 +73,9 @@ func appendAck(dst []byte, f *Frame) []byte {
 
 func appendMessage(dst []byte, f *Frame) ([]byte, error) {
 	if f.Kind == KindGroupMessage {
-		dst = appendQuoted(append(dst, `{"type":"message","from":"group","group":`...), f.Group)
+		dst = jsonscan.AppendQuotedString(append(dst, `{"type":"message","from":"group","group":`...), f.Group)
 		if f.FromUserID != "" {
-			dst = appendQuoted(append(dst, `,"fromUserId":`...), f.FromUserID)
+			dst = jsonscan.AppendQuotedString(append(dst, `,"fromUserId":`...), f.FromUserID)
 		}
 	} else {
 		dst = append(dst, `{"type":"message","from":"server"`...)
@@ -90,17 +90,17 @@ func appendSystem(dst []byte, f *Frame) []byte {
 	if f.Kind == KindDisconnected {
 		dst = append(dst, `{"type":"system","event":"disconnected"`...)
 		if f.Message != "" {
-			dst = appendQuoted(append(dst, `,"message":`...), f.Message)
+			dst = jsonscan.AppendQuotedString(append(dst, `,"message":`...), f.Message)
 		}
 		return append(dst, '}')
 	}
 	dst = append(dst, `{"type":"system","event":"connected"`...)
 	if f.UserID != "" {
-		dst = appendQuoted(append(dst, `,"userId":`...), f.UserID)
+		dst = jsonscan.AppendQuotedString(append(dst, `,"userId":`...), f.UserID)
 	}
-	dst = appendQuoted(append(dst, `,"connectionId":`...), f.ConnectionID)
+	dst = jsonscan.AppendQuotedString(append(dst, `,"connectionId":`...), f.ConnectionID)
 	if f.ReconnectionToken != "" {
-		dst = appendQuoted(append(dst, `,"reconnectionToken":`...), f.ReconnectionToken)
+		dst = jsonscan.AppendQuotedString(append(dst, `,"reconnectionToken":`...), f.ReconnectionToken)
 	}
 	return append(dst, '}')
 }
@@ -114,7 +114,7 @@ func appendData(dst []byte, f *Frame) ([]byte, error) {
 		}
 		dst = append(append(dst, `,"dataType":"json","data":`...), f.Data...)
 	case DataTypeText:
-		dst = appendQuoted(append(dst, `,"dataType":"text","data":`...), f.Data)
+		dst = jsonscan.AppendQuoted(append(dst, `,"dataType":"text","data":`...), f.Data)
 	case DataTypeBinary:
 		dst = append(dst, `,"dataType":"binary","data":"`...)
 		dst = append(base64.StdEncoding.AppendEncode(dst, f.Data), '"')

@@ -1,4 +1,5 @@
-// Package jsonscan is hubprobe's one JSON reader. Every JSON text a peer
+// Package jsonscan is hubprobe's one JSON reader, and its one JSON string
+// writer (AppendQuoted). Every JSON text a peer
 // sends (SignalR hub protocol records, the values inside their arguments,
 // Web PubSub frames) is validated by its Scanner, in a single pass with the
 // grammar encoding/json accepts: only ' ', '\t', '\n', '\r' as white space,
