@@ -45,12 +45,12 @@ type Conn struct {
 	keepAliveInterval time.Duration
 	maxMessageSize    int64
 
-	started   time.Time
-	lastWrite atomic.Int64 // nanoseconds since started, monotonic
-	lastRead  atomic.Int64 // nanoseconds since started when bytes last arrived
-	nextID    atomic.Uint64
+	started  time.Time
+	lastRead atomic.Int64 // nanoseconds since started when bytes last arrived
+	nextID   atomic.Uint64
 
 	state        clientconn.State // the end, and the write turn
+	keepAlive    clientconn.KeepAlive
 	abortWriteFn func()
 	dispatchFn   func(*signalr.Message) error
 
@@ -59,14 +59,13 @@ type Conn struct {
 	rbuf  []byte
 	rbufp *[]byte
 
-	mu        sync.Mutex
-	drained   bool // calls and streams were failed; no new ones accepted
-	calls     map[string]*call
-	streams   map[string]*Stream
-	keepAlive *time.Timer
-	pingSeq   uint64        // CheckAlive's pings, numbered
-	pongWant  string        // payload of the ping awaiting its pong
-	pongSeen  chan struct{} // closed when that pong arrives; nil if none awaited
+	mu       sync.Mutex
+	drained  bool // calls and streams were failed; no new ones accepted
+	calls    map[string]*call
+	streams  map[string]*Stream
+	pingSeq  uint64        // CheckAlive's pings, numbered
+	pongWant string        // payload of the ping awaiting its pong
+	pongSeen chan struct{} // closed when that pong arrives; nil if none awaited
 }
 
 type call struct{ done chan callResult }
@@ -125,9 +124,9 @@ func newConn(t transport, o *Options, connectionID string) *Conn {
 		handlers:          make(map[string]Handler, len(o.Handlers)),
 		serverTimeout:     o.ServerTimeout,
 		writeTimeout:      o.WriteTimeout,
-		keepAliveInterval: o.KeepAliveInterval,
 		maxMessageSize:    o.MaxMessageSize,
 		started:           time.Now(),
+		keepAliveInterval: o.KeepAliveInterval,
 		calls:             make(map[string]*call),
 		streams:           make(map[string]*Stream),
 	}
@@ -143,13 +142,10 @@ func newConn(t transport, o *Options, connectionID string) *Conn {
 
 // run starts the read goroutine and the keep-alive timer.
 func (c *Conn) run() {
-	c.markWritten()
 	if ws, ok := c.t.(*wsTransport); ok {
 		ws.ws.SetPongHandler(c.onPong)
 	}
-	c.mu.Lock()
-	c.keepAlive = time.AfterFunc(c.keepAliveInterval, c.keepAliveTick)
-	c.mu.Unlock()
+	c.keepAlive.Start(c.keepAliveInterval, c.sendKeepAlivePing)
 	go c.readLoop()
 }
 

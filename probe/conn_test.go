@@ -308,9 +308,11 @@ func TestKeepAlivePingsWhenIdle(t *testing.T) {
 	_ = c
 }
 
-// TestKeepAliveSkipsPingAfterRecentWrite drives the keep-alive tick by hand
-// (its own timer is an hour away) so the check does not depend on timing.
-func TestKeepAliveSkipsPingAfterRecentWrite(t *testing.T) {
+// TestKeepAlivePingIsAPingMessage sends the keep-alive's ping by hand
+// (its own timer is an hour away; when the keep-alive pings is
+// clientconn's KeepAlive test): after a send, the hub reads the message,
+// then one Ping, and nothing else.
+func TestKeepAlivePingIsAPingMessage(t *testing.T) {
 	frames := make(chan string, 4)
 	c := scriptedConn(t, func(o *Options) { o.KeepAliveInterval = time.Hour }, func(t testing.TB, ws *websocket.Conn) {
 		for {
@@ -321,13 +323,10 @@ func TestKeepAliveSkipsPingAfterRecentWrite(t *testing.T) {
 			frames <- string(data)
 		}
 	})
-	c.keepAliveTick() // just connected: nothing to do
 	if err := c.Send(context.Background(), "Marker"); err != nil {
 		t.Fatal(err)
 	}
-	c.keepAliveTick() // just wrote: still nothing to do
-	c.lastWrite.Store(int64(time.Since(c.started) - 2*time.Hour))
-	c.keepAliveTick() // silent for two intervals: ping
+	c.sendKeepAlivePing()
 	for _, want := range []string{"{\"type\":1,\"target\":\"Marker\",\"arguments\":[]}\x1e", "{\"type\":6}\x1e"} {
 		select {
 		case got := <-frames:

@@ -141,10 +141,8 @@ func (c *Conn) teardown(reason error) {
 	c.t.goodbye(reason)
 	c.t.close()
 	c.releaseReadBuf(true)
+	c.keepAlive.Stop()
 	c.mu.Lock()
-	if c.keepAlive != nil {
-		c.keepAlive.Stop()
-	}
 	calls, streams := c.calls, c.streams
 	c.calls, c.streams, c.drained = nil, nil, true
 	c.mu.Unlock()

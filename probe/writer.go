@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/signalr"
@@ -54,7 +53,7 @@ func (c *Conn) writeFrame(ctx context.Context, b []byte) error {
 		c.endOnWriteError(err)
 		return c.state.ClosedErr()
 	}
-	c.markWritten()
+	c.keepAlive.MarkWritten()
 	return nil
 }
 
@@ -91,25 +90,5 @@ func (c *Conn) writeInternal(m *signalr.Message) error {
 	return c.writeMessage(ctx, m)
 }
 
-func (c *Conn) markWritten() { c.lastWrite.Store(int64(time.Since(c.started))) }
-
-// keepAliveTick sends a Ping when nothing was written for a whole
-// KeepAliveInterval, and re-arms itself for the next moment that can
-// happen. A timer rather than a goroutine keeps idle connections cheap.
-func (c *Conn) keepAliveTick() {
-	c.mu.Lock()
-	t := c.keepAlive
-	c.mu.Unlock()
-	if c.state.Ended() {
-		return
-	}
-	idle := time.Since(c.started) - time.Duration(c.lastWrite.Load())
-	if idle < c.keepAliveInterval {
-		t.Reset(c.keepAliveInterval - idle)
-		return
-	}
-	// A failed ping either ended the connection (teardown stops the timer)
-	// or lost the write turn to a stuck writer; try again next interval.
-	_ = c.writeInternal(&pingMessage)
-	t.Reset(c.keepAliveInterval)
-}
+// sendKeepAlivePing is the keep-alive's ping: a Ping message.
+func (c *Conn) sendKeepAlivePing() { _ = c.writeInternal(&pingMessage) }

@@ -64,17 +64,15 @@ type Conn struct {
 	dec   webpubsub.Decoder
 	frame webpubsub.Frame
 
-	started   time.Time
-	lastWrite atomic.Int64 // nanoseconds since started, monotonic
 	lastAckID atomic.Uint64
 	seq       sequence
 
 	state        clientconn.State // the end, and the write turn
+	keepAlive    clientconn.KeepAlive
 	abortWriteFn func()
 
-	mu        sync.Mutex
-	acks      map[uint64]pendingAck // nil once the connection ended
-	keepAlive *time.Timer
+	mu   sync.Mutex
+	acks map[uint64]pendingAck // nil once the connection ended
 }
 
 // Dial opens the WebSocket with the chosen subprotocol and waits for the
@@ -116,7 +114,6 @@ func newConn(ws *websocket.Conn, o *Options) *Conn {
 		writeTimeout:      o.WriteTimeout,
 		keepAliveInterval: o.KeepAliveInterval,
 		maxMessageSize:    o.MaxMessageSize,
-		started:           time.Now(),
 		acks:              make(map[uint64]pendingAck),
 	}
 	c.state.Init()
@@ -127,10 +124,9 @@ func newConn(ws *websocket.Conn, o *Options) *Conn {
 
 // run starts the read goroutine and the timers.
 func (c *Conn) run(sequenceAckInterval time.Duration) {
-	c.markWritten()
 	c.ws.SetPingHandler(c.onPing)
+	c.keepAlive.Start(c.keepAliveInterval, c.sendKeepAlivePing)
 	c.mu.Lock()
-	c.keepAlive = time.AfterFunc(c.keepAliveInterval, c.keepAliveTick)
 	if c.reliable {
 		c.seq.start(sequenceAckInterval, c.sendSequenceAck)
 	}

@@ -176,8 +176,8 @@ func (c *Conn) teardown(reason error) {
 		c.goodbye(reason)
 	}
 	c.ws.Close()
-	c.mu.Lock()
 	c.keepAlive.Stop()
+	c.mu.Lock()
 	c.acks = nil
 	c.mu.Unlock()
 	c.seq.stop()

@@ -50,7 +50,7 @@ func (c *Conn) writeLocked(ctx context.Context, b []byte) error {
 		return c.state.ClosedErr()
 	}
 	c.obs.BytesSent(len(b))
-	c.markWritten()
+	c.keepAlive.MarkWritten()
 	return nil
 }
 
@@ -78,28 +78,10 @@ func (c *Conn) writeInternal(f *webpubsub.Frame) error {
 	return c.writeFrame(ctx, f)
 }
 
-func (c *Conn) markWritten() { c.lastWrite.Store(int64(time.Since(c.started))) }
-
 var pingFrame = webpubsub.Frame{Kind: webpubsub.KindPing}
 
-// keepAliveTick sends a ping frame when nothing was written for a whole
-// KeepAliveInterval, and re-arms itself for the next moment that can
-// happen. A timer rather than a goroutine keeps idle connections cheap.
-func (c *Conn) keepAliveTick() {
-	c.mu.Lock()
-	t := c.keepAlive
-	c.mu.Unlock()
-	if c.state.Ended() {
-		return
-	}
-	idle := time.Since(c.started) - time.Duration(c.lastWrite.Load())
-	if idle < c.keepAliveInterval {
-		t.Reset(c.keepAliveInterval - idle)
-		return
-	}
-	// A failed ping either ended the connection (teardown stops the
-	// timer) or lost the write turn to a stuck writer; try again later.
+// sendKeepAlivePing is the keep-alive's ping: a ping frame.
+func (c *Conn) sendKeepAlivePing() {
 	ping := pingFrame
 	_ = c.writeInternal(&ping)
-	t.Reset(c.keepAliveInterval)
 }

@@ -1,0 +1,65 @@
+package clientconn
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The tick is driven by hand (the timer is an hour away), so the check
+// does not depend on timing: no ping right after the start or a write, a
+// ping once the connection was silent for a whole interval, none after
+// Stop, and a stopped keep-alive does not re-arm.
+func TestKeepAlivePingsOnlyAfterAWholeIdleInterval(t *testing.T) {
+	var k KeepAlive
+	var pings atomic.Int32
+	k.Start(time.Hour, func() { pings.Add(1) })
+	k.tick()
+	k.MarkWritten()
+	k.tick()
+	if n := pings.Load(); n != 0 {
+		t.Fatalf("%d pings within the interval, want 0", n)
+	}
+	k.lastWrite.Store(int64(time.Since(k.started) - 2*time.Hour))
+	k.tick()
+	if n := pings.Load(); n != 1 {
+		t.Fatalf("%d pings after two idle intervals, want 1", n)
+	}
+	k.tick() // the ping did not write (it counts only): idle still
+	if n := pings.Load(); n != 2 {
+		t.Fatalf("%d pings, want 2", n)
+	}
+	k.Stop()
+	if k.timer.Stop() {
+		t.Error("Stop left the timer armed")
+	}
+	k.tick()
+	if k.timer.Stop() {
+		t.Error("a tick after Stop re-armed the timer")
+	}
+}
+
+// A real timer: a connection that writes nothing is pinged once per
+// interval; Stop ends it.
+func TestKeepAliveTimerPingsEveryInterval(t *testing.T) {
+	var k KeepAlive
+	pinged := make(chan struct{}, 8)
+	k.Start(20*time.Millisecond, func() { pinged <- struct{}{} })
+	for n := 0; n < 3; n++ {
+		select {
+		case <-pinged:
+		case <-time.After(3 * time.Second):
+			t.Fatalf("only %d pings in 3 s at a 20 ms interval", n)
+		}
+	}
+	k.Stop()
+	time.Sleep(60 * time.Millisecond)
+	for len(pinged) > 0 {
+		<-pinged
+	}
+	select {
+	case <-pinged:
+		t.Error("pinged after Stop")
+	case <-time.After(100 * time.Millisecond):
+	}
+}
