@@ -140,10 +140,7 @@ func (h *Hub) register(c *conn) bool {
 	if h.closed {
 		return false
 	}
-	c.space.conns[c.id] = c
-	if c.user != "" {
-		addMember(c.space.users, c.user, c)
-	}
+	c.space.enter(c, c.id, c.user)
 	h.metrics.connections.Inc()
 	return true
 }
@@ -152,41 +149,21 @@ func (h *Hub) untrack(c *conn) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	delete(h.live, c)
-	if c.space.conns[c.id] != c {
-		return // never registered
+	if c.space.exit(c, c.id, c.user, c.groups) {
+		h.metrics.connections.Dec()
 	}
-	delete(c.space.conns, c.id)
-	if c.user != "" {
-		removeMember(c.space.users, c.user, c)
-	}
-	for g := range c.groups {
-		h.removeFromGroupLocked(c, g)
-	}
-	h.metrics.connections.Dec()
 }
 
 func (h *Hub) addToGroup(c *conn, group string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if c.space.conns[c.id] != c {
-		return // already leaving
-	}
-	addMember(c.space.groups, group, c)
-	if c.groups == nil {
-		c.groups = make(map[string]struct{})
-	}
-	c.groups[group] = struct{}{}
+	c.space.join(c, c.id, group, &c.groups)
 }
 
 func (h *Hub) removeFromGroup(c *conn, group string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.removeFromGroupLocked(c, group)
-}
-
-func (h *Hub) removeFromGroupLocked(c *conn, group string) {
-	delete(c.groups, group)
-	removeMember(c.space.groups, group, c)
+	c.space.leave(c, group, c.groups)
 }
 
 // SetDeliveryDelay changes the slow-mode delay for messages sent from now on.

@@ -14,20 +14,13 @@ const maxSpaces = 1024
 // Service. Broadcasts, groups, users and connection ids never cross hub
 // names. Its maps are guarded by Hub.mu.
 type space struct {
-	name    string
-	conns   map[string]*conn              // by connection id
-	groups  map[string]map[*conn]struct{} // group name → members
-	users   map[string]map[*conn]struct{} // user id → connections
-	limiter *rateLimiter                  // nil when messages are not limited
+	name string
+	roster[*conn]
+	limiter *rateLimiter // nil when messages are not limited
 }
 
 func newSpace(name string, rate float64) *space {
-	s := &space{
-		name:   name,
-		conns:  make(map[string]*conn),
-		groups: make(map[string]map[*conn]struct{}),
-		users:  make(map[string]map[*conn]struct{}),
-	}
+	s := &space{name: name, roster: newRoster[*conn]()}
 	if rate > 0 {
 		s.limiter = newRateLimiter(rate)
 	}
@@ -54,6 +47,62 @@ func (h *Hub) spaceNamed(name string) (*space, bool) {
 	s = newSpace(name, h.opts.MessageRateLimit)
 	h.spaces[name] = s
 	return s, true
+}
+
+// roster is who is in one hub name, for the connections C of either
+// protocol: connections by id, and the members of each group and of each
+// user. A connection keeps the groups it joined itself (joined), so that
+// leaving costs one lookup per group. Hub.mu guards both.
+type roster[C comparable] struct {
+	conns  map[string]C              // by connection id
+	groups map[string]map[C]struct{} // group name → members
+	users  map[string]map[C]struct{} // user id → connections
+}
+
+func newRoster[C comparable]() roster[C] {
+	return roster[C]{conns: make(map[string]C), groups: make(map[string]map[C]struct{}), users: make(map[string]map[C]struct{})}
+}
+
+// enter makes c addressable by its id and its user ("" for none).
+func (r roster[C]) enter(c C, id, user string) {
+	r.conns[id] = c
+	if user != "" {
+		addMember(r.users, user, c)
+	}
+}
+
+// exit removes c from the roster and every group it joined; false when c
+// never entered.
+func (r roster[C]) exit(c C, id, user string, joined map[string]struct{}) bool {
+	if r.conns[id] != c {
+		return false
+	}
+	delete(r.conns, id)
+	if user != "" {
+		removeMember(r.users, user, c)
+	}
+	for g := range joined {
+		r.leave(c, g, joined)
+	}
+	return true
+}
+
+// join adds c to group, unless c is no longer in the roster (it is
+// leaving).
+func (r roster[C]) join(c C, id, group string, joined *map[string]struct{}) {
+	if r.conns[id] != c {
+		return
+	}
+	addMember(r.groups, group, c)
+	if *joined == nil {
+		*joined = make(map[string]struct{})
+	}
+	(*joined)[group] = struct{}{}
+}
+
+func (r roster[C]) leave(c C, group string, joined map[string]struct{}) {
+	delete(joined, group)
+	removeMember(r.groups, group, c)
 }
 
 // addMember and removeMember keep a set-valued index; empty sets go.

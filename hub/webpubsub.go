@@ -39,10 +39,8 @@ type wpsState struct {
 
 // wpsSpace is one Web PubSub hub name's connections.
 type wpsSpace struct {
-	name    string
-	conns   map[string]*wpsConn
-	groups  map[string]map[*wpsConn]struct{}
-	users   map[string]map[*wpsConn]struct{}
+	name string
+	roster[*wpsConn]
 	limiter *rateLimiter // nil when messages are not limited
 }
 
@@ -67,12 +65,7 @@ func (h *Hub) wpsSpaceNamed(name string) (*wpsSpace, bool) {
 	if len(h.wps.spaces) >= maxSpaces {
 		return nil, false
 	}
-	s := &wpsSpace{
-		name:   name,
-		conns:  make(map[string]*wpsConn),
-		groups: make(map[string]map[*wpsConn]struct{}),
-		users:  make(map[string]map[*wpsConn]struct{}),
-	}
+	s := &wpsSpace{name: name, roster: newRoster[*wpsConn]()}
 	if h.opts.MessageRateLimit > 0 {
 		s.limiter = newRateLimiter(h.opts.MessageRateLimit)
 	}
@@ -187,10 +180,7 @@ func (h *Hub) trackWPS(c *wpsConn) bool {
 func (h *Hub) registerWPS(c *wpsConn, groups []string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	c.space.conns[c.id] = c
-	if c.user != "" {
-		addMember(c.space.users, c.user, c)
-	}
+	c.space.enter(c, c.id, c.user)
 	for _, g := range groups {
 		if validWPSGroup(g) {
 			h.joinWPSLocked(c, g)
@@ -203,34 +193,14 @@ func (h *Hub) untrackWPS(c *wpsConn) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	delete(h.wps.live, c)
-	if c.space.conns[c.id] != c {
-		return // never registered
+	if c.space.exit(c, c.id, c.user, c.groups) {
+		h.metrics.connections.Dec()
 	}
-	delete(c.space.conns, c.id)
-	if c.user != "" {
-		removeMember(c.space.users, c.user, c)
-	}
-	for g := range c.groups {
-		h.leaveWPSLocked(c, g)
-	}
-	h.metrics.connections.Dec()
 }
 
-func (h *Hub) joinWPSLocked(c *wpsConn, group string) {
-	if c.space.conns[c.id] != c {
-		return // already leaving
-	}
-	addMember(c.space.groups, group, c)
-	if c.groups == nil {
-		c.groups = make(map[string]struct{})
-	}
-	c.groups[group] = struct{}{}
-}
+func (h *Hub) joinWPSLocked(c *wpsConn, group string) { c.space.join(c, c.id, group, &c.groups) }
 
-func (h *Hub) leaveWPSLocked(c *wpsConn, group string) {
-	delete(c.groups, group)
-	removeMember(c.space.groups, group, c)
-}
+func (h *Hub) leaveWPSLocked(c *wpsConn, group string) { c.space.leave(c, group, c.groups) }
 
 // wpsLiveLocked lists the open Web PubSub sockets; the caller holds Hub.mu.
 func (h *Hub) wpsLiveLocked() []*wpsConn {
