@@ -41,9 +41,9 @@ var kinds = map[string]map[string]kindFactory{
 
 	// The rest_* kinds send through the service's REST API; the clients
 	// only listen (on SignalR, connected in serverless mode).
-	"rest_broadcast":          {signalR: newRESTBroadcast, webPubSub: newWebPubSubRESTBroadcast},
-	"rest_send_to_user":       {signalR: newRESTSendToUser, webPubSub: newWebPubSubRESTSendToUser},
-	"rest_send_to_group":      {signalR: newRESTSendToGroup, webPubSub: newWebPubSubRESTSendToGroup},
+	"rest_broadcast":          {signalR: newRESTBroadcast, webPubSub: newRESTBroadcast},
+	"rest_send_to_user":       {signalR: newRESTSendToUser, webPubSub: newRESTSendToUser},
+	"rest_send_to_group":      {signalR: newRESTSendToGroup, webPubSub: newRESTSendToGroup},
 	"rest_send_to_connection": {webPubSub: newRESTSendToConnection},
 }
 

@@ -4,26 +4,24 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/config"
 )
 
 // restBroadcast: the clients only listen; each send is a REST broadcast of
-// RecordLatency(p) to the whole hub, so one send is one delivery per client
-// of the run (other listeners on the hub are not this run's to count).
-type restBroadcast struct{ rest *azure.RESTClient }
+// the payload to the whole hub, so one send is one delivery per client of
+// the run (other listeners on the hub are not this run's to count).
+type restBroadcast struct{ rest restAPI }
 
 func newRESTBroadcast(config.Scenario) Kind { return &restBroadcast{} }
 
 func (k *restBroadcast) Prepare(_ context.Context, r *Run) (err error) {
-	k.rest, err = r.restClient()
+	k.rest, err = r.restAPI()
 	return err
 }
 
 func (k *restBroadcast) Send(ctx context.Context, r *Run, _ int, payload json.RawMessage) (int, error) {
-	if err := k.rest.Broadcast(ctx, restTarget, []json.RawMessage{payload}); err != nil {
+	if err := k.rest.sendToAll(ctx, payload); err != nil {
 		return 0, err
 	}
-	r.restSent(payload)
 	return len(r.Clients), nil
 }

@@ -5,22 +5,21 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 
-	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/config"
 )
 
 // restSendToUser: every client connects as its own user; each send is a
-// REST send of RecordLatency(p) to one user, so one delivery. Sender slots
+// REST send of the payload to one user, so one delivery. Sender slots
 // address a shuffle of the users, as send_to_client does connections.
 type restSendToUser struct {
-	rest  *azure.RESTClient
+	rest  restAPI
 	users []string // users[sender]
 }
 
 func newRESTSendToUser(config.Scenario) Kind { return &restSendToUser{} }
 
 func (k *restSendToUser) Prepare(_ context.Context, r *Run) (err error) {
-	if k.rest, err = r.restClient(); err != nil {
+	if k.rest, err = r.restAPI(); err != nil {
 		return err
 	}
 	k.users = shuffledUsers(r)
@@ -39,9 +38,8 @@ func shuffledUsers(r *Run) []string {
 }
 
 func (k *restSendToUser) Send(ctx context.Context, r *Run, sender int, payload json.RawMessage) (int, error) {
-	if err := k.rest.SendToUser(ctx, k.users[sender], restTarget, []json.RawMessage{payload}); err != nil {
+	if err := k.rest.sendToUser(ctx, k.users[sender], payload); err != nil {
 		return 0, err
 	}
-	r.restSent(payload)
 	return 1, nil
 }

@@ -48,6 +48,15 @@ func (g *groupLayout) groupName(r *Run, client int) string {
 // the group's members on this shard.
 func (g *groupLayout) reach(client int) int { return g.members[g.slot(client)] }
 
+// groupNames names every client's group once, so a send builds no string.
+func groupNames(g *groupLayout, r *Run) []string {
+	names := make([]string, len(r.Clients))
+	for i := range names {
+		names[i] = g.groupName(r, i)
+	}
+	return names
+}
+
 // joinFunc puts one client into the named group.
 type joinFunc func(ctx context.Context, c *Client, group string) error
 

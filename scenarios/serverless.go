@@ -65,13 +65,6 @@ func (r *Run) restClient() (*azure.RESTClient, error) {
 // restTarget is the client method every REST send invokes.
 const restTarget = "RecordLatency"
 
-// restSent counts the bytes of a REST send the service accepted: the body
-// {"target":"RecordLatency","arguments":[payload]}.
-func (r *Run) restSent(payload []byte) {
-	const overhead = len(`{"target":"` + restTarget + `","arguments":[]}`)
-	observer{r.tracker}.BytesSent(overhead + len(payload))
-}
-
 // refusedSends counts the sends the hub throttled, through its REST API
 // (HTTP 429) or by closing a connection for throttling, and the sends that
 // fell due while the target was paused. None of them is a sent message,

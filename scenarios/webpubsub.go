@@ -69,10 +69,6 @@ func (r *Run) webPubSubREST() (*azure.WebPubSubRESTClient, error) {
 	})
 }
 
-// restSentRaw counts the bytes of a Web PubSub REST send the service
-// accepted: the payload is the whole body.
-func (r *Run) restSentRaw(payload []byte) { observer{r.tracker}.BytesSent(len(payload)) }
-
 // payloadType is how every Web PubSub kind sends its payloads: as JSON,
 // which receivers get back as the same JSON text.
 const payloadType = webpubsub.DataTypeJSON

@@ -39,15 +39,6 @@ func joinThroughSubprotocol(ctx context.Context, c *Client, group string) error 
 	return nil
 }
 
-// groupNames names every client's group once, so a send builds no string.
-func groupNames(g *groupLayout, r *Run) []string {
-	names := make([]string, len(r.Clients))
-	for i := range names {
-		names[i] = g.groupName(r, i)
-	}
-	return names
-}
-
 func (k *webPubSubSendToGroup) Send(ctx context.Context, r *Run, sender int, payload json.RawMessage) (int, error) {
 	return k.reach(sender), r.Clients[sender].PubSub.SendToGroup(ctx, k.names[sender], payloadType, payload, 0)
 }
