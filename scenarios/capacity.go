@@ -7,7 +7,6 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/internal/clientconn"
 )
 
 // Stop reasons of a capacity search: why the ramp ended. The first three
@@ -342,7 +341,7 @@ func (h *connHealth) check(run *Run) (failed int, throttled int64) {
 		case <-c.done():
 			if !h.dropped[i] {
 				h.dropped[i] = true
-				if _, ok := clientconn.ClassifyThrottle(c.err()); ok {
+				if _, ok := throttledBy(c.err()); ok {
 					throttled++
 				}
 			}

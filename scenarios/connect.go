@@ -118,7 +118,7 @@ func (rn *Runner) connect(parent context.Context, run *Run, dial dialFunc, i int
 // server's words), or which setting ran out when an attempt timed out on
 // connect_timeout rather than on the run's own timeout.
 func (rn *Runner) describeConnectError(parent, ctx context.Context, err error) error {
-	if reason, ok := clientconn.ClassifyThrottle(err); ok {
+	if reason, ok := throttledBy(err); ok {
 		return fmt.Errorf("throttled (%s): %w", reason, err)
 	}
 	var ce *clientconn.ConnectError

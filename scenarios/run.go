@@ -369,7 +369,7 @@ func (rn *Runner) checkDropped(run *Run) error {
 // recordFailure counts a failed or dropped connection under its reason and,
 // when the hub was throttling, under the throttle reason too.
 func (rn *Runner) recordFailure(run *Run, err error, fallback string) {
-	if reason, ok := clientconn.ClassifyThrottle(err); ok {
+	if reason, ok := throttledBy(err); ok {
 		run.tracker.throttle(reason)
 		rn.Recorder.ConnectionFailed(FailThrottled)
 		return

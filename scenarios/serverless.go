@@ -75,6 +75,15 @@ type refusedSends struct {
 	first     error
 }
 
+// throttledBy tells whether err, of a client connection or of a REST
+// call, is the hub throttling the probe, and which throttle reason applies.
+func throttledBy(err error) (reason string, throttled bool) {
+	if reason, ok := azure.ClassifyRESTThrottle(err); ok {
+		return reason, true
+	}
+	return clientconn.ClassifyThrottle(err)
+}
+
 // add reports whether err is a throttled send, counts it and pauses the
 // target: for the service's Retry-After when it gave one.
 func (s *refusedSends) add(run *Run, pause *Pause, err error) bool {

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/throttle"
 )
 
@@ -87,14 +86,12 @@ type httpRefusal interface {
 	HTTPStatus() (code int, body string)
 }
 
-// ClassifyThrottle tells whether err is the hub throttling the probe, and
-// which throttle reason applies. The texts matched are the ones Azure
-// SignalR Service and Web PubSub send ("Connection count reaches limit.",
-// "Message count reaches limit.").
+// ClassifyThrottle tells whether err, a failure of either client, is the
+// hub throttling the probe, and which throttle reason applies. The texts
+// matched are the ones Azure SignalR Service and Web PubSub send
+// ("Connection count reaches limit.", "Message count reaches limit.").
+// The REST clients' refusals are azure.ClassifyRESTThrottle's.
 func ClassifyThrottle(err error) (reason string, throttled bool) {
-	if reason, ok := azure.ClassifyRESTThrottle(err); ok {
-		return reason, true
-	}
 	var refused httpRefusal
 	if errors.As(err, &refused) {
 		if code, body := refused.HTTPStatus(); code == http.StatusTooManyRequests {

@@ -1,6 +1,16 @@
 package scenarios
 
-import "testing"
+// Tests of what a run or search concludes: its verdict, and whether a
+// failure was throttling.
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/hubprobe/hubprobe/azure"
+	"github.com/hubprobe/hubprobe/internal/clientconn"
+	"github.com/hubprobe/hubprobe/throttle"
+)
 
 // The verdict is what `hubprobe run` turns into its exit code.
 func TestResultVerdict(t *testing.T) {
@@ -42,6 +52,28 @@ func TestCapacityVerdict(t *testing.T) {
 	} {
 		if got := c.c.Verdict(); got != c.want {
 			t.Errorf("%s: verdict %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+// A run's failures are classified whichever part refused: a REST call
+// (its body decides the reason, the message limit included) or a client
+// connection (a 429 while connecting is the connection quota or plain).
+func TestThrottledByRESTAndClients(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		err    error
+		reason string
+		ok     bool
+	}{
+		{"REST message limit", fmt.Errorf("send: %w", &azure.RESTError{StatusCode: 429, Body: throttle.MessageLimitText}), throttle.MessageLimit, true},
+		{"REST 503", &azure.RESTError{StatusCode: 503}, "", false},
+		{"connect 429 naming the message limit", &clientconn.ConnectError{Phase: clientconn.PhaseTransport, StatusCode: 429, Body: throttle.MessageLimitText}, throttle.HTTP429, true},
+		{"closed for the connection limit", &clientconn.CloseError{Message: throttle.ConnectionLimitText}, throttle.ConnectionLimit, true},
+		{"server timeout", clientconn.ErrServerTimeout, "", false},
+	} {
+		if reason, ok := throttledBy(c.err); reason != c.reason || ok != c.ok {
+			t.Errorf("%s: throttledBy = %q, %v; want %q, %v", c.name, reason, ok, c.reason, c.ok)
 		}
 	}
 }
