@@ -45,12 +45,11 @@ type Conn struct {
 	keepAliveInterval time.Duration
 	maxMessageSize    int64
 
-	started  time.Time
-	lastRead atomic.Int64 // nanoseconds since started when bytes last arrived
-	nextID   atomic.Uint64
+	nextID atomic.Uint64
 
 	state        clientconn.State // the end, and the write turn
 	keepAlive    clientconn.KeepAlive
+	live         clientconn.Liveness // CheckAlive's pongs and read stamps
 	abortWriteFn func()
 	dispatchFn   func(*signalr.Message) error
 
@@ -59,13 +58,10 @@ type Conn struct {
 	rbuf  []byte
 	rbufp *[]byte
 
-	mu       sync.Mutex
-	drained  bool // calls and streams were failed; no new ones accepted
-	calls    map[string]*call
-	streams  map[string]*Stream
-	pingSeq  uint64        // CheckAlive's pings, numbered
-	pongWant string        // payload of the ping awaiting its pong
-	pongSeen chan struct{} // closed when that pong arrives; nil if none awaited
+	mu      sync.Mutex
+	drained bool // calls and streams were failed; no new ones accepted
+	calls   map[string]*call
+	streams map[string]*Stream
 }
 
 type call struct{ done chan callResult }
@@ -125,12 +121,12 @@ func newConn(t transport, o *Options, connectionID string) *Conn {
 		serverTimeout:     o.ServerTimeout,
 		writeTimeout:      o.WriteTimeout,
 		maxMessageSize:    o.MaxMessageSize,
-		started:           time.Now(),
 		keepAliveInterval: o.KeepAliveInterval,
 		calls:             make(map[string]*call),
 		streams:           make(map[string]*Stream),
 	}
 	c.state.Init()
+	c.live.Start()
 	for target, h := range o.Handlers {
 		c.handlers[target] = h
 	}
@@ -143,7 +139,7 @@ func newConn(t transport, o *Options, connectionID string) *Conn {
 // run starts the read goroutine and the keep-alive timer.
 func (c *Conn) run() {
 	if ws, ok := c.t.(*wsTransport); ok {
-		ws.ws.SetPongHandler(c.onPong)
+		ws.ws.SetPongHandler(c.live.OnPong)
 	}
 	c.keepAlive.Start(c.keepAliveInterval, c.sendKeepAlivePing)
 	go c.readLoop()

@@ -44,7 +44,7 @@ func (c *Conn) readFrame() error {
 	for {
 		n, rerr := c.fill(r)
 		if n > 0 {
-			c.lastRead.Store(int64(time.Since(c.started)))
+			c.live.MarkRead()
 		}
 		total += n
 		unparsed += n

@@ -44,13 +44,12 @@ func (c *Client) close(ctx context.Context) error {
 	return c.Conn.Close(ctx)
 }
 
-// checkAlive ends a SignalR connection whose hub does not answer a
-// WebSocket ping within wait. A Web PubSub connection is left to its own
-// keep-alive, which ends it when the service falls silent; the client has
-// no ping to wait on.
+// checkAlive ends a connection whose hub does not answer a WebSocket ping
+// within wait (for SignalR over server-sent events or long polling: a
+// send).
 func (c *Client) checkAlive(ctx context.Context, wait time.Duration) error {
 	if c.PubSub != nil {
-		return nil
+		return c.PubSub.CheckAlive(ctx, wait)
 	}
 	return c.Conn.CheckAlive(ctx, wait)
 }

@@ -42,6 +42,9 @@ var wpsFaults = []wpsFault{
 		closedBy(`webpubsub: invalid frame: "system" frame has no "event"`)),
 	wpsMidRun("disconnected with a number for a reason", []string{`{"type":"system","event":"disconnected","message":42}`},
 		closedBy(`webpubsub: invalid frame: field "message": want string, got number`)),
+	{script: wpsScript{after: 1, deaf: true},
+		faultCase: faultCase{name: "half-open after the first answer", reason: scenarios.FailClosed, bound: midRunBound,
+			errText: `^2 of 2 connections closed during the run: probe: server timeout: no answer to a WebSocket ping within 1s; the connection is half-open$`}},
 	{script: wpsScript{upgradeStatus: http.StatusTooManyRequests, upgradeBody: throttle.ConnectionLimitText},
 		faultCase: faultCase{name: "upgrade 429", reason: scenarios.FailThrottled, bound: connectBound,
 			throttled: map[string]float64{throttle.ConnectionLimit: 2},
@@ -64,7 +67,7 @@ func TestWebPubSubFaults(t *testing.T) {
 				checkResult(t, fc.faultCase, res)
 			}
 			checkFaultMetrics(t, fc.faultCase, reg, 2)
-			if len(fc.script.frames) > 0 && svc.struck.Load() != 4 {
+			if (len(fc.script.frames) > 0 || fc.script.deaf) && svc.struck.Load() != 4 {
 				t.Errorf("the fault struck %d connections, want 4", svc.struck.Load())
 			}
 		})

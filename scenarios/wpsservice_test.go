@@ -25,6 +25,9 @@ type wpsScript struct {
 	// frames are sent instead of the next answer.
 	after  int
 	frames []string // text frames; "\x00binary" makes a binary frame
+	// deaf: instead of frames, the service stops reading and writing but
+	// keeps the socket open (half-open) until the test ends.
+	deaf bool
 	// upgradeStatus, when set, refuses every upgrade with upgradeBody.
 	upgradeStatus int
 	upgradeBody   string
@@ -39,14 +42,15 @@ type wpsService struct {
 	upgrader websocket.Upgrader
 	wg       sync.WaitGroup
 	ids      atomic.Int64
-	struck   atomic.Int64 // connections that got the script's frames
+	struck   atomic.Int64 // connections that got the script's frames or went deaf
+	quit     chan struct{} // closed when the test ends: deaf connections go
 	rest     atomic.Int64 // REST calls answered
 	url      string
 }
 
 func startWPSService(t *testing.T, script wpsScript) *wpsService {
 	t.Helper()
-	s := &wpsService{script: script, upgrader: websocket.Upgrader{
+	s := &wpsService{script: script, quit: make(chan struct{}), upgrader: websocket.Upgrader{
 		Subprotocols: []string{webpubsub.ProtocolJSON, webpubsub.ProtocolJSONReliable},
 	}}
 	mux := http.NewServeMux()
@@ -54,6 +58,7 @@ func startWPSService(t *testing.T, script wpsScript) *wpsService {
 	mux.HandleFunc("/api/", s.restCall)
 	srv := testlocal.Server(t, mux)
 	t.Cleanup(s.wg.Wait) // runs after srv.Close: every socket is gone
+	t.Cleanup(func() { close(s.quit) })
 	s.url = srv.URL
 	return s
 }
@@ -109,6 +114,10 @@ func (s *wpsService) serve(ws *websocket.Conn) {
 		switch {
 		case f.Kind != webpubsub.KindEvent || struck:
 			continue
+		case s.script.deaf && answered == s.script.after:
+			s.struck.Add(1)
+			<-s.quit
+			return
 		case len(s.script.frames) > 0 && answered == s.script.after:
 			struck = true
 			s.strike(ws)

@@ -69,6 +69,7 @@ type Conn struct {
 
 	state        clientconn.State // the end, and the write turn
 	keepAlive    clientconn.KeepAlive
+	live         clientconn.Liveness // CheckAlive's pongs and read stamps
 	abortWriteFn func()
 
 	mu   sync.Mutex
@@ -117,6 +118,7 @@ func newConn(ws *websocket.Conn, o *Options) *Conn {
 		acks:              make(map[uint64]pendingAck),
 	}
 	c.state.Init()
+	c.live.Start()
 	// Bound once here: a method value passed on every write would allocate.
 	c.abortWriteFn = c.abortWrite
 	return c
@@ -125,6 +127,7 @@ func newConn(ws *websocket.Conn, o *Options) *Conn {
 // run starts the read goroutine and the timers.
 func (c *Conn) run(sequenceAckInterval time.Duration) {
 	c.ws.SetPingHandler(c.onPing)
+	c.ws.SetPongHandler(c.live.OnPong)
 	c.keepAlive.Start(c.keepAliveInterval, c.sendKeepAlivePing)
 	c.mu.Lock()
 	if c.reliable {
@@ -153,6 +156,20 @@ func (c *Conn) Done() <-chan struct{} { return c.state.Done() }
 // clientconn.ErrServerTimeout for those failures, or the I/O error that ended
 // the connection.
 func (c *Conn) Err() error { return c.state.Err() }
+
+// CheckAlive sends a WebSocket ping and waits up to wait for its pong
+// (clientconn.Liveness): a service that neither answers nor sends a byte
+// stopped reading, the connection is half-open and ends with an error
+// wrapping clientconn.ErrServerTimeout, which CheckAlive returns. Bytes
+// still arriving when wait is up mean alive. If ctx ends first, CheckAlive
+// returns ctx.Err() and leaves the connection alone. One check at a time.
+func (c *Conn) CheckAlive(ctx context.Context, wait time.Duration) error {
+	return c.live.Check(ctx, wait, &c.state, c.writePing, c.fail)
+}
+
+func (c *Conn) writePing(payload []byte, deadline time.Time) error {
+	return c.ws.WriteControl(websocket.PingMessage, payload, deadline)
+}
 
 // Close ends the connection in order: a WebSocket close frame 1000, a
 // short wait for the service's answer, then the socket closes. Requests

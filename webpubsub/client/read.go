@@ -48,7 +48,7 @@ func (c *Conn) nextFrame(deadline time.Time) (*[]byte, error) {
 		return nil, protocolError("a binary frame; the JSON subprotocols send text frames")
 	}
 	bp := clientconn.GetBuf()
-	b, err := readAll((*bp)[:0], r)
+	b, err := readAll((*bp)[:0], r, &c.live)
 	*bp = b
 	c.obs.BytesReceived(len(b))
 	if err != nil {
@@ -58,8 +58,10 @@ func (c *Conn) nextFrame(deadline time.Time) (*[]byte, error) {
 	return bp, nil
 }
 
-// readAll appends everything r holds to b, growing it as needed.
-func readAll(b []byte, r io.Reader) ([]byte, error) {
+// readAll appends everything r holds to b, growing it as needed, and
+// stamps live (when set) on every read that brought bytes: a frame still
+// arriving is a peer still alive.
+func readAll(b []byte, r io.Reader, live *clientconn.Liveness) ([]byte, error) {
 	for {
 		if cap(b)-len(b) < minReadSpace {
 			grown := make([]byte, len(b), 2*cap(b)+minReadSpace)
@@ -68,6 +70,9 @@ func readAll(b []byte, r io.Reader) ([]byte, error) {
 		}
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
+		if n > 0 && live != nil {
+			live.MarkRead()
+		}
 		if err == io.EOF {
 			return b, nil
 		}

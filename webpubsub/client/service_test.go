@@ -197,7 +197,7 @@ func (c *svcConn) read() (*webpubsub.Frame, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.rbuf, err = readAll(c.rbuf[:0], r); err != nil {
+	if c.rbuf, err = readAll(c.rbuf[:0], r, nil); err != nil {
 		return nil, err
 	}
 	if err := c.dec.Decode(c.rbuf, &c.f); err != nil {
