@@ -42,9 +42,9 @@ type wpsService struct {
 	upgrader websocket.Upgrader
 	wg       sync.WaitGroup
 	ids      atomic.Int64
-	struck   atomic.Int64 // connections that got the script's frames or went deaf
+	struck   atomic.Int64  // connections that got the script's frames or went deaf
 	quit     chan struct{} // closed when the test ends: deaf connections go
-	rest     atomic.Int64 // REST calls answered
+	rest     atomic.Int64  // REST calls answered
 	url      string
 }
 
