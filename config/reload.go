@@ -59,7 +59,7 @@ func (s *SafeConfig) Set(c *Config) {
 }
 
 // LoadOrDefault loads the file at path or, when path is empty, the embedded
-// default, which Reload never replaces.
+// default; a later Reload of a file replaces it.
 func (s *SafeConfig) LoadOrDefault(path string) error {
 	if path == "" {
 		cfg, err := LoadOrDefault("", s.kinds)

@@ -92,15 +92,36 @@ type httpRefusal interface {
 // ("Connection count reaches limit.", "Message count reaches limit.").
 // The REST clients' refusals are azure.ClassifyRESTThrottle's.
 func ClassifyThrottle(err error) (reason string, throttled bool) {
-	var refused httpRefusal
-	if errors.As(err, &refused) {
-		if code, body := refused.HTTPStatus(); code == http.StatusTooManyRequests {
-			return connect429Reason(body), true
-		}
+	if body, ok := tooManyRequests(err); ok {
+		return connect429Reason(body), true
 	}
 	var closeErr *CloseError
 	if errors.As(err, &closeErr) {
 		return throttle.FromCloseMessage(closeErr.Message)
+	}
+	return "", false
+}
+
+// tooManyRequests finds an HTTP 429 anywhere in err's chain: errors.As
+// would stop at the first refusal, and a connect error without a status of
+// its own may wrap a transport's 429 (a long-polling handshake's poll).
+func tooManyRequests(err error) (body string, ok bool) {
+	if r, isRefusal := err.(httpRefusal); isRefusal {
+		if code, body := r.HTTPStatus(); code == http.StatusTooManyRequests {
+			return body, true
+		}
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		if inner := u.Unwrap(); inner != nil {
+			return tooManyRequests(inner)
+		}
+	case interface{ Unwrap() []error }:
+		for _, inner := range u.Unwrap() {
+			if body, ok := tooManyRequests(inner); ok {
+				return body, true
+			}
+		}
 	}
 	return "", false
 }

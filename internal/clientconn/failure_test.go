@@ -28,6 +28,8 @@ func TestClassifyThrottle(t *testing.T) {
 		{"429 naming the message limit while connecting", &ConnectError{Phase: PhaseTransport, StatusCode: 429, Body: throttle.MessageLimitText}, throttle.HTTP429, true},
 		{"wrapped plain 429", fmt.Errorf("dial: %w", &ConnectError{Phase: PhaseTransport, StatusCode: 429}), throttle.HTTP429, true},
 		{"another client's refused request", fmt.Errorf("send: %w", refusedRequest{429}), throttle.HTTP429, true},
+		{"a connect error wrapping a transport's 429", &ConnectError{Phase: PhaseHandshake, Err: refusedRequest{429}}, throttle.HTTP429, true},
+		{"joined with a 429", errors.Join(errors.New("first"), refusedRequest{429}), throttle.HTTP429, true},
 		{"503 is not throttling", &ConnectError{Phase: PhaseNegotiate, StatusCode: 503, Body: throttle.ConnectionLimitText}, "", false},
 		{"close for the message limit", &CloseError{Message: throttle.MessageLimitText}, throttle.MessageLimit, true},
 		{"close without an error", &CloseError{}, "", false},

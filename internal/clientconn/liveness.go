@@ -14,7 +14,7 @@ import (
 // layer does, so no pong, and no byte from the peer either, within a wait
 // means it stopped reading; its socket stays open, and reads would wait for
 // the server timeout to find out. The read goroutine stamps every read
-// (MarkRead) and hands pongs to OnPong. The zero value is ready.
+// (MarkRead) and hands pongs to OnPong. Call Start before the first read.
 type Liveness struct {
 	started  time.Time
 	lastRead atomic.Int64 // nanoseconds since started when bytes last arrived
@@ -48,8 +48,9 @@ func (l *Liveness) OnPong(data string) error {
 // arriving as wait ran out (the pong is queued behind them: late, not
 // missing); ctx.Err() when ctx ended first; s's closed error when the
 // connection ended meanwhile. Otherwise the peer is gone: Check ends the
-// connection with end and returns the reason, which wraps ErrServerTimeout
-// when the peer stopped reading. One check at a time per connection.
+// connection with end and returns the reason it gave (not s's error, which
+// may name an end that came first), wrapping ErrServerTimeout when the
+// peer stopped reading. One check at a time per connection.
 func (l *Liveness) Check(ctx context.Context, wait time.Duration, s *State, ping func(payload []byte, deadline time.Time) error, end func(error)) error {
 	if s.Ended() {
 		return s.ClosedErr()
