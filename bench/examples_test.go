@@ -2,7 +2,6 @@ package bench_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,12 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/bench"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/internal/benchhub"
+	"github.com/hubprobe/hubprobe/internal/testhub"
 	"github.com/hubprobe/hubprobe/internal/testlocal"
 )
 
@@ -93,17 +92,7 @@ func scaledCopy(t *testing.T, name string, target map[string]string) string {
 // Azure SignalR Service, and returns its connection string.
 func startService(t *testing.T) string {
 	t.Helper()
-	h, err := hub.New(hub.Options{AccessKey: "bench-test-key"}, prometheus.NewRegistry())
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := hub.Start(context.Background(), "127.0.0.1:0", h)
-	if err != nil {
-		h.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	return srv.ConnectionString()
+	return testhub.Start(t, hub.Options{AccessKey: "bench-test-key"}).ConnectionString()
 }
 
 // example is one documented file and what its scaled run must show.

@@ -15,6 +15,7 @@ import (
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
+	"github.com/hubprobe/hubprobe/internal/testhub"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
@@ -25,15 +26,7 @@ import (
 func saturatingHub(t *testing.T, capacity float64) string {
 	t.Helper()
 	reg := prometheus.NewRegistry()
-	h, err := hub.New(hub.Options{}, reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := hub.Start(context.Background(), "127.0.0.1:0", h)
-	if err != nil {
-		h.Close()
-		t.Fatal(err)
-	}
+	h, srv := testhub.StartHub(t, hub.Options{}, reg)
 	stop, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
@@ -45,8 +38,6 @@ func saturatingHub(t *testing.T, capacity float64) string {
 	t.Cleanup(func() {
 		close(stop)
 		<-done
-		srv.Close()
-		h.Close()
 	})
 	return srv.URL()
 }

@@ -12,27 +12,12 @@ import (
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
+	"github.com/hubprobe/hubprobe/internal/testhub"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
 // matrixKey signs the embedded hub's emulated service in these tests.
 const matrixKey = "matrix-test-access-key"
-
-// startEmbedded serves the reference hub on loopback for one test.
-func startEmbedded(t testing.TB, opts hub.Options) *hub.Server {
-	t.Helper()
-	h, err := hub.New(opts, prometheus.NewRegistry())
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := hub.Start(context.Background(), "127.0.0.1:0", h)
-	if err != nil {
-		h.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	return srv
-}
 
 // serverlessEndpoint reaches srv's emulated service in serverless mode.
 func serverlessEndpoint(t testing.TB, srv *hub.Server, apiVersion string) scenarios.Endpoint {
@@ -104,7 +89,7 @@ func (mc matrixCase) scenario(transport, protocol string) config.Scenario {
 // Azure SignalR Service, both REST API versions). The runs mostly wait, so
 // all of them go at once, whatever -parallel says.
 func TestEveryKindOverEveryTransportAndProtocol(t *testing.T) {
-	srv := startEmbedded(t, hub.Options{AccessKey: matrixKey})
+	srv := testhub.Start(t, hub.Options{AccessKey: matrixKey})
 	var wg sync.WaitGroup
 	for _, mc := range matrixCases {
 		for i, w := range wires {
