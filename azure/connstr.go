@@ -96,7 +96,9 @@ func ParseConnectionString(s string) (ConnectionString, error) {
 		return ConnectionString{}, err
 	}
 	if _, entra := fields[csKeyAuthType]; entra {
-		cs.entra, err = parseEntraAuth(fields)
+		if cs.entra, err = parseEntraAuth(fields); err == nil {
+			err = cs.checkBearerEndpoints()
+		}
 	} else {
 		cs.key, err = csAccessKey(fields)
 	}

@@ -1,11 +1,13 @@
 package azure
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
@@ -105,4 +107,53 @@ func privateCloud() bool {
 		}
 	}
 	return true
+}
+
+// Credentials keeps one credential per sign-in, across runs and reloads,
+// so that the tokens azidentity caches in each are reused rather than
+// asked of Entra ID again for every run. It is safe for concurrent use.
+type Credentials struct {
+	Options CredentialOptions
+
+	mu    sync.Mutex
+	creds map[[sha256.Size]byte]azcore.TokenCredential
+}
+
+// For is cs.TokenCredential, built once for each distinct sign-in.
+func (c *Credentials) For(cs ConnectionString) (azcore.TokenCredential, error) {
+	key := cs.credentialKey()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cred, ok := c.creds[key]; ok {
+		return cred, nil
+	}
+	cred, err := cs.TokenCredential(c.Options)
+	if err != nil {
+		return nil, err
+	}
+	if c.creds == nil {
+		c.creds = make(map[[sha256.Size]byte]azcore.TokenCredential)
+	}
+	c.creds[key] = cred
+	return cred, nil
+}
+
+// credentialKey identifies what cs signs in with (every access-key string
+// uses the ambient chain); a digest, so the map holds no secret.
+func (cs ConnectionString) credentialKey() [sha256.Size]byte {
+	a := cs.entra
+	if a == nil || a.authType == AuthTypeAzure {
+		return sha256.Sum256([]byte(AuthTypeAzure))
+	}
+	h := sha256.New()
+	for _, s := range []string{a.authType, a.clientID, a.tenantID, a.certPath} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	if a.secret != nil {
+		h.Write(a.secret.secret)
+	}
+	var key [sha256.Size]byte
+	h.Sum(key[:0])
+	return key
 }

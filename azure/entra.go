@@ -2,6 +2,8 @@ package azure
 
 import (
 	"fmt"
+	"net"
+	"net/url"
 	"slices"
 	"strings"
 )
@@ -80,6 +82,26 @@ func parseEntraAuth(fields map[string]string) (*entraAuth, error) {
 		a.secret = &azureAccessKey{secret: []byte(s)}
 	}
 	return a, a.checkApp()
+}
+
+// checkBearerEndpoints keeps Entra ID tokens off the network in clear
+// text: the endpoints REST calls go to must be https, or http to a
+// loopback address (the reference hub on this machine).
+func (cs ConnectionString) checkBearerEndpoints() error {
+	for _, e := range []struct {
+		key string
+		u   *url.URL
+	}{{csKeyEndpoint, cs.endpoint}, {csKeyServerEndpoint, cs.serverEndpoint}} {
+		if e.u == nil || e.u.Scheme == "https" {
+			continue
+		}
+		host := e.u.Hostname()
+		if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() || strings.EqualFold(host, "localhost") {
+			continue
+		}
+		return csError(e.key, "must be https:// with an AuthType (http:// only to a loopback address): it carries Entra ID tokens")
+	}
+	return nil
 }
 
 // checkApp holds an application to its keys: azure.app always, aad when it

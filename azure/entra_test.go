@@ -78,3 +78,24 @@ func TestEntraConnectionStringNeverPrintsTheSecret(t *testing.T) {
 		}
 	}
 }
+
+func TestEntraStringsKeepTokensOffPlainHTTP(t *testing.T) {
+	const auth = ";AuthType=azure.msi"
+	for in, wantKey := range map[string]string{
+		"Endpoint=http://x.service.signalr.net" + auth:                                      csKeyEndpoint,
+		"Endpoint=https://x.service.signalr.net;ServerEndpoint=http://10.0.0.1:8080" + auth: csKeyServerEndpoint,
+		"Endpoint=http://127.0.0.1:5050" + auth:                                             "",
+		"Endpoint=http://[::1]:5050" + auth:                                                 "",
+		"Endpoint=http://localhost:5050" + auth:                                             "",
+		"Endpoint=http://x.service.signalr.net;AccessKey=" + azureTestKey:                   "",
+	} {
+		_, err := ParseConnectionString(in)
+		var ce *ConnectionStringError
+		switch {
+		case wantKey == "" && err != nil:
+			t.Errorf("%s: %v", in, err)
+		case wantKey != "" && (!errors.As(err, &ce) || ce.Key != wantKey):
+			t.Errorf("%s: error %v, want one naming %s", in, err, wantKey)
+		}
+	}
+}

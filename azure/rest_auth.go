@@ -3,10 +3,7 @@ package azure
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net"
 	"net/http"
-	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -74,27 +71,7 @@ func newRequestAuth(cs ConnectionString, o RESTOptions, scope string, notBefore 
 	if o.Credential == nil {
 		return nil, errors.New("azure: REST client: an AuthType connection string needs a credential")
 	}
-	if err := checkBearerEndpoint(cs.ServerEndpoint()); err != nil {
-		return nil, err
-	}
 	return bearerAuth{cred: o.Credential, scope: scope}, nil
-}
-
-// checkBearerEndpoint keeps bearer tokens off the network in clear text:
-// https, or http to a loopback address only.
-func checkBearerEndpoint(endpoint string) error {
-	u, err := url.Parse(endpoint)
-	if err != nil {
-		return errors.New("azure: REST endpoint is not a URL")
-	}
-	if u.Scheme == "https" {
-		return nil
-	}
-	host := u.Hostname()
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() || strings.EqualFold(host, "localhost") {
-		return nil
-	}
-	return fmt.Errorf("azure: refusing to send a Microsoft Entra ID token over http to %s: use https", host)
 }
 
 // AuthError is a failed Microsoft Entra ID sign-in. Its text names Entra's
