@@ -207,3 +207,32 @@ func readYAML(t *testing.T, path string, v any) {
 		t.Fatalf("%s: %v", path, err)
 	}
 }
+
+// Workload identity annotates the service account with the client ID and
+// labels the pods for the webhook, which projects the token file.
+func TestHelmWorkloadIdentity(t *testing.T) {
+	const clientID = "0b1c2d3e-aaaa-bbbb-cccc-123456789abc"
+	m := helmTemplate(t, "helm workload identity",
+		"--set", "workloadIdentity.enabled=true", "--set", "workloadIdentity.clientId="+clientID,
+		"--set", "serviceAccount.annotations.team=canary")
+	pod, _ := m.pod(t)
+	sa := named[corev1.ServiceAccount](m, release)
+	if sa == nil {
+		t.Fatal("no ServiceAccount rendered")
+	}
+	want := map[string]string{"azure.workload.identity/client-id": clientID, "team": "canary"}
+	if !reflect.DeepEqual(sa.Annotations, want) {
+		t.Errorf("ServiceAccount annotations %v, want %v", sa.Annotations, want)
+	}
+	if pod.Labels["azure.workload.identity/use"] != "true" || pod.Spec.ServiceAccountName != release {
+		t.Errorf("pod label azure.workload.identity/use=%q, service account %q", pod.Labels["azure.workload.identity/use"], pod.Spec.ServiceAccountName)
+	}
+	off := helmTemplate(t, "helm default")
+	offPod, _ := off.pod(t)
+	if _, ok := offPod.Labels["azure.workload.identity/use"]; ok || len(named[corev1.ServiceAccount](off, release).Annotations) != 0 {
+		t.Error("workload identity is on by default")
+	}
+	if _, stderr, err := helmTemplateResult(t, "--set", "workloadIdentity.enabled=true"); err == nil || !strings.Contains(string(stderr), "clientId") {
+		t.Errorf("workload identity without a client ID rendered: %v %s", err, stderr)
+	}
+}
