@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/rs/zerolog"
 
+	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/scenarios"
@@ -53,6 +54,9 @@ type Daemon struct {
 	parts    parts
 	sched    *scenarios.Scheduler
 	pauses   scenarios.Pauses // per target, kept across reloads
+	// creds signs in with Microsoft Entra ID, one credential per sign-in
+	// kept across reloads, so azidentity's token caches are too.
+	creds azure.Credentials
 
 	mu      sync.Mutex
 	applied *config.Config // the config applied last
@@ -103,6 +107,7 @@ func (d *Daemon) Apply(cfg *config.Config) error {
 	}
 	r := d.parts.resolver(d.opts, d.metrics)
 	r.Pauses = &d.pauses
+	r.Credentials = &d.creds
 	jobs, err := r.Jobs(cfg)
 	if err != nil {
 		return err
