@@ -103,7 +103,7 @@ func (cfg Config) selfHostedRule(b SelfHostedBinding) Rule {
 // selfHostedExpr is the highest CPU rate over CPU limit among the bound
 // containers. The busiest one, not the average: a client's connections stay
 // on one app server, so one hot pod slows its clients however idle the
-// others are, as Azure's own ServerLoad is read at its maximum. A container
+// others are; Azure's ServerLoad is read at its maximum too. A container
 // without a CPU limit has no limit series, so it gives no ratio rather than
 // a division by zero. A target that reports its own load keeps it: the
 // binding then records nothing, so two rules never write one series.
