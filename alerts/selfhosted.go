@@ -15,7 +15,8 @@ import (
 // The rule reads what the kubernetes-mixin records (rules/apps.libsonnet of
 // kubernetes-monitoring/kubernetes-mixin), and where a series is missing,
 // what the mixin records it from: cAdvisor's counter and kube-state-metrics'
-// limits. Every side is first reduced to one series per namespace, pod and
+// limits. The counter's rate is taken over RateWindow, 5m by default as the
+// mixin's. Every side is first reduced to one series per namespace, pod and
 // container, so that the sources join whatever else their scrapes label.
 const (
 	// mixinCPUUsage is the mixin's CPU rate over 5m per container (group
@@ -31,9 +32,6 @@ const (
 	cadvisorCPUUsage = "container_cpu_usage_seconds_total"
 	// kubeStateLimits are kube-state-metrics' requests-and-limits series.
 	kubeStateLimits = "kube_pod_container_resource_limits"
-	// mixinRateWindow is the window of the mixin's rate; the fallback to
-	// cAdvisor computes the same rate.
-	mixinRateWindow = "5m"
 	// perContainer are the labels every source is reduced to.
 	perContainer = "namespace, pod, container"
 )
@@ -111,7 +109,7 @@ func (cfg Config) selfHostedExpr(b SelfHostedBinding) string {
 	pods := b.matchers()
 	usage := fmt.Sprintf("max by (%s) (%s)\n    or\n    sum by (%s) (rate(%s[%s]))",
 		perContainer, vectorSelector(mixinCPUUsage, pods...),
-		perContainer, vectorSelector(cadvisorCPUUsage, append(pods, `image!=""`)...), mixinRateWindow)
+		perContainer, vectorSelector(cadvisorCPUUsage, append(pods, `image!=""`)...), cfg.RateWindow)
 	limits := fmt.Sprintf("max by (%s) (%s > 0)\n    or\n    max by (%s) (%s > 0)",
 		perContainer, vectorSelector(mixinCPULimits, pods...),
 		perContainer, vectorSelector(kubeStateLimits, append(pods, `resource="cpu"`)...))
