@@ -61,7 +61,7 @@ func helmTemplateResult(t *testing.T, args ...string) (stdout, stderr []byte, er
 
 func TestHelmLint(t *testing.T) {
 	helm := goTool(t, "helm")
-	for _, args := range [][]string{nil, {"--set", "shards=3"}} {
+	for _, args := range [][]string{nil, {"--set", "shards=3"}, selfHostedValues(t, helmBindings)} {
 		out := run(t, nil, helm, append([]string{"lint", "--strict", chart}, args...)...)
 		if !strings.Contains(string(out), "0 chart(s) failed") {
 			t.Errorf("helm lint %v:\n%s", args, out)
@@ -189,6 +189,15 @@ func TestHelmRejectsBadValues(t *testing.T) {
 		"/shards":                        {"--set", "shards=0"},
 		"'shard' not allowed":            {"--set", "shard=3"},
 		"secretEnv needs existingSecret": {"--set", "existingSecret=", "--set", "secretEnv[0].name=A,secretEnv[0].key=b"},
+		`selfHostedServerLoad[1].target: "hub" is not the name of a target in config`: {"--set-json",
+			`selfHostedServerLoad=[{"target":"app","namespace":"web","pod":"a"},{"target":"hub","namespace":"web","pod":"b"}]`},
+		`selfHostedServerLoad[1].target: "app" is bound twice`: {"--set-json",
+			`selfHostedServerLoad=[{"target":"app","namespace":"web","pod":"a"},{"target":"app","namespace":"web","pod":"b"}]`},
+		"missing closing ): `app-(x`":       {"--set-json", `selfHostedServerLoad=[{"target":"app","namespace":"web","pod":"app-(x"}]`},
+		"/selfHostedServerLoad/0/namespace": {"--set-json", `selfHostedServerLoad=[{"target":"app","namespace":"Web","pod":"a"}]`},
+		"missing property 'pod'":            {"--set-json", `selfHostedServerLoad=[{"target":"app","namespace":"web"}]`},
+		"additional properties 'contaner' not allowed": {"--set-json",
+			`selfHostedServerLoad=[{"target":"app","namespace":"web","pod":"a","contaner":"app"}]`},
 	} {
 		_, stderr, err := helmTemplateResult(t, args...)
 		if err == nil || !strings.Contains(string(stderr), want) {

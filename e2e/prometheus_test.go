@@ -71,10 +71,7 @@ const slowHub = "    embedded: true\n    embedded_hub:\n      delivery_delay: 1.
 // recording rule and every documented query returns data, that every rule
 // evaluates cleanly, and that a hub slowed past 1 s trips the p99 alert.
 func TestDashboardsAndRulesAgainstRealPrometheus(t *testing.T) {
-	promBin, err := exec.LookPath("prometheus")
-	if err != nil {
-		t.Fatalf("prometheus is not installed (%v): run scripts/test.sh, which installs Debian's prometheus package", err)
-	}
+	promBin := prometheusBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testBudget)
 	defer cancel()
 	root := repoRoot(t)
@@ -199,6 +196,16 @@ func slowHubConfig(t *testing.T) []byte {
 		t.Fatalf("default.yml has %d lines %q, want the two embedded targets to add embedded_hub to", n, strings.TrimSpace(embedded))
 	}
 	return []byte(strings.ReplaceAll(string(config.DefaultYAML), embedded, slowHub))
+}
+
+// prometheusBinary is the prometheus on PATH; a missing one fails the test.
+func prometheusBinary(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("prometheus")
+	if err != nil {
+		t.Fatalf("prometheus is not installed (%v): run scripts/test.sh, which installs Debian's prometheus package", err)
+	}
+	return bin
 }
 
 // startPrometheus starts a Prometheus with the given configuration on addr,
