@@ -10,10 +10,12 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/rs/zerolog"
 
+	"github.com/hubprobe/hubprobe/azure/monitor"
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/scenarios"
@@ -40,19 +42,25 @@ type Options struct {
 	// binary.
 	ConfigFile string
 	Build      exporter.BuildInfo
+	// AzureTransport sends the Azure Monitor readers' requests and their
+	// credentials' sign-ins; nil: azcore's default HTTP client.
+	AzureTransport policy.Transporter
 }
 
 // Daemon ties a configuration to the running parts.
 type Daemon struct {
-	opts     Options
-	reg      *prometheus.Registry
-	metrics  *exporter.Metrics
-	history  *exporter.History
-	capacity *exporter.CapacityLog
-	config   *config.SafeConfig
-	parts    parts
-	sched    *scenarios.Scheduler
-	pauses   scenarios.Pauses // per target, kept across reloads
+	opts    Options
+	reg     *prometheus.Registry
+	metrics *exporter.Metrics
+	// monitorMetrics are the Azure Monitor readers' series.
+	monitorMetrics *monitor.Metrics
+	history        *exporter.History
+	capacity       *exporter.CapacityLog
+	config         *config.SafeConfig
+	parts          parts
+	sched          *scenarios.Scheduler
+	pauses         scenarios.Pauses // per target, kept across reloads
+	readers        *monitorReaders  // Azure Monitor, per target
 
 	mu      sync.Mutex
 	applied *config.Config // the config applied last
@@ -74,6 +82,7 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 		return nil, err
 	}
 	d.sched = scenarios.NewScheduler(ctx, opts.Logger)
+	d.readers = newMonitorReaders(ctx, opts, d.monitorMetrics, d.metrics)
 	if err := d.Apply(d.config.Get()); err != nil {
 		d.Stop()
 		return nil, err
@@ -90,6 +99,10 @@ func newMetrics(opts Options) (*Daemon, error) {
 	var err error
 	d.metrics, err = exporter.NewMetrics(d.reg, exporter.WithHistory(d.history), exporter.WithBuildInfo(opts.Build),
 		exporter.WithCapacityLog(d.capacity), exporter.WithShard(opts.Shard.Index, opts.Shard.Count))
+	if err != nil {
+		return nil, err
+	}
+	d.monitorMetrics, err = monitor.NewMetrics(d.reg)
 	return d, err
 }
 
@@ -111,6 +124,9 @@ func (d *Daemon) Apply(cfg *config.Config) error {
 		return err
 	}
 	d.parts.events.SetHubs(scenarios.EventHandlerKeys(jobs))
+	if err := d.readers.apply(cfg); err != nil {
+		return err
+	}
 	d.metrics.ApplyTiers(cfg.Targets)
 	if d.applied != nil {
 		d.metrics.ForgetRemoved(d.applied.Scenarios, cfg.Scenarios)
@@ -122,5 +138,8 @@ func (d *Daemon) Apply(cfg *config.Config) error {
 // Stop ends every run and closes the hubs and the event handler.
 func (d *Daemon) Stop() {
 	d.sched.Stop()
+	d.mu.Lock()
+	d.readers.stopAll()
+	d.mu.Unlock()
 	d.parts.close()
 }

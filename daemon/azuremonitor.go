@@ -1,0 +1,143 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+
+	"github.com/hubprobe/hubprobe/azure/monitor"
+	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/exporter"
+)
+
+// monitorReaders runs one Azure Monitor reader per target with
+// azure_monitor, and feeds each one's server load into
+// hubprobe_server_load_ratio.
+type monitorReaders struct {
+	ctx       context.Context
+	opts      Options
+	metrics   *monitor.Metrics
+	load      *exporter.Metrics
+	running   map[string]*monitorReader
+	transport policy.Transporter
+}
+
+// monitorReader is a running reader and the configuration it started from.
+type monitorReader struct {
+	*monitor.Reader
+	from readerConfig
+}
+
+// readerConfig is what a reader depends on: a change to any of it restarts
+// the reader.
+type readerConfig struct {
+	monitor          config.AzureMonitor
+	connectionString config.Secret
+}
+
+func newMonitorReaders(ctx context.Context, opts Options, metrics *monitor.Metrics, load *exporter.Metrics) *monitorReaders {
+	return &monitorReaders{ctx: ctx, opts: opts, metrics: metrics, load: load,
+		running: map[string]*monitorReader{}, transport: opts.AzureTransport}
+}
+
+// apply starts, restarts and stops readers so that exactly the targets of
+// cfg with azure_monitor have one, unchanged ones left reading. Only shard
+// 0 reads: Azure Monitor bills every call, and the service's figures are
+// the same for every shard.
+func (rs *monitorReaders) apply(cfg *config.Config) error {
+	want := map[string]config.Target{}
+	if rs.opts.Shard.Index == 0 {
+		for _, t := range cfg.Targets {
+			if t.AzureMonitor != nil {
+				want[t.Name] = t
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(rs.running)) {
+		if t, ok := want[name]; !ok || rs.running[name].from != configOf(t) {
+			rs.stop(name, !ok)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		if _, ok := rs.running[name]; !ok {
+			if err := rs.start(want[name]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func configOf(t config.Target) readerConfig {
+	return readerConfig{monitor: *t.AzureMonitor, connectionString: t.ConnectionString}
+}
+
+func (rs *monitorReaders) start(t config.Target) error {
+	id, err := monitor.ParseResourceID(t.AzureMonitor.ResourceID)
+	if err != nil {
+		return fmt.Errorf("target %q: azure_monitor: %w", t.Name, err)
+	}
+	cred, err := monitorCredential(t, rs.transport)
+	if err != nil {
+		return fmt.Errorf("target %q: azure_monitor: credential: %w", t.Name, err)
+	}
+	r, err := monitor.Start(rs.ctx, monitor.Options{
+		Target: t.Name, Resource: id, Endpoint: t.AzureMonitor.Endpoint, Interval: t.AzureMonitor.Interval,
+		Credential: cred, Transport: rs.transport, Logger: rs.opts.Logger,
+	}, rs.metrics)
+	if err != nil {
+		return err
+	}
+	rs.running[t.Name] = &monitorReader{Reader: r, from: configOf(t)}
+	rs.load.SetServerLoadSource(t.Name, r.ServerLoad)
+	return nil
+}
+
+// stop ends a target's reader; forget drops its counters too, for a
+// target that no longer reads Azure Monitor.
+func (rs *monitorReaders) stop(name string, forget bool) {
+	rs.running[name].Stop()
+	delete(rs.running, name)
+	rs.load.RemoveServerLoadSource(name)
+	if forget {
+		rs.metrics.Forget(name)
+	}
+}
+
+func (rs *monitorReaders) stopAll() {
+	for name := range rs.running {
+		rs.stop(name, false)
+	}
+}
+
+// statuses reports every reader for the status page.
+func (rs *monitorReaders) statuses() []monitor.Status {
+	out := make([]monitor.Status, 0, len(rs.running))
+	for _, r := range rs.running {
+		out = append(out, r.Status())
+	}
+	return out
+}
+
+// monitorCredential is the credential a target's reader signs in with.
+//
+// TEMPORARY, until the Entra ID credentials land on main: then a target's
+// connection string gives its own, and every other target the ambient
+// chain:
+//
+//	azure.ConnectionString.TokenCredential(azure.CredentialOptions{Transport: transport})
+//	azure.AmbientCredential(azure.CredentialOptions{Transport: transport})
+//
+// Until then every target uses azidentity's default chain (environment,
+// workload identity, managed identity, Azure CLI); an AccessKey cannot read
+// Azure Monitor anyway.
+func monitorCredential(_ config.Target, transport policy.Transporter) (azcore.TokenCredential, error) {
+	return azidentity.NewDefaultAzureCredential(&azidentity.DefaultAzureCredentialOptions{
+		ClientOptions: azcore.ClientOptions{Transport: transport},
+	})
+}
