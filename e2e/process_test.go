@@ -45,6 +45,17 @@ func freeAddress(t *testing.T) string {
 	return addr
 }
 
+// prometheusBinary is the installed prometheus, which scripts/test.sh
+// installs from Debian's package.
+func prometheusBinary(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("prometheus")
+	if err != nil {
+		t.Fatalf("prometheus is not installed (%v): run scripts/test.sh, which installs Debian's prometheus package", err)
+	}
+	return bin
+}
+
 // buildHubprobe compiles the daemon into a temporary directory.
 func buildHubprobe(ctx context.Context, t *testing.T, root string) string {
 	t.Helper()
@@ -69,12 +80,20 @@ type process struct {
 
 func startProcess(t *testing.T, name, bin string, args ...string) *process {
 	t.Helper()
+	return startProcessWithEnv(t, name, bin, nil, args...)
+}
+
+// startProcessWithEnv starts bin with env as its whole environment; nil
+// passes the test's own on.
+func startProcessWithEnv(t *testing.T, name, bin string, env []string, args ...string) *process {
+	t.Helper()
 	logPath := filepath.Join(t.TempDir(), name+".log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, args...)
+	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = childAttributes()
 	if err := cmd.Start(); err != nil {

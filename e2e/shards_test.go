@@ -120,10 +120,7 @@ type shardProcess struct {
 // of the same scenario, and stopping a shard makes HubprobeShardMissing
 // pending.
 func TestShardsBehindOnePrometheus(t *testing.T) {
-	promBin, err := exec.LookPath("prometheus")
-	if err != nil {
-		t.Fatalf("prometheus is not installed (%v): run scripts/test.sh, which installs Debian's prometheus package", err)
-	}
+	promBin := prometheusBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), shardBudget)
 	defer cancel()
 	root := repoRoot(t)
