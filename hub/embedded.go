@@ -145,7 +145,7 @@ func (e *Embedded) start(t config.Target) error {
 		h.Close()
 		return fmt.Errorf("embedded hub for target %q: %w", name, err)
 	}
-	e.running[name] = &embeddedHub{hub: h, srv: srv, reg: reg, cfg: cfg, service: t.Service, keyed: opts.emulatesAzure()}
+	e.running[name] = &embeddedHub{hub: h, srv: srv, reg: reg, cfg: cfg, service: t.Service, keyed: opts.EmulatesAzure()}
 	if e.sink != nil {
 		e.sink.SetServerLoadSource(name, h.Load)
 	}

@@ -49,7 +49,7 @@ func azureKey(opts Options) []byte {
 	switch {
 	case opts.AccessKey != "" && !opts.DisableLocalAuth:
 		return []byte(opts.AccessKey)
-	case opts.emulatesAzure():
+	case opts.EmulatesAzure():
 		key := make([]byte, 32)
 		_, _ = rand.Read(key)
 		return key

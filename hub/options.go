@@ -148,15 +148,15 @@ func (o Options) validate() error {
 		return fmt.Errorf("units %d and connection quota %d must not be negative", o.Units, o.ConnectionQuota)
 	case o.MessageRateLimit < 0 || o.MessageRateLimit != o.MessageRateLimit:
 		return fmt.Errorf("message rate limit %v must be a number not below 0", o.MessageRateLimit)
-	case o.RedirectNegotiate && !o.emulatesAzure():
+	case o.RedirectNegotiate && !o.EmulatesAzure():
 		return fmt.Errorf("redirecting negotiate to the Azure endpoints needs an access key or an Entra issuer")
-	case o.emulatesAzure() && (o.Path == "/client" || strings.HasPrefix(o.Path, "/client/") || strings.HasPrefix(o.Path, "/api/")):
+	case o.EmulatesAzure() && (o.Path == "/client" || strings.HasPrefix(o.Path, "/client/") || strings.HasPrefix(o.Path, "/api/")):
 		return fmt.Errorf("hub path %q collides with the Azure endpoints /client/ and /api/", o.Path)
-	case o.WebPubSubEventHandler != "" && !o.emulatesAzure():
+	case o.WebPubSubEventHandler != "" && !o.EmulatesAzure():
 		return fmt.Errorf("a Web PubSub event handler needs an access key or an Entra issuer")
 	case o.WebPubSubEventHandler != "" && checkEventHandler(o.WebPubSubEventHandler) != nil:
 		return fmt.Errorf("Web PubSub event handler: %v", checkEventHandler(o.WebPubSubEventHandler))
-	case o.emulatesAzure() && !validHubName(o.hubName()):
+	case o.EmulatesAzure() && !validHubName(o.hubName()):
 		return fmt.Errorf("hub path %q must end in a valid Azure hub name (a letter, then letters, digits or '_')", o.Path)
 	}
 	return o.validateEntra()
@@ -174,9 +174,9 @@ func (o Options) validateEntra() error {
 	return nil
 }
 
-// emulatesAzure reports whether the hub serves the Azure services' client
+// EmulatesAzure reports whether the hub serves the Azure services' client
 // endpoints and REST APIs: with an access key, an Entra issuer or both.
-func (o Options) emulatesAzure() bool { return o.AccessKey != "" || o.EntraIssuer != "" }
+func (o Options) EmulatesAzure() bool { return o.AccessKey != "" || o.EntraIssuer != "" }
 
 // hubName is the name the app path's connections have on the Azure
 // endpoints: the path's last segment, lower-cased.
