@@ -27,8 +27,9 @@ func TestCommittedFilesMatchGenerator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 3 {
-		t.Fatalf("Files rendered %d files, want the rules file, its copy in the Helm chart and the PrometheusRule", len(files))
+	if len(files) != 6 {
+		t.Fatalf("Files rendered %d files, want the rules file, its copy in the Helm chart, the PrometheusRule, "+
+			"and the self-hosted binding's example rules file, example PrometheusRule and chart rule", len(files))
 	}
 	if !bytes.Equal(files[ChartRulesPath], files[RulesFilePath]) {
 		t.Errorf("%s would differ from %s", ChartRulesPath, RulesFilePath)
@@ -248,12 +249,17 @@ func documented() map[string]catalogue.Row {
 
 func inCatalogue(name string) bool { return catalogue.Series(documented(), name) }
 
+// allRules are the shipped rules and the example self-hosted binding's.
 func allRules(cfg Config) []Rule {
 	var rules []Rule
 	for _, g := range Groups(cfg).Groups {
 		rules = append(rules, g.Rules...)
 	}
-	return rules
+	selfHosted, err := cfg.SelfHostedGroup([]SelfHostedBinding{ExampleSelfHostedBinding})
+	if err != nil {
+		panic(err)
+	}
+	return append(rules, selfHosted.Rules...)
 }
 
 // runbookAnchors returns the GitHub anchor of every heading in runbook.md.

@@ -140,6 +140,12 @@ func (cfg Config) selector(metric string, matchers ...string) string {
 	if cfg.Selector != "" {
 		matchers = append(matchers, cfg.Selector)
 	}
+	return vectorSelector(metric, matchers...)
+}
+
+// vectorSelector renders metric{matchers...}, for metrics of other exporters
+// than hubprobe, which cfg.Selector does not scope.
+func vectorSelector(metric string, matchers ...string) string {
 	if len(matchers) == 0 {
 		return metric
 	}

@@ -18,27 +18,37 @@ const (
 	csKeyClientEndpoint = "ClientEndpoint"
 	csKeyServerEndpoint = "ServerEndpoint"
 	csKeyAuthType       = "AuthType"
+	csKeyClientID       = "ClientId"
+	csKeyTenantID       = "TenantId"
+	csKeyClientSecret   = "ClientSecret"
+	csKeyClientCert     = "ClientCert"
 )
 
 var csKnownKeys = []string{
 	csKeyEndpoint, csKeyAccessKey, csKeyVersion, csKeyPort,
 	csKeyClientEndpoint, csKeyServerEndpoint, csKeyAuthType,
+	csKeyClientID, csKeyTenantID, csKeyClientSecret, csKeyClientCert,
 }
 
 const csRedacted = "REDACTED"
 
-// ConnectionString is a parsed Azure SignalR Service connection string
-// (Endpoint=https://<name>.service.signalr.net;AccessKey=<key>;Version=1.0;).
-// Every way of printing it hides the access key, and its fields are
-// unexported so a struct holding one cannot spill the key either (nested
-// deeper than the top level, fmt prints the key's pointer, not its bytes).
+// ConnectionString is a parsed Azure SignalR Service or Web PubSub
+// connection string: Endpoint=https://<name>.service.signalr.net;AccessKey=<key>;Version=1.0;
+// signs with an access key, and AuthType=azure, azure.msi or azure.app
+// (with ClientId, TenantId, ClientSecret or ClientCert as the SignalR
+// service SDK reads them) signs in with Microsoft Entra ID instead.
+// Every way of printing it hides the access key and the client secret, and
+// its fields are unexported so a struct holding one cannot spill them
+// either (nested deeper than the top level, fmt prints a pointer, not the
+// secret's bytes).
 type ConnectionString struct {
 	endpoint       *url.URL // as written, without a trailing '/'; tokens' aud is built on it
 	port           int      // the Port key; 0 when absent
 	clientEndpoint *url.URL
 	serverEndpoint *url.URL
 	version        string
-	key            *azureAccessKey
+	key            *azureAccessKey // nil when entra is set
+	entra          *entraAuth      // nil for an access key
 }
 
 type azureAccessKey struct{ secret []byte }
@@ -85,7 +95,14 @@ func ParseConnectionString(s string) (ConnectionString, error) {
 	if cs.version, err = csVersion(fields); err != nil {
 		return ConnectionString{}, err
 	}
-	if cs.key, err = csAccessKey(fields); err != nil {
+	if _, entra := fields[csKeyAuthType]; entra {
+		if cs.entra, err = parseEntraAuth(fields); err == nil {
+			err = cs.checkBearerEndpoints()
+		}
+	} else {
+		cs.key, err = csAccessKey(fields)
+	}
+	if err != nil {
 		return ConnectionString{}, err
 	}
 	return cs, nil
@@ -205,8 +222,8 @@ func csVersion(fields map[string]string) (string, error) {
 }
 
 func csAccessKey(fields map[string]string) (*azureAccessKey, error) {
-	if authType, ok := fields[csKeyAuthType]; ok && authType != "" {
-		return nil, csError(csKeyAuthType, "is not supported: hubprobe signs tokens with an AccessKey")
+	if key, ok := csEntraOnlyKey(fields); ok {
+		return nil, csError(key, "goes with an AuthType, and the connection string has none")
 	}
 	key, ok := fields[csKeyAccessKey]
 	if !ok {
@@ -275,11 +292,16 @@ func csURLString(u *url.URL) string {
 	return csOrigin(u) + u.EscapedPath()
 }
 
-// String returns the connection string with the access key redacted.
+// String returns the connection string with the access key and the
+// client secret redacted.
 func (cs ConnectionString) String() string {
 	var b strings.Builder
 	b.WriteString(csKeyEndpoint + "=" + cs.Endpoint() + ";")
-	b.WriteString(csKeyAccessKey + "=" + csRedacted + ";")
+	if cs.entra != nil {
+		cs.entra.writeTo(&b)
+	} else {
+		b.WriteString(csKeyAccessKey + "=" + csRedacted + ";")
+	}
 	if cs.version != "" {
 		b.WriteString(csKeyVersion + "=" + cs.version + ";")
 	}
@@ -295,8 +317,12 @@ func (cs ConnectionString) String() string {
 	return b.String()
 }
 
-// GoString is what %#v prints, with the access key redacted.
+// GoString is what %#v prints, with the access key or client secret
+// redacted.
 func (cs ConnectionString) GoString() string {
+	if cs.entra != nil {
+		return fmt.Sprintf("azure.ConnectionString{%q}", cs.String())
+	}
 	return fmt.Sprintf("azure.ConnectionString{Endpoint:%q, AccessKey:%q, Version:%q, Port:%d, ClientEndpoint:%q, ServerEndpoint:%q}",
 		cs.Endpoint(), csRedacted, cs.version, cs.port, csURLString(cs.clientEndpoint), csURLString(cs.serverEndpoint))
 }

@@ -117,7 +117,11 @@ func TestParseConnectionStringErrorsNameTheKeyOnly(t *testing.T) {
 		{"Endpoint=https://x.net" + k + ";accesskey=" + azureTestKey, csKeyAccessKey},
 		{"Endpoint=https://x.net;ClientEndpoint=wss://c.net" + k, csKeyClientEndpoint},
 		{"Endpoint=https://x.net;ServerEndpoint=https://" + k, csKeyServerEndpoint},
-		{"Endpoint=https://x.net;AuthType=azure.msi;ClientSecret=" + azureTestKey, csKeyAuthType},
+		{"Endpoint=https://x.net;AuthType=azure.msi;ClientSecret=" + azureTestKey, csKeyClientSecret},
+		{"Endpoint=https://x.net;AuthType=azure.key;ClientSecret=" + azureTestKey, csKeyAuthType},
+		{"Endpoint=https://x.net;AuthType=azure;AccessKey=" + azureTestKey, csKeyAccessKey},
+		{"Endpoint=https://x.net;ClientSecret=" + azureTestKey, csKeyClientSecret},
+		{"Endpoint=https://x.net;AuthType=azure.app;ClientId=c;TenantId=t;ClientSecret=" + azureTestKey + ";ClientCert=/c.pem", csKeyClientCert},
 	}
 	for _, c := range cases {
 		_, err := ParseConnectionString(c.in)

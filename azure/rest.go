@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 )
 
 // ResponseObserver is told the status code of every HTTP response, under
@@ -68,6 +70,10 @@ type RESTOptions struct {
 	// TokenTTL is the lifetime of each request's token; 0 means
 	// DefaultRESTTokenTTL.
 	TokenTTL time.Duration
+	// Credential signs in with Microsoft Entra ID for a connection string
+	// with an AuthType (see ConnectionString.TokenCredential); unused with
+	// an access key.
+	Credential azcore.TokenCredential
 
 	// Now, Sleep and Jitter let tests drive time. Now stamps tokens and
 	// reads Retry-After dates (time.Now by default); Sleep waits before a
@@ -148,6 +154,8 @@ func (e *RESTError) Unwrap() error { return e.Err }
 // Azure SignalR Service, for one hub. Every request carries a fresh token
 // whose aud is that request's URL. It is safe for concurrent use.
 type RESTClient struct {
+	cs           ConnectionString
+	hub          string // lower-cased
 	t            restTransport
 	serverBase   string // where requests go
 	audienceBase string // scheme://host the tokens name
@@ -164,15 +172,21 @@ func NewRESTClient(cs ConnectionString, hub string, opts RESTOptions) (*RESTClie
 	if err := azureCheckHub(hub); err != nil {
 		return nil, err
 	}
-	if cs.key == nil || cs.endpoint == nil {
-		return nil, errors.New("azure: REST client: connection string has no Endpoint or AccessKey")
+	if cs.endpoint == nil {
+		return nil, errors.New("azure: REST client: connection string has no Endpoint")
+	}
+	auth, err := newRequestAuth(cs, o, SignalRScope, true)
+	if err != nil {
+		return nil, err
 	}
 	prefix := "/api/v1/hubs/"
 	if o.APIVersion == RESTAPI20220601 {
 		prefix = "/api/hubs/"
 	}
 	return &RESTClient{
-		t:            restTransport{opts: o, key: cs.AccessKey(), notBefore: true},
+		cs:           cs,
+		hub:          strings.ToLower(hub),
+		t:            restTransport{opts: o, auth: auth},
 		serverBase:   cs.ServerEndpoint(),
 		audienceBase: csOrigin(cs.endpoint),
 		hubPath:      prefix + azureEscape(strings.ToLower(hub)),

@@ -3,6 +3,7 @@ package azure
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,10 +18,7 @@ import (
 // services (paths, api-version, the token's audience) is in each restCall.
 type restTransport struct {
 	opts RESTOptions
-	key  []byte
-	// notBefore stamps nbf on tokens, as .NET's token handler does for
-	// SignalR; the Web PubSub SDK leaves it out.
-	notBefore bool
+	auth requestAuth
 }
 
 // restCall is one logical operation; do may send it several times.
@@ -32,6 +30,8 @@ type restCall struct {
 	body        []byte // nil for calls without a body
 	contentType string
 	want        func(code int) bool
+	// out, when set, receives the JSON body of a wanted response.
+	out any
 }
 
 // do sends call, retrying after HTTP 429 only. Other failures are not
@@ -70,8 +70,7 @@ func (t *restTransport) attempt(ctx context.Context, call restCall) (*RESTError,
 	defer res.Body.Close()
 	t.opts.Observer.HTTPResponse(EndpointREST, res.StatusCode)
 	if call.want(res.StatusCode) {
-		_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, restMaxDrain))
-		return nil, nil
+		return nil, call.decode(res.Body)
 	}
 	body, _ := io.ReadAll(io.LimitReader(res.Body, restMaxErrorBody))
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, restMaxDrain))
@@ -81,15 +80,6 @@ func (t *restTransport) attempt(ctx context.Context, call restCall) (*RESTError,
 
 // newRequest builds one request with its own token.
 func (t *restTransport) newRequest(ctx context.Context, call restCall) (*http.Request, error) {
-	now := t.opts.Now()
-	claims := TokenClaims{Audience: call.audience, ExpiresAt: now.Add(t.opts.TokenTTL), IssuedAt: now}
-	if t.notBefore {
-		claims.NotBefore = now
-	}
-	token, err := MintToken(t.key, claims)
-	if err != nil {
-		return nil, fmt.Errorf("azure: REST %s: %w", call.op, err)
-	}
 	var body io.Reader = http.NoBody
 	if call.body != nil {
 		body = bytes.NewReader(call.body)
@@ -98,9 +88,24 @@ func (t *restTransport) newRequest(ctx context.Context, call restCall) (*http.Re
 	if err != nil {
 		return nil, fmt.Errorf("azure: REST %s: %w", call.op, redact.URLError(err))
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
+	if err := t.auth.authorize(ctx, req, call.audience); err != nil {
+		return nil, fmt.Errorf("azure: REST %s: %w", call.op, err)
+	}
 	if call.contentType != "" {
 		req.Header.Set("Content-Type", call.contentType)
 	}
 	return req, nil
+}
+
+// decode reads a wanted response: into out as JSON when the call wants its
+// body, else drained so the connection can be reused.
+func (call restCall) decode(body io.Reader) error {
+	if call.out == nil {
+		_, _ = io.Copy(io.Discard, io.LimitReader(body, restMaxDrain))
+		return nil
+	}
+	if err := json.NewDecoder(io.LimitReader(body, restMaxBody)).Decode(call.out); err != nil {
+		return fmt.Errorf("azure: REST %s: the response is not the JSON expected: %w", call.op, err)
+	}
+	return nil
 }

@@ -41,6 +41,9 @@ func WebPubSubClientToken(cs ConnectionString, hub, userID string, roles []strin
 	if err != nil {
 		return "", err
 	}
+	if cs.key == nil {
+		return "", errors.New("azure: Web PubSub client token: connection string has no AccessKey")
+	}
 	now := time.Now()
 	return MintToken(cs.key.secret, TokenClaims{
 		Audience:  base + webPubSubClientPath(hub),
@@ -53,13 +56,13 @@ func WebPubSubClientToken(cs ConnectionString, hub, userID string, roles []strin
 
 // webPubSubBase is Endpoint with the Port key applied, which is where a
 // Web PubSub service's clients connect and its REST requests go, and
-// what their tokens name; it checks the hub and the key too.
+// what their tokens name; it checks the hub too.
 func (cs ConnectionString) webPubSubBase(hub string) (string, error) {
 	if !webpubsub.ValidHub(hub) {
 		return "", fmt.Errorf("azure: Web PubSub hub %q must start with a letter and hold only letters, digits and _`,.[]", azureTruncate(hub, 64))
 	}
-	if cs.key == nil || cs.endpoint == nil {
-		return "", errors.New("azure: Web PubSub: connection string has no Endpoint or AccessKey")
+	if cs.endpoint == nil {
+		return "", errors.New("azure: Web PubSub: connection string has no Endpoint")
 	}
 	return csURLString(cs.withPort(cs.endpoint)), nil
 }

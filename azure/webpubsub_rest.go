@@ -16,6 +16,8 @@ import (
 // as the service SDK signs it. Throttled calls (HTTP 429) are retried as
 // RESTOptions say, exactly as RESTClient does. It is safe for concurrent use.
 type WebPubSubRESTClient struct {
+	cs   ConnectionString
+	hub  string
 	t    restTransport
 	urls *webpubsub.REST
 }
@@ -35,7 +37,12 @@ func NewWebPubSubRESTClient(cs ConnectionString, hub string, opts RESTOptions) (
 	if err != nil {
 		return nil, fmt.Errorf("azure: %w", err)
 	}
-	return &WebPubSubRESTClient{t: restTransport{opts: opts.withTransportDefaults(), key: cs.AccessKey()}, urls: urls}, nil
+	o := opts.withTransportDefaults()
+	auth, err := newRequestAuth(cs, o, WebPubSubScope, false)
+	if err != nil {
+		return nil, err
+	}
+	return &WebPubSubRESTClient{cs: cs, hub: hub, t: restTransport{opts: o, auth: auth}, urls: urls}, nil
 }
 
 // validWebPubSubAPIVersion accepts the data-plane versions' form,

@@ -118,6 +118,13 @@ type EmbeddedHub struct {
 	// service, as an app server in the service's default mode does; needs
 	// AccessKey.
 	RedirectNegotiate bool `yaml:"redirect_negotiate,omitempty"`
+	// EntraIssuer makes the hub accept Microsoft Entra ID bearer tokens
+	// from this OpenID issuer (an https URL) on the REST APIs and
+	// :generateToken; the hub's Options.EntraIssuer.
+	EntraIssuer string `yaml:"entra_issuer,omitempty"`
+	// DisableLocalAuth refuses every token signed with the access key, as a
+	// service with disableLocalAuth does; needs EntraIssuer.
+	DisableLocalAuth bool `yaml:"disable_local_auth,omitempty"`
 }
 
 // Target modes: how clients reach the hub.

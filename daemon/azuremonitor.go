@@ -7,9 +7,8 @@ import (
 	"slices"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
-	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 
+	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/azure/monitor"
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
@@ -19,12 +18,12 @@ import (
 // azure_monitor, and feeds each one's server load into
 // hubprobe_server_load_ratio.
 type monitorReaders struct {
-	ctx       context.Context
-	opts      Options
-	metrics   *monitor.Metrics
-	load      *exporter.Metrics
-	running   map[string]*monitorReader
-	transport policy.Transporter
+	ctx     context.Context
+	opts    Options
+	creds   *azure.Credentials
+	metrics *monitor.Metrics
+	load    *exporter.Metrics
+	running map[string]*monitorReader
 }
 
 // monitorReader is a running reader and the configuration it started from.
@@ -40,9 +39,8 @@ type readerConfig struct {
 	connectionString config.Secret
 }
 
-func newMonitorReaders(ctx context.Context, opts Options, metrics *monitor.Metrics, load *exporter.Metrics) *monitorReaders {
-	return &monitorReaders{ctx: ctx, opts: opts, metrics: metrics, load: load,
-		running: map[string]*monitorReader{}, transport: opts.AzureTransport}
+func newMonitorReaders(ctx context.Context, opts Options, creds *azure.Credentials, metrics *monitor.Metrics, load *exporter.Metrics) *monitorReaders {
+	return &monitorReaders{ctx: ctx, opts: opts, creds: creds, metrics: metrics, load: load, running: map[string]*monitorReader{}}
 }
 
 // apply starts, restarts and stops readers so that exactly the targets of
@@ -82,13 +80,13 @@ func (rs *monitorReaders) start(t config.Target) error {
 	if err != nil {
 		return fmt.Errorf("target %q: azure_monitor: %w", t.Name, err)
 	}
-	cred, err := monitorCredential(t, rs.transport)
+	cred, err := rs.credential(t)
 	if err != nil {
 		return fmt.Errorf("target %q: azure_monitor: credential: %w", t.Name, err)
 	}
 	r, err := monitor.Start(rs.ctx, monitor.Options{
 		Target: t.Name, Resource: id, Endpoint: t.AzureMonitor.Endpoint, Interval: t.AzureMonitor.Interval,
-		Credential: cred, Transport: rs.transport, Logger: rs.opts.Logger,
+		Credential: cred, Transport: rs.opts.AzureTransport, Logger: rs.opts.Logger,
 	}, rs.metrics)
 	if err != nil {
 		return err
@@ -124,20 +122,19 @@ func (rs *monitorReaders) statuses() []monitor.Status {
 	return out
 }
 
-// monitorCredential is the credential a target's reader signs in with.
-//
-// TEMPORARY, until the Entra ID credentials land on main: then a target's
-// connection string gives its own, and every other target the ambient
-// chain:
-//
-//	azure.ConnectionString.TokenCredential(azure.CredentialOptions{Transport: transport})
-//	azure.AmbientCredential(azure.CredentialOptions{Transport: transport})
-//
-// Until then every target uses azidentity's default chain (environment,
-// workload identity, managed identity, Azure CLI); an AccessKey cannot read
-// Azure Monitor anyway.
-func monitorCredential(_ config.Target, transport policy.Transporter) (azcore.TokenCredential, error) {
-	return azidentity.NewDefaultAzureCredential(&azidentity.DefaultAzureCredentialOptions{
-		ClientOptions: azcore.ClientOptions{Transport: transport},
-	})
+// credential is what t's reader signs in with: the Entra ID credential its
+// connection string names with AuthType, or the ambient chain
+// (azure.AmbientCredential) for an access-key string, which cannot read
+// Azure Monitor, and for a target without one. It is shared with the
+// target's scenarios, so one token cache serves both.
+func (rs *monitorReaders) credential(t config.Target) (azcore.TokenCredential, error) {
+	var cs azure.ConnectionString // the zero string signs in with the ambient chain
+	if t.ConnectionString != "" {
+		parsed, err := azure.ParseConnectionString(string(t.ConnectionString))
+		if err != nil {
+			return nil, err
+		}
+		cs = parsed
+	}
+	return rs.creds.For(cs)
 }

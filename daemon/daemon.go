@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/rs/zerolog"
 
+	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/azure/monitor"
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
@@ -42,8 +43,8 @@ type Options struct {
 	// binary.
 	ConfigFile string
 	Build      exporter.BuildInfo
-	// AzureTransport sends the Azure Monitor readers' requests and their
-	// credentials' sign-ins; nil: azcore's default HTTP client.
+	// AzureTransport sends the Azure Monitor readers' requests and every
+	// Entra ID sign-in; nil: azcore's default HTTP client.
 	AzureTransport policy.Transporter
 }
 
@@ -60,7 +61,10 @@ type Daemon struct {
 	parts          parts
 	sched          *scenarios.Scheduler
 	pauses         scenarios.Pauses // per target, kept across reloads
-	readers        *monitorReaders  // Azure Monitor, per target
+	// creds signs in with Microsoft Entra ID, one credential per sign-in
+	// kept across reloads, so azidentity's token caches are too.
+	creds   azure.Credentials
+	readers *monitorReaders // Azure Monitor, per target
 
 	mu      sync.Mutex
 	applied *config.Config // the config applied last
@@ -82,7 +86,7 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 		return nil, err
 	}
 	d.sched = scenarios.NewScheduler(ctx, opts.Logger)
-	d.readers = newMonitorReaders(ctx, opts, d.monitorMetrics, d.metrics)
+	d.readers = newMonitorReaders(ctx, opts, &d.creds, d.monitorMetrics, d.metrics)
 	if err := d.Apply(d.config.Get()); err != nil {
 		d.Stop()
 		return nil, err
@@ -94,7 +98,8 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 // what the runs record into.
 func newMetrics(opts Options) (*Daemon, error) {
 	d := &Daemon{opts: opts, reg: prometheus.NewRegistry(),
-		history: exporter.NewHistory(historySize), capacity: exporter.NewCapacityLog()}
+		history: exporter.NewHistory(historySize), capacity: exporter.NewCapacityLog(),
+		creds: azure.Credentials{Options: azure.CredentialOptions{Transport: opts.AzureTransport}}}
 	d.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	var err error
 	d.metrics, err = exporter.NewMetrics(d.reg, exporter.WithHistory(d.history), exporter.WithBuildInfo(opts.Build),
@@ -116,6 +121,7 @@ func (d *Daemon) Apply(cfg *config.Config) error {
 	}
 	r := d.parts.resolver(d.opts, d.metrics)
 	r.Pauses = &d.pauses
+	r.Credentials = &d.creds
 	jobs, err := r.Jobs(cfg)
 	if err != nil {
 		return err

@@ -25,7 +25,9 @@ import (
 const (
 	base    = "base"
 	overlay = "overlays/kube-prometheus-stack"
-	webPort = 9754
+	// selfHostedOverlay adds the example self-hosted binding to overlay.
+	selfHostedOverlay = "overlays/self-hosted-server-load"
+	webPort           = 9754
 	// secretName is the Secret the shipped config reads its token from; the
 	// user creates it, no rendering may contain it.
 	secretName = "hubprobe-credentials"
@@ -39,8 +41,10 @@ func renderings(t *testing.T) []manifest {
 	return []manifest{
 		kustomize(t, base),
 		kustomize(t, overlay),
+		kustomize(t, selfHostedOverlay),
 		helmTemplate(t, "helm unsharded"),
 		helmTemplate(t, "helm sharded", "--set", "shards=3"),
+		helmTemplate(t, "helm self-hosted server load", selfHostedValues(t, helmBindings)...),
 	}
 }
 
@@ -77,7 +81,10 @@ func checkObjects(t *testing.T, m manifest) {
 	m.pod(t)
 	only[corev1.ServiceAccount](t, m)
 	only[monitoringv1.PodMonitor](t, m)
-	only[monitoringv1.PrometheusRule](t, m)
+	shippedRules(t, m)
+	if n := len(ofType[monitoringv1.PrometheusRule](m)); n != 1 && (n != 2 || selfHostedRules(m) == nil) {
+		t.Errorf("%d PrometheusRules, want the shipped rules and at most the self-hosted bindings'", n)
+	}
 	if len(ofType[corev1.Service](m)) == 0 {
 		t.Error("no Service")
 	}
@@ -273,7 +280,7 @@ func checkRulesAndDashboards(t *testing.T, m manifest) {
 	if err := yaml.UnmarshalStrict(data, &rulesFile); err != nil {
 		t.Fatalf("alerts/hubprobe-rules.yml is no PrometheusRule spec: %v", err)
 	}
-	rule := only[monitoringv1.PrometheusRule](t, m)
+	rule := shippedRules(t, m)
 	if len(rulesFile.Groups) == 0 || !reflect.DeepEqual(rule.Spec, rulesFile) {
 		t.Error("the rendered PrometheusRule's spec differs from alerts/hubprobe-rules.yml")
 	}
@@ -302,7 +309,12 @@ func checkRulesAndDashboards(t *testing.T, m manifest) {
 }
 
 func TestKubePrometheusStackOverlayAddsTheReleaseLabel(t *testing.T) {
-	m := kustomize(t, overlay)
+	for _, dir := range []string{overlay, selfHostedOverlay} {
+		t.Run(dir, func(t *testing.T) { checkReleaseLabel(t, kustomize(t, dir)) })
+	}
+}
+
+func checkReleaseLabel(t *testing.T, m manifest) {
 	for _, o := range m.objects {
 		obj, err := meta.Accessor(o)
 		if err != nil {

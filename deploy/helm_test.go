@@ -61,7 +61,7 @@ func helmTemplateResult(t *testing.T, args ...string) (stdout, stderr []byte, er
 
 func TestHelmLint(t *testing.T) {
 	helm := goTool(t, "helm")
-	for _, args := range [][]string{nil, {"--set", "shards=3"}} {
+	for _, args := range [][]string{nil, {"--set", "shards=3"}, selfHostedValues(t, helmBindings)} {
 		out := run(t, nil, helm, append([]string{"lint", "--strict", chart}, args...)...)
 		if !strings.Contains(string(out), "0 chart(s) failed") {
 			t.Errorf("helm lint %v:\n%s", args, out)
@@ -189,6 +189,15 @@ func TestHelmRejectsBadValues(t *testing.T) {
 		"/shards":                        {"--set", "shards=0"},
 		"'shard' not allowed":            {"--set", "shard=3"},
 		"secretEnv needs existingSecret": {"--set", "existingSecret=", "--set", "secretEnv[0].name=A,secretEnv[0].key=b"},
+		`selfHostedServerLoad[1].target: "hub" is not the name of a target in config`: {"--set-json",
+			`selfHostedServerLoad=[{"target":"app","namespace":"web","pod":"a"},{"target":"hub","namespace":"web","pod":"b"}]`},
+		`selfHostedServerLoad[1].target: "app" is bound twice`: {"--set-json",
+			`selfHostedServerLoad=[{"target":"app","namespace":"web","pod":"a"},{"target":"app","namespace":"web","pod":"b"}]`},
+		"missing closing ): `app-(x`":       {"--set-json", `selfHostedServerLoad=[{"target":"app","namespace":"web","pod":"app-(x"}]`},
+		"/selfHostedServerLoad/0/namespace": {"--set-json", `selfHostedServerLoad=[{"target":"app","namespace":"Web","pod":"a"}]`},
+		"missing property 'pod'":            {"--set-json", `selfHostedServerLoad=[{"target":"app","namespace":"web"}]`},
+		"additional properties 'contaner' not allowed": {"--set-json",
+			`selfHostedServerLoad=[{"target":"app","namespace":"web","pod":"a","contaner":"app"}]`},
 	} {
 		_, stderr, err := helmTemplateResult(t, args...)
 		if err == nil || !strings.Contains(string(stderr), want) {
@@ -205,5 +214,34 @@ func readYAML(t *testing.T, path string, v any) {
 	}
 	if err := yaml.Unmarshal(data, v); err != nil {
 		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// Workload identity annotates the service account with the client ID and
+// labels the pods for the webhook, which projects the token file.
+func TestHelmWorkloadIdentity(t *testing.T) {
+	const clientID = "0b1c2d3e-aaaa-bbbb-cccc-123456789abc"
+	m := helmTemplate(t, "helm workload identity",
+		"--set", "workloadIdentity.enabled=true", "--set", "workloadIdentity.clientId="+clientID,
+		"--set", "serviceAccount.annotations.team=canary")
+	pod, _ := m.pod(t)
+	sa := named[corev1.ServiceAccount](m, release)
+	if sa == nil {
+		t.Fatal("no ServiceAccount rendered")
+	}
+	want := map[string]string{"azure.workload.identity/client-id": clientID, "team": "canary"}
+	if !reflect.DeepEqual(sa.Annotations, want) {
+		t.Errorf("ServiceAccount annotations %v, want %v", sa.Annotations, want)
+	}
+	if pod.Labels["azure.workload.identity/use"] != "true" || pod.Spec.ServiceAccountName != release {
+		t.Errorf("pod label azure.workload.identity/use=%q, service account %q", pod.Labels["azure.workload.identity/use"], pod.Spec.ServiceAccountName)
+	}
+	off := helmTemplate(t, "helm default")
+	offPod, _ := off.pod(t)
+	if _, ok := offPod.Labels["azure.workload.identity/use"]; ok || len(named[corev1.ServiceAccount](off, release).Annotations) != 0 {
+		t.Error("workload identity is on by default")
+	}
+	if _, stderr, err := helmTemplateResult(t, "--set", "workloadIdentity.enabled=true"); err == nil || !strings.Contains(string(stderr), "clientId") {
+		t.Errorf("workload identity without a client ID rendered: %v %s", err, stderr)
 	}
 }

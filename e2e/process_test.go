@@ -45,17 +45,6 @@ func freeAddress(t *testing.T) string {
 	return addr
 }
 
-// prometheusBinary is the installed prometheus, which scripts/test.sh
-// installs from Debian's package.
-func prometheusBinary(t *testing.T) string {
-	t.Helper()
-	bin, err := exec.LookPath("prometheus")
-	if err != nil {
-		t.Fatalf("prometheus is not installed (%v): run scripts/test.sh, which installs Debian's prometheus package", err)
-	}
-	return bin
-}
-
 // buildHubprobe compiles the daemon into a temporary directory.
 func buildHubprobe(ctx context.Context, t *testing.T, root string) string {
 	t.Helper()

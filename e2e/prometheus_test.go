@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -203,6 +204,16 @@ func slowHubConfig(t *testing.T) []byte {
 		t.Fatalf("default.yml has %d lines %q, want the two embedded targets to add embedded_hub to", n, strings.TrimSpace(embedded))
 	}
 	return []byte(strings.ReplaceAll(string(config.DefaultYAML), embedded, slowHub))
+}
+
+// prometheusBinary is the prometheus on PATH; a missing one fails the test.
+func prometheusBinary(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("prometheus")
+	if err != nil {
+		t.Fatalf("prometheus is not installed (%v): run scripts/test.sh, which installs Debian's prometheus package", err)
+	}
+	return bin
 }
 
 // startPrometheus starts a Prometheus with the given configuration on addr,

@@ -173,6 +173,7 @@ hubprobe_connect_duration_seconds_sum{` + wantLabels + `} 0.15
 hubprobe_connect_duration_seconds_count{` + wantLabels + `} 2
 # HELP hubprobe_connection_failures_total Probe connections that failed to open or dropped, by reason.
 # TYPE hubprobe_connection_failures_total counter
+hubprobe_connection_failures_total{reason="auth",` + wantLabels + `} 0
 hubprobe_connection_failures_total{reason="negotiate",` + wantLabels + `} 0
 hubprobe_connection_failures_total{reason="transport",` + wantLabels + `} 0
 hubprobe_connection_failures_total{reason="handshake",` + wantLabels + `} 0

@@ -18,7 +18,7 @@ import (
 var (
 	failureReasons = [...]string{
 		scenarios.FailNegotiate, scenarios.FailTransport, scenarios.FailHandshake,
-		scenarios.FailTimeout, scenarios.FailThrottled, scenarios.FailClosed,
+		scenarios.FailTimeout, scenarios.FailThrottled, scenarios.FailClosed, scenarios.FailAuth,
 	}
 	runResults = [...]string{scenarios.ResultSuccess, scenarios.ResultFailure, scenarios.ResultSkipped, scenarios.ResultInconclusive}
 )

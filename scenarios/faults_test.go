@@ -24,7 +24,7 @@ import (
 // Every connection failure reason, so each case can pin all of them.
 var failureReasons = []string{
 	scenarios.FailNegotiate, scenarios.FailTransport, scenarios.FailHandshake,
-	scenarios.FailTimeout, scenarios.FailThrottled, scenarios.FailClosed,
+	scenarios.FailTimeout, scenarios.FailThrottled, scenarios.FailClosed, scenarios.FailAuth,
 }
 
 // faultCase is one way a target misbehaves and what hubprobe must report.

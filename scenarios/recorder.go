@@ -46,6 +46,9 @@ const (
 	FailTimeout   = clientconn.PhaseTimeout
 	FailThrottled = "throttled"
 	FailClosed    = "closed"
+	// FailAuth is a connection that could not get its token because
+	// signing in to Microsoft Entra ID failed.
+	FailAuth = "auth"
 )
 
 // Run outcomes, the values of hubprobe_runs_total{result}.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/azure"
@@ -31,6 +32,10 @@ type Resolver struct {
 	// Pauses gives each target the Pause its scenarios share; nil leaves
 	// every run its own.
 	Pauses *Pauses
+	// Credentials signs in the targets whose connection strings name an
+	// AuthType, one credential per sign-in kept across runs; nil builds
+	// a credential for every resolve.
+	Credentials *azure.Credentials
 	// Shard is this process's part of every scenario; Search tunes sharded
 	// capacity searches.
 	Shard  Shard
@@ -91,21 +96,37 @@ func (r Resolver) Endpoint(t *config.Target) (Endpoint, error) {
 		}
 		ep.URL = url
 	}
-	switch {
-	case t.WebPubSub():
-		cs, err := r.connectionString(t)
-		if err != nil {
-			return ep, err
-		}
-		ep.WebPubSub = &WebPubSub{ConnectionString: cs, Hub: t.Hub}
-	case t.Serverless():
-		cs, err := r.connectionString(t)
-		if err != nil {
-			return ep, err
-		}
-		ep.Serverless = &Serverless{ConnectionString: cs, Hub: t.Hub, RESTAPIVersion: t.RESTAPIVersion}
+	if !t.WebPubSub() && !t.Serverless() {
+		return ep, nil
+	}
+	cs, cred, err := r.signIn(t)
+	if err != nil {
+		return ep, err
+	}
+	if t.WebPubSub() {
+		ep.WebPubSub = &WebPubSub{ConnectionString: cs, Credential: cred, Hub: t.Hub}
+	} else {
+		ep.Serverless = &Serverless{ConnectionString: cs, Credential: cred, Hub: t.Hub, RESTAPIVersion: t.RESTAPIVersion}
 	}
 	return ep, nil
+}
+
+// signIn is the connection string of t and, when it names an AuthType,
+// the Entra ID credential it signs in with.
+func (r Resolver) signIn(t *config.Target) (azure.ConnectionString, azcore.TokenCredential, error) {
+	cs, err := r.connectionString(t)
+	if err != nil || !cs.Entra() {
+		return cs, nil, err
+	}
+	creds := r.Credentials
+	if creds == nil {
+		creds = &azure.Credentials{}
+	}
+	cred, err := creds.For(cs)
+	if err != nil {
+		return cs, nil, fmt.Errorf("target %q: %w", t.Name, err)
+	}
+	return cs, cred, nil
 }
 
 func (r Resolver) embeddedURL(target string) (string, bool) {

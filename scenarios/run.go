@@ -12,6 +12,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/hubprobe/hubprobe/azure"
+
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/internal/clientconn"
 )
@@ -378,6 +380,10 @@ func (rn *Runner) recordFailure(run *Run, err error, fallback string) {
 }
 
 func failureReason(err error, fallback string) string {
+	var ae *azure.AuthError
+	if errors.As(err, &ae) {
+		return FailAuth
+	}
 	var ce *clientconn.ConnectError
 	if errors.As(err, &ce) {
 		switch ce.Phase {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+
 	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/webpubsub"
 	"github.com/hubprobe/hubprobe/webpubsub/client"
@@ -14,6 +16,9 @@ import (
 // key the client and REST tokens are minted with, and the REST endpoint.
 type WebPubSub struct {
 	ConnectionString azure.ConnectionString
+	// Credential signs in with Microsoft Entra ID when the connection
+	// string names an AuthType; nil with an access key.
+	Credential azcore.TokenCredential
 	// Hub is the hub name on the service.
 	Hub string
 }
@@ -24,7 +29,8 @@ var webPubSubRoles = []string{azure.WebPubSubRoleJoinLeaveGroup, azure.WebPubSub
 
 // webPubSubDialer opens Web PubSub clients, each as its own user (as in
 // serverless mode, so a REST send to a user reaches one connection) with a
-// token hubprobe mints. Every message a client gets, from a group or from
+// token hubprobe mints from the access key, or the service generates for
+// an Entra sign-in. Every message a client gets, from a group or from
 // the server, is a delivery to it.
 func (rn *Runner) webPubSubDialer(run *Run) (dialFunc, error) {
 	w := rn.Endpoint.WebPubSub
@@ -40,8 +46,12 @@ func (rn *Runner) webPubSubDialer(run *Run) (dialFunc, error) {
 		WriteTimeout:     rn.stallWait(),
 		Observer:         observer{run.tracker},
 	}
+	rest, err := run.webPubSubREST()
+	if err != nil {
+		return nil, err
+	}
 	return func(ctx context.Context, i int) (*Client, error) {
-		token, err := azure.WebPubSubClientToken(w.ConnectionString, w.Hub, run.UserID(i), webPubSubRoles, 0)
+		token, err := rest.ClientToken(ctx, run.UserID(i), webPubSubRoles, 0)
 		if err != nil {
 			return nil, fmt.Errorf("web pubsub client token: %w", err)
 		}
@@ -64,6 +74,7 @@ func (rn *Runner) webPubSubDialer(run *Run) (dialFunc, error) {
 func (r *Run) webPubSubREST() (*azure.WebPubSubRESTClient, error) {
 	w := r.endpoint.WebPubSub
 	return azure.NewWebPubSubRESTClient(w.ConnectionString, w.Hub, azure.RESTOptions{
+		Credential: w.Credential,
 		Observer:   observer{r.tracker},
 		MaxRetries: -1,
 	})

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -128,4 +129,18 @@ func (r *REST) CloseConnection(connectionID, reason string) Request {
 		q = url.Values{"reason": {reason}}
 	}
 	return r.request(http.MethodDelete, "/connections"+segment(connectionID), q)
+}
+
+// GenerateToken asks the service for a client access token of userID (none
+// when empty) with roles, valid for minutes: how a client of a service that
+// signs in with Microsoft Entra ID, and holds no access key, gets one.
+func (r *REST) GenerateToken(userID string, roles []string, minutes int) Request {
+	q := url.Values{"minutesToExpire": {strconv.Itoa(minutes)}}
+	if userID != "" {
+		q.Set("userId", userID)
+	}
+	if len(roles) > 0 {
+		q["role"] = roles
+	}
+	return r.request(http.MethodPost, "/:generateToken", q)
 }

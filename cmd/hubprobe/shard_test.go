@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -56,9 +57,16 @@ func TestBadShardSettingsExitTwo(t *testing.T) {
 // port until the test ends, and returns its address.
 func startHub(t *testing.T, args ...string) string {
 	t.Helper()
+	return startHubEnv(t, nil, args...)
+}
+
+// startHubEnv is startHub with env added to the process's environment.
+func startHubEnv(t *testing.T, env []string, args ...string) string {
+	t.Helper()
 	addr := freePort(t)
 	var log bytes.Buffer
 	cmd := exec.Command(hubprobeBinary(t), append([]string{"hub", "--listen", addr}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = &log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -16,12 +16,25 @@ import (
 // Server serves h on 127.0.0.1 only, and closes it when the test ends.
 func Server(t testing.TB, h http.Handler) *httptest.Server {
 	t.Helper()
+	return serve(t, h, (*httptest.Server).Start)
+}
+
+// TLSServer serves h over TLS on 127.0.0.1 only, with httptest's
+// self-signed certificate (its own CA; srv.Client trusts it), and closes
+// it when the test ends.
+func TLSServer(t testing.TB, h http.Handler) *httptest.Server {
+	t.Helper()
+	return serve(t, h, (*httptest.Server).StartTLS)
+}
+
+func serve(t testing.TB, h http.Handler, start func(*httptest.Server)) *httptest.Server {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := &httptest.Server{Listener: l, Config: &http.Server{Handler: h}}
-	srv.Start()
+	start(srv)
 	t.Cleanup(srv.Close)
 	return srv
 }
