@@ -1,8 +1,11 @@
 package daemon
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,7 +16,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
+	"github.com/hubprobe/hubprobe/azure/entratest"
 	"github.com/hubprobe/hubprobe/azure/monitortest"
+	"github.com/hubprobe/hubprobe/azure/oidc"
 	"github.com/hubprobe/hubprobe/internal/testlocal"
 )
 
@@ -165,4 +170,48 @@ func TestDaemonStopEndsTheReaders(t *testing.T) {
 	d.Stop()
 	srv.CloseIdleConnections()
 	testlocal.CheckNoLeak(t, before)
+}
+
+// A target whose connection string names AuthType=azure.app reads Azure
+// Monitor as that application: its client secret signs in at Entra ID.
+func TestDaemonReaderSignsInWithTheTargetsCredential(t *testing.T) {
+	srv := monitortest.New(t)
+	id := srv.AddResource(monitortest.SignalR, "chat")
+	srv.Set(id, "ServerLoad", 75)
+	tenant := entratest.New(t, entratest.Options{Secrets: map[string]string{"reader-app": "app-s3cret"}})
+	t.Setenv("AZURE_AUTHORITY_HOST", tenant.AuthorityHost())
+	verifier, err := oidc.NewVerifier(tenant.Issuer(), tenant.HTTPClient())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Accept(func(token string) bool { _, err := verifier.Verify(t.Context(), token, srv.URL); return err == nil })
+	cfg := strings.Replace(monitoredConfig(srv, id), "    url: https://chat.example.com/chat\n",
+		"    connection_string: \"Endpoint=https://chat.service.signalr.net;AuthType=azure.app;ClientId=reader-app;TenantId="+
+			tenant.Tenant()+";ClientSecret=app-s3cret;Version=1.0;\"\n    hub: chat\n", 1)
+	path := filepath.Join(t.TempDir(), "hubprobe.yml")
+	writeConfig(t, path, cfg)
+	d, err := New(testlocal.Ctx(t, 30*time.Second), Options{Logger: zerolog.Nop(), ConfigFile: path,
+		AzureTransport: trusting(t, srv.CAFile, tenant.CAFile())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Stop)
+	waitForValue(t, d.reg, "hubprobe_server_load_ratio", map[string]string{"target": "azure"}, 0.75)
+	if n := tenant.TokenRequests(); n != 1 {
+		t.Errorf("%d token requests at Entra ID, want 1", n)
+	}
+}
+
+// trusting is an HTTP client that trusts the certificates in these PEM
+// files only.
+func trusting(t *testing.T, caFiles ...string) *http.Client {
+	t.Helper()
+	pool := x509.NewCertPool()
+	for _, f := range caFiles {
+		pem, err := os.ReadFile(f)
+		if err != nil || !pool.AppendCertsFromPEM(pem) {
+			t.Fatalf("CA file %s: %v", f, err)
+		}
+	}
+	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 }

@@ -15,15 +15,15 @@ import (
 	"encoding/hex"
 	"encoding/pem"
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hubprobe/hubprobe/internal/testlocal"
 )
 
 // Server is the fake Resource Manager: the metrics API over TLS at URL,
@@ -70,8 +70,8 @@ type Answer struct {
 func New(t testing.TB) *Server {
 	t.Helper()
 	s := &Server{resources: map[string]*resource{}, tokens: map[string]string{}, IdentityHeader: randomHex()}
-	api := startLoopback(t, http.HandlerFunc(s.serveMetrics), true)
-	identity := startLoopback(t, http.HandlerFunc(s.serveIdentity), false)
+	api := testlocal.TLSServer(t, http.HandlerFunc(s.serveMetrics))
+	identity := testlocal.Server(t, http.HandlerFunc(s.serveIdentity))
 	s.URL, s.Client = api.URL, api.Client()
 	s.IdentityEndpoint, s.identityClient = identity.URL+"/msi/token", identity.Client()
 	s.CAFile = filepath.Join(t.TempDir(), "monitortest-ca.pem")
@@ -80,21 +80,6 @@ func New(t testing.TB) *Server {
 		t.Fatal(err)
 	}
 	return s
-}
-
-func startLoopback(t testing.TB, h http.Handler, tls bool) *httptest.Server {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &httptest.Server{Listener: l, Config: &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}}
-	if tls {
-		srv.StartTLS()
-	} else {
-		srv.Start()
-	}
-	t.Cleanup(srv.Close)
-	return srv
 }
 
 // Accept makes the server take bearer tokens for which accept is true too,
