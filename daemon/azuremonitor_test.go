@@ -20,6 +20,7 @@ import (
 	"github.com/hubprobe/hubprobe/azure/monitortest"
 	"github.com/hubprobe/hubprobe/azure/oidc"
 	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/scenarios"
 )
 
 // monitoredConfig runs the echo against the embedded hub, and reads the
@@ -51,7 +52,7 @@ scenarios:
 // monitoredDaemon starts a daemon on monitoredConfig once prepare has set
 // the rig up. Its readers sign in with azidentity's default chain, which
 // finds the rig's App Service managed identity endpoint.
-func monitoredDaemon(t *testing.T, prepare func(srv *monitortest.Server, id string)) (*Daemon, *monitortest.Server, string) {
+func monitoredDaemon(t *testing.T, prepare func(srv *monitortest.Server, id string), adjust ...func(*Options)) (*Daemon, *monitortest.Server, string) {
 	t.Helper()
 	srv := monitortest.New(t)
 	id := srv.AddResource(monitortest.SignalR, "chat")
@@ -64,7 +65,11 @@ func monitoredDaemon(t *testing.T, prepare func(srv *monitortest.Server, id stri
 	t.Setenv("IDENTITY_HEADER", srv.IdentityHeader)
 	path := filepath.Join(t.TempDir(), "hubprobe.yml")
 	writeConfig(t, path, monitoredConfig(srv, id))
-	d, err := New(testlocal.Ctx(t, 30*time.Second), Options{Logger: zerolog.Nop(), ConfigFile: path, AzureTransport: srv.Client})
+	opts := Options{Logger: zerolog.Nop(), ConfigFile: path, AzureTransport: srv.Client}
+	for _, a := range adjust {
+		a(&opts)
+	}
+	d, err := New(testlocal.Ctx(t, 30*time.Second), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,6 +164,20 @@ func TestDaemonReadsServerLoadAndStopsTheReaderOnReload(t *testing.T) {
 		if v, ok := value(t, d.reg, name, azure); ok {
 			t.Errorf("%s{target=azure} = %v after the reload removed azure_monitor", name, v)
 		}
+	}
+}
+
+// Only shard 0 reads Azure Monitor: every shard would read the same figures,
+// and each query is billed.
+func TestDaemonReadsAzureMonitorOnShardZeroOnly(t *testing.T) {
+	d, srv, _ := monitoredDaemon(t, func(*monitortest.Server, string) {},
+		func(o *Options) { o.Shard = scenarios.Shard{Index: 1, Count: 2} })
+	time.Sleep(300 * time.Millisecond) // a reader reads at once
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("shard 1 sent %d queries", n)
+	}
+	if _, ok := value(t, d.reg, "hubprobe_service_metrics_reads_total", map[string]string{"target": "azure"}); ok || len(d.readers.statuses()) != 0 {
+		t.Error("shard 1 runs a reader")
 	}
 }
 
