@@ -273,7 +273,9 @@ func TestConnectionStringErrorsNeverQuoteTheAccessKey(t *testing.T) {
 		{"Endpoint=https://x.net;Version=1.0 " + key + k, "Version is not supported (want 1.x)"},
 		{"Endpoint=https://x.net" + k + ";accesskey=" + key, "AccessKey appears more than once"},
 		{"Endpoint=https://x.net;ClientEndpoint=wss://c.net" + k, "ClientEndpoint must be an http:// or https:// URL"},
-		{"Endpoint=https://x.net;AuthType=azure.msi;ClientSecret=" + key, "AuthType is not supported: hubprobe signs tokens with an AccessKey"},
+		{"Endpoint=https://x.net;AuthType=azure.msi;ClientSecret=" + key, "ClientSecret is not used with AuthType=azure.msi"},
+		{"Endpoint=https://x.net;AuthType=azure.app;ClientId=c;TenantId=t;ClientSecret=;AccessKey=" + key, "AccessKey is not used with an AuthType: remove one of them"},
+		{"Endpoint=http://x.net;AuthType=azure.app;ClientId=c;TenantId=t;ClientSecret=" + key, "Endpoint must be https:// with an AuthType (http:// only to a loopback address): it carries Entra ID tokens"},
 	}
 	dir := t.TempDir()
 	for _, tt := range tests {
