@@ -43,24 +43,38 @@ func newMonitorReaders(ctx context.Context, opts Options, creds *azure.Credentia
 	return &monitorReaders{ctx: ctx, opts: opts, creds: creds, metrics: metrics, load: load, running: map[string]*monitorReader{}}
 }
 
-// apply starts, restarts and stops readers so that exactly the targets of
-// cfg with azure_monitor have one, unchanged ones left reading. Only shard
-// 0 reads: Azure Monitor bills every call, and the service's figures are
-// the same for every shard.
-func (rs *monitorReaders) apply(cfg *config.Config) error {
+// wanted lists the targets of cfg that have azure_monitor. Only shard 0
+// reads: Azure Monitor bills every call, and the service's figures are the
+// same for every shard.
+func (rs *monitorReaders) wanted(cfg *config.Config) map[string]config.Target {
 	want := map[string]config.Target{}
-	if rs.opts.Shard.Index == 0 {
-		for _, t := range cfg.Targets {
-			if t.AzureMonitor != nil {
-				want[t.Name] = t
-			}
+	if rs.opts.Shard.Index != 0 {
+		return want
+	}
+	for _, t := range cfg.Targets {
+		if t.AzureMonitor != nil {
+			want[t.Name] = t
 		}
 	}
+	return want
+}
+
+// retire stops the readers cfg no longer wants as they run: gone, or
+// changed. It runs before the embedded hubs move to cfg, and startMissing
+// after, so that a target turning from one into the other keeps the server
+// load source its new form sets.
+func (rs *monitorReaders) retire(cfg *config.Config) {
+	want := rs.wanted(cfg)
 	for _, name := range slices.Sorted(maps.Keys(rs.running)) {
 		if t, ok := want[name]; !ok || rs.running[name].from != configOf(t) {
 			rs.stop(name, !ok)
 		}
 	}
+}
+
+// startMissing starts a reader for every wanted target without one.
+func (rs *monitorReaders) startMissing(cfg *config.Config) error {
+	want := rs.wanted(cfg)
 	for _, name := range slices.Sorted(maps.Keys(want)) {
 		if _, ok := rs.running[name]; !ok {
 			if err := rs.start(want[name]); err != nil {

@@ -167,6 +167,35 @@ func TestDaemonReadsServerLoadAndStopsTheReaderOnReload(t *testing.T) {
 	}
 }
 
+// A target that turns from read from Azure Monitor into embedded and back
+// keeps a server load each time: the embedded hub's, then the service's.
+func TestDaemonServerLoadFollowsATargetBetweenEmbeddedAndMonitored(t *testing.T) {
+	d, srv, path := monitoredDaemon(t, func(srv *monitortest.Server, id string) { srv.Set(id, "ServerLoad", 75) })
+	azure := map[string]string{"target": "azure"}
+	waitForValue(t, d.reg, "hubprobe_server_load_ratio", azure, 0.75)
+	monitored, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := string(monitored)
+	embedded := cfg[:strings.Index(cfg, "    url: https://chat")] + "    embedded: true\n" + cfg[strings.Index(cfg, "scenarios:"):]
+	reload := func(body string) {
+		writeConfig(t, path, body)
+		if err := d.Reload(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reload(embedded)
+	if v, ok := value(t, d.reg, "hubprobe_server_load_ratio", azure); !ok || v == 0.75 {
+		t.Fatalf("hubprobe_server_load_ratio{target=azure} = %v (exists %v) once embedded, want the idle hub's own", v, ok)
+	}
+	reload(cfg)
+	waitForValue(t, d.reg, "hubprobe_server_load_ratio", azure, 0.75)
+	if n := len(srv.Requests()); n != 2 {
+		t.Errorf("%d queries, want one per reader started", n)
+	}
+}
+
 // Only shard 0 reads Azure Monitor: every shard would read the same figures,
 // and each query is billed.
 func TestDaemonReadsAzureMonitorOnShardZeroOnly(t *testing.T) {

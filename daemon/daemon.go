@@ -116,6 +116,7 @@ func newMetrics(opts Options) (*Daemon, error) {
 func (d *Daemon) Apply(cfg *config.Config) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.readers.retire(cfg)
 	if err := d.parts.hubs.Sync(cfg); err != nil {
 		return err
 	}
@@ -130,7 +131,7 @@ func (d *Daemon) Apply(cfg *config.Config) error {
 		return err
 	}
 	d.parts.events.SetHubs(scenarios.EventHandlerKeys(jobs))
-	if err := d.readers.apply(cfg); err != nil {
+	if err := d.readers.startMissing(cfg); err != nil {
 		return err
 	}
 	d.metrics.ApplyTiers(cfg.Targets)
