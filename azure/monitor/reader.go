@@ -143,10 +143,12 @@ func (r *Reader) run(ctx context.Context) {
 	}
 }
 
-// nextWait is the wait after a read: the interval after a success; after a
-// throttle, the service's Retry-After when it is longer; after other
-// failures, a jittered backoff whose ceiling doubles with every failure in
-// a row, from twice the interval up to backoffCapIntervals of them.
+// nextWait is the wait after a read: the interval after an answer (even one
+// that lacked a metric, or named one the resource does not have, which the
+// next query leaves out); after a refusal with Retry-After, that, when it
+// is longer than the interval; after any other failure, a jittered backoff
+// whose ceiling doubles with every failure in a row, from twice the
+// interval up to backoffCapIntervals of them.
 func (r *Reader) nextWait(f *failure, streak int) (time.Duration, int) {
 	interval := r.opts.Interval
 	if f == nil || f.reason == ReasonEmptySeries || f.reason == ReasonUnknownMetric {
