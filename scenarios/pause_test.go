@@ -37,12 +37,13 @@ func pausedFor(p *scenarios.Pause, at time.Time) time.Duration {
 
 // Without Retry-After, each throttle in a row pauses for a random time
 // between half its ceiling and the ceiling, which starts at 1 s and
-// doubles up to 30 s: 0.5–1 s, 1–2 s, 2–4 s, … 15–30 s, and stays there.
-// A send the service takes starts the doubling over.
+// doubles up to 30 s: 0.5–1 s, 1–2 s, 2–4 s, … 15–30 s, and stays there
+// (40 throttles at the cap, so a cap a little higher shows too). A send
+// the service takes starts the doubling over.
 func TestBackoffWithoutRetryAfterDoubles(t *testing.T) {
 	p, at := &scenarios.Pause{}, pauseStart
-	ceilings := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second,
-		16 * time.Second, 30 * time.Second, 30 * time.Second}
+	ceilings := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second}
+	ceilings = append(ceilings, slices.Repeat([]time.Duration{30 * time.Second}, 40)...)
 	for i, ceiling := range ceilings {
 		p.Throttle(throttle.HTTP429, 0, at)
 		if d := pausedFor(p, at); d < ceiling/2 || d > ceiling {
