@@ -69,7 +69,9 @@ const slowHub = "    embedded: true\n    embedded_hub:\n      delivery_delay: 1.
 // of storing histograms (classic only, native only, both), that load the
 // shipped rule file. In each it checks that every dashboard query, every
 // recording rule and every documented query returns data, that every rule
-// evaluates cleanly, and that a hub slowed past 1 s trips the p99 alert.
+// evaluates cleanly, where both forms are stored that the recorded series
+// and the panels keep the native histogram's answer, and that a hub slowed
+// past 1 s trips the p99 alert.
 func TestDashboardsAndRulesAgainstRealPrometheus(t *testing.T) {
 	promBin := prometheusBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testBudget)
@@ -93,6 +95,9 @@ func TestDashboardsAndRulesAgainstRealPrometheus(t *testing.T) {
 		checkRulesHealthy(ctx, t, m.prom, dataSince)
 		checkDocumentedQueries(ctx, t, m.prom)
 		checkLatencySeriesFound(ctx, t, m.prom)
+		if m.mode == bothForms {
+			checkNativeAnswerKept(ctx, t, m.prom)
+		}
 		t.Logf("dashboards and rules checked after %s", since(start))
 	})
 	if t.Failed() {
