@@ -48,6 +48,9 @@ type TokenClaims struct {
 	// Roles is role, always minted as an array: the Web PubSub permissions,
 	// such as WebPubSubRoleSendToGroup.
 	Roles []string
+	// Groups is webpubsub.group: the Web PubSub groups the connection
+	// joins on connect. MintToken writes it; VerifyToken does not read it.
+	Groups []string
 }
 
 // MintToken signs claims as an HS256 JWT with the header {"alg":"HS256",
@@ -78,6 +81,9 @@ func MintToken(key []byte, claims TokenClaims) (string, error) {
 	}
 	if len(claims.Roles) > 0 {
 		payload["role"] = claims.Roles
+	}
+	if len(claims.Groups) > 0 {
+		payload["webpubsub.group"] = claims.Groups
 	}
 	token, err := jwt.NewWithClaims(jwt.SigningMethodHS256, payload).SignedString(key)
 	if err != nil {

@@ -144,7 +144,9 @@ var invalidConfigs = map[string]string{
 	"rest-kind-default-target":        `:7: scenarios[0].kind: "rest_broadcast" sends through the REST API and needs a target with mode: serverless, not "local"`,
 	"hub-kind-serverless-target":      `:10: scenarios[0].kind: "server_push" invokes hub methods, which serverless mode does not take from clients; target "local" needs mode: default`,
 	"batch-size":                      `:10: scenarios[0].batch_size: must be between 1 and 100000, got 0`,
-	"redirect-without-key":            `:5: targets[0].embedded_hub.redirect_negotiate: needs access_key`,
+	"redirect-without-key":            `:5: targets[0].embedded_hub.redirect_negotiate: needs access_key or entra_issuer`,
+	"entra-issuer-http":               `:5: targets[0].embedded_hub.entra_issuer: the issuer must be an https URL, not http`,
+	"disable-local-auth-alone":        `:6: targets[0].embedded_hub.disable_local_auth: needs entra_issuer: without it nothing could call the REST APIs`,
 	"embedded-hub-units":              `:5: targets[0].embedded_hub.units: must be between 0 and 1000, got -1`,
 	"embedded-hub-connection-quota":   `:5: targets[0].embedded_hub.connection_quota: must be between 0 and 1000000, got 2000000`,
 	"embedded-hub-message-rate-limit": `:5: targets[0].embedded_hub.message_rate_limit: must not be negative, got -0.5`,
@@ -154,6 +156,13 @@ var invalidConfigs = map[string]string{
 	"header-value":                    `:5: targets[0].headers.X-Probe: value must not contain line breaks or NUL`,
 	"connection-string-endpoint":      `:3: targets[0].connection_string: Endpoint must be an http:// or https:// URL`,
 	"connection-string-file-version":  `:4: targets[0].connection_string_file: Version is not supported (want 1.x)`,
+	"azure-monitor-embedded":          `:4: targets[0].azure_monitor: not allowed with embedded: true (the embedded hub reports its own server load)`,
+	"azure-monitor-no-resource-id":    `:4: targets[0].azure_monitor: resource_id is required`,
+	"azure-monitor-resource-id":       `:5: targets[0].azure_monitor.resource_id: provider must be Microsoft.SignalRService, got "Microsoft.Web"`,
+	"azure-monitor-service":           `:5: targets[0].azure_monitor.resource_id: names a Microsoft.SignalRService/WebPubSub resource, but target "azure" has service: signalr`,
+	"azure-monitor-endpoint":          `:6: targets[0].azure_monitor.endpoint: must be an https URL, got scheme "http"`,
+	"azure-monitor-interval":          `:6: targets[0].azure_monitor.interval: must be one of Azure Monitor's time grains 1m, 5m, 15m, 30m or 1h, got 30s`,
+	"azure-monitor-unknown-key":       `:5: targets[0].azure_monitor: unknown key "resource"`,
 }
 
 func TestInvalidConfigs(t *testing.T) {
@@ -214,6 +223,10 @@ var fullTargets = []Target{{
 	EmbeddedHub: DefaultEmbeddedHub, AccessToken: "Bearer-t0k",
 	Headers: map[string]string{"X-Probe": "hubprobe"}, SkipNegotiation: true,
 	Tier: &Tier{Service: "signalr", Units: 10}, Mode: TargetModeDefault,
+	AzureMonitor: &AzureMonitor{
+		ResourceID: "/subscriptions/00000000-1111-2222-3333-444444444444/resourceGroups/probe/providers/Microsoft.SignalRService/SignalR/probe-west/replicas/probe-east",
+		Endpoint:   "https://management.chinacloudapi.cn", Interval: 5 * time.Minute,
+	},
 }, {
 	Name: "embedded.slow", Service: ServiceSignalR, Embedded: true, Mode: TargetModeDefault,
 	EmbeddedHub: EmbeddedHub{DeliveryDelay: 250 * time.Millisecond, MaxMessageSize: 65536,

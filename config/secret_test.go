@@ -225,7 +225,7 @@ func accessKeysIn(t *testing.T, path string) []string {
 
 // fixturesWithAccessKeys is how many testdata/invalid-*.yml hold an access
 // key, so the sweep below cannot silently check none.
-const fixturesWithAccessKeys = 14
+const fixturesWithAccessKeys = 15
 
 // No config error quotes an access key, whatever else is wrong with the
 // target that holds it.
@@ -273,7 +273,9 @@ func TestConnectionStringErrorsNeverQuoteTheAccessKey(t *testing.T) {
 		{"Endpoint=https://x.net;Version=1.0 " + key + k, "Version is not supported (want 1.x)"},
 		{"Endpoint=https://x.net" + k + ";accesskey=" + key, "AccessKey appears more than once"},
 		{"Endpoint=https://x.net;ClientEndpoint=wss://c.net" + k, "ClientEndpoint must be an http:// or https:// URL"},
-		{"Endpoint=https://x.net;AuthType=azure.msi;ClientSecret=" + key, "AuthType is not supported: hubprobe signs tokens with an AccessKey"},
+		{"Endpoint=https://x.net;AuthType=azure.msi;ClientSecret=" + key, "ClientSecret is not used with AuthType=azure.msi"},
+		{"Endpoint=https://x.net;AuthType=azure.app;ClientId=c;TenantId=t;ClientSecret=;AccessKey=" + key, "AccessKey is not used with an AuthType: remove one of them"},
+		{"Endpoint=http://x.net;AuthType=azure.app;ClientId=c;TenantId=t;ClientSecret=" + key, "Endpoint must be https:// with an AuthType (http:// only to a loopback address): it carries Entra ID tokens"},
 	}
 	dir := t.TempDir()
 	for _, tt := range tests {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hubprobe/hubprobe/azure"
+	"github.com/hubprobe/hubprobe/azure/oidc"
 )
 
 func (v *validator) targets(c *Config) error {
@@ -25,6 +26,7 @@ func (v *validator) targets(c *Config) error {
 			v.headers(item, t),
 			v.tier(item, t),
 			v.targetMode(item, t),
+			v.azureMonitor(item, t),
 		)
 		if err != nil {
 			return err
@@ -87,15 +89,30 @@ func (v *validator) embeddedHub(item string, t *Target) error {
 	if h.MessageRateLimit < 0 {
 		return v.Errorf(keyPath(key, "message_rate_limit"), "must not be negative, got %g", h.MessageRateLimit)
 	}
-	if h.RedirectNegotiate && h.AccessKey == "" {
-		return v.Errorf(keyPath(key, "redirect_negotiate"), "needs access_key")
+	if h.RedirectNegotiate && h.AccessKey == "" && h.EntraIssuer == "" {
+		return v.Errorf(keyPath(key, "redirect_negotiate"), "needs access_key or entra_issuer")
 	}
 	return firstError(
+		v.entraIssuer(key, h),
 		v.notNegative(keyPath(key, "delivery_delay"), h.DeliveryDelay),
 		v.intRange(keyPath(key, "units"), h.Units, 0, MaxUnits, fmt.Sprint(MaxUnits)),
 		v.intRange(keyPath(key, "connection_quota"), h.ConnectionQuota, 0, MaxConnectionQuota, fmt.Sprint(MaxConnectionQuota)),
 		v.secret(keyPath(key, "access_key"), "", &h.AccessKey, nil),
 	)
+}
+
+// entraIssuer checks the hub's Entra sign-in: an https issuer URL, which
+// disable_local_auth needs (else nothing could call the REST APIs).
+func (v *validator) entraIssuer(key string, h *EmbeddedHub) error {
+	if h.EntraIssuer != "" {
+		if err := oidc.CheckIssuer(h.EntraIssuer); err != nil {
+			return v.Errorf(keyPath(key, "entra_issuer"), "%s", strings.TrimPrefix(err.Error(), "oidc: "))
+		}
+	}
+	if h.DisableLocalAuth && h.EntraIssuer == "" {
+		return v.Errorf(keyPath(key, "disable_local_auth"), "needs entra_issuer: without it nothing could call the REST APIs")
+	}
+	return nil
 }
 
 // headers rejects names that are not HTTP tokens, values that could split a

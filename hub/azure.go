@@ -28,9 +28,9 @@ func (h *Hub) serveClient(w http.ResponseWriter, r *http.Request, negotiate bool
 		writeText(w, http.StatusBadRequest, "The request needs exactly one valid hub query parameter.")
 		return
 	}
-	claims, ok := h.authorize(r, "/client/?hub="+url.QueryEscape(name))
-	if !ok {
-		writeText(w, http.StatusUnauthorized, "Unauthorized.")
+	claims, err := h.authorize(r, "/client/?hub="+url.QueryEscape(name))
+	if err != nil {
+		writeText(w, http.StatusUnauthorized, h.unauthorized(err))
 		return
 	}
 	if !negotiate {
@@ -71,22 +71,23 @@ func validHubName(name string) bool {
 	return true
 }
 
-// authorize checks the request's token against the audience
-// <scheme>://<host><target>, for any of targets. The host is also tried
-// without its port, which is how tokens are minted for connection strings
-// with a Port key. Nothing of the token reaches the log.
-func (h *Hub) authorize(r *http.Request, targets ...string) (azure.TokenClaims, bool) {
+// authorize checks the request's HS256 token (signed with the hub's key)
+// against the audience <scheme>://<host><target>, for any of targets. The
+// host is also tried without its port, which is how tokens are minted for
+// connection strings with a Port key. Nothing of the token reaches the log.
+func (h *Hub) authorize(r *http.Request, targets ...string) (azure.TokenClaims, error) {
 	token := bearerToken(r)
 	if token == "" {
-		return azure.TokenClaims{}, false
+		return azure.TokenClaims{}, errNoToken
 	}
 	claims, err := h.verifyAudiences(token, r, targets)
 	if err != nil {
 		h.log.Debug().Str("reason", tokenFailure(err)).Str("path", r.URL.Path).Msg("token refused")
-		return azure.TokenClaims{}, false
 	}
-	return claims, true
+	return claims, err
 }
+
+var errNoToken = errors.New("hub: no bearer token")
 
 // verifyAudiences tries each audience until one matches; a failure other
 // than the audience ends the search.
@@ -149,14 +150,7 @@ func (h *Hub) serveRedirect(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	clientURL := requestOrigins(r)[0] + "/client/?hub=" + url.QueryEscape(h.home.name)
-	now := time.Now()
-	token, err := azure.MintToken(h.key, azure.TokenClaims{
-		Audience:  clientURL,
-		ExpiresAt: now.Add(azure.DefaultClientTokenTTL),
-		IssuedAt:  now,
-		NotBefore: now,
-		UserID:    r.URL.Query().Get("user"),
-	})
+	token, err := h.issueClientToken(azure.TokenClaims{Audience: clientURL, UserID: r.URL.Query().Get("user")}, azure.DefaultClientTokenTTL)
 	if err != nil {
 		h.log.Error().Err(err).Msg("cannot mint a client token")
 		writeJSON(w, http.StatusInternalServerError, signalr.NegotiateError{Error: "The hub cannot issue a client token."})

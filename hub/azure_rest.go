@@ -18,19 +18,21 @@ const restMaxBody = 1 << 20
 // restRoute is one parsed REST request: a send (to all, a user, a group or
 // a connection) or a group membership change.
 type restRoute struct {
-	hub     string
-	method  string // the method the route wants
-	to      deliveryTarget
-	key     string // user id, group or connection id of a send
-	member  bool   // a group membership change (PUT adds, DELETE removes)
-	group   string
-	connID  string
-	invalid string // why the request cannot be served (400), if it cannot
+	hub      string
+	method   string // the method the route wants
+	to       deliveryTarget
+	key      string // user id, group or connection id of a send
+	member   bool   // a group membership change (PUT adds, DELETE removes)
+	generate bool   // :generateToken
+	group    string
+	connID   string
+	invalid  string // why the request cannot be served (400), if it cannot
 }
 
 // serveREST serves Azure SignalR Service's data-plane REST API, v1
-// (/api/v1/hubs/{hub}...) and 2022-06-01 (/api/hubs/{hub}/...:send). Each
-// request carries a token whose aud is its URL without the query.
+// (/api/v1/hubs/{hub}...) and 2022-06-01 (/api/hubs/{hub}/...:send, and
+// :generateToken of later versions). Each request carries a token whose
+// aud is its URL without the query, or an Entra token (authorizeREST).
 func (h *Hub) serveREST(w http.ResponseWriter, r *http.Request) {
 	path := strings.TrimRight(r.URL.EscapedPath(), "/")
 	route, ok := parseRESTPath(path, r.URL.Query())
@@ -47,12 +49,16 @@ func (h *Hub) serveREST(w http.ResponseWriter, r *http.Request) {
 		writeText(w, http.StatusMethodNotAllowed, "Method not allowed.")
 		return
 	}
-	if _, ok := h.authorize(r, path); !ok {
-		writeText(w, http.StatusUnauthorized, "Unauthorized.")
+	if err := h.authorizeREST(r, SignalRResource, path); err != nil {
+		writeText(w, http.StatusUnauthorized, h.unauthorized(err))
 		return
 	}
-	if route.invalid != "" {
+	switch {
+	case route.invalid != "":
 		writeText(w, http.StatusBadRequest, route.invalid)
+		return
+	case route.generate:
+		h.signalRGenerateToken(w, r, route.hub)
 		return
 	}
 	s, ok := h.spaceNamed(route.hub)
@@ -76,9 +82,12 @@ func parseRESTPath(path string, q url.Values) (restRoute, bool) {
 		route.hub, rest = segs[4], segs[5:]
 	case len(segs) >= 4 && segs[1] == "api" && segs[2] == "hubs":
 		route.hub, rest = segs[3], segs[4:]
-		if len(rest) > 0 && rest[len(rest)-1] == ":send" {
+		switch {
+		case len(rest) == 1 && rest[0] == ":generateToken":
+			route.generate, rest = true, nil
+		case len(rest) > 0 && rest[len(rest)-1] == ":send":
 			rest = rest[:len(rest)-1]
-		} else if !isMembershipPath(rest) {
+		case !isMembershipPath(rest):
 			return route, false
 		}
 		if q.Get("api-version") == "" {

@@ -89,6 +89,18 @@
 // the message rate limit closes a client with "Message count reaches
 // limit." and answers a REST send 429.
 //
+// With Options.EntraIssuer (which turns the emulation on by itself) both
+// REST APIs also take Microsoft Entra ID bearer tokens from that OpenID
+// issuer (azure/oidc: RS256, keys by kid, iss, exp/nbf, aud
+// SignalRResource or WebPubSubResource), and the token's audience says
+// which service a request is for. POST /api/hubs/{hub}/:generateToken
+// answers {"token"}, a client token of either service (userId,
+// minutesToExpire; role and group for Web PubSub), to an Entra or an
+// access-key token. Options.DisableLocalAuth refuses every access-key
+// token (401, LocalAuthDisabledText): the hub then signs the client tokens
+// it issues with a key of its own, as the service does, and sends upstream
+// events without ce-signature.
+//
 // Slow mode (Options.DeliveryDelay, SetDeliveryDelay) holds every
 // RecordLatency, streamed echo and pushed batch (and every Web PubSub
 // message, but not its acks) back for a while, to show what a slow hub

@@ -120,6 +120,8 @@ func EmbeddedOptions(cfg config.EmbeddedHub) Options {
 		ConnectionQuota:   cfg.ConnectionQuota,
 		MessageRateLimit:  cfg.MessageRateLimit,
 		RedirectNegotiate: cfg.RedirectNegotiate,
+		EntraIssuer:       cfg.EntraIssuer,
+		DisableLocalAuth:  cfg.DisableLocalAuth,
 	}
 }
 
@@ -143,7 +145,7 @@ func (e *Embedded) start(t config.Target) error {
 		h.Close()
 		return fmt.Errorf("embedded hub for target %q: %w", name, err)
 	}
-	e.running[name] = &embeddedHub{hub: h, srv: srv, reg: reg, cfg: cfg, service: t.Service, keyed: opts.AccessKey != ""}
+	e.running[name] = &embeddedHub{hub: h, srv: srv, reg: reg, cfg: cfg, service: t.Service, keyed: opts.EmulatesAzure()}
 	if e.sink != nil {
 		e.sink.SetServerLoadSource(name, h.Load)
 	}
@@ -173,8 +175,9 @@ func (e *Embedded) URL(target string) (string, bool) {
 }
 
 // ConnectionString is the connection string of an embedded target's
-// emulated service; ok is false without an access key (which a Web PubSub
-// target always has). It holds the key.
+// emulated service; ok is false without the emulation (which a Web PubSub
+// target always has). It holds the key, unless it is the keyless form of
+// a hub that takes Entra tokens only (Server.ConnectionString).
 func (e *Embedded) ConnectionString(target string) (string, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -188,3 +188,23 @@ func TestEmbeddedWebPubSubEventHandler(t *testing.T) {
 		t.Errorf("after turning into a Web PubSub target, its hub sends events to %q, want %q, with a key", got, template)
 	}
 }
+
+// An embedded target's entra_issuer and disable_local_auth reach its hub:
+// the access key no longer signs anything it takes, and its connection
+// string is the keyless one.
+func TestEmbeddedEntraSettings(t *testing.T) {
+	e := NewEmbedded(context.Background(), zerolog.Nop(), nil)
+	t.Cleanup(e.Close)
+	hubCfg := config.EmbeddedHub{AccessKey: "embedded-key", EntraIssuer: "https://127.0.0.1:1/tenant/v2.0", DisableLocalAuth: true}
+	if err := e.Sync(&config.Config{Targets: []config.Target{{Name: "entra", Embedded: true, EmbeddedHub: hubCfg}}}); err != nil {
+		t.Fatal(err)
+	}
+	origin := strings.TrimSuffix(mustURL(t, e, "entra"), DefaultPath)
+	if cs, ok := e.ConnectionString("entra"); !ok || cs != "Endpoint="+origin+";AuthType=azure;Version=1.0;" {
+		t.Errorf("connection string %q, %v; want the keyless form", cs, ok)
+	}
+	r := request(t, http.MethodPost, origin+"/api/v1/hubs/chat", restToken(t, "embedded-key", origin+"/api/v1/hubs/chat"), `{"target":"x","arguments":[]}`)
+	if r.status != http.StatusUnauthorized || r.body != LocalAuthDisabledText {
+		t.Errorf("access-key REST call: %d %q, want 401 %q", r.status, r.body, LocalAuthDisabledText)
+	}
+}

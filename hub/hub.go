@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/azure/oidc"
 	"github.com/hubprobe/hubprobe/signalr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
@@ -30,7 +31,8 @@ type Hub struct {
 	epoch    time.Time
 	delay    atomic.Int64      // DeliveryDelay in nanoseconds
 	pings    [numCodecs]*frame // a Ping in each hub protocol
-	key      []byte            // AccessKey's bytes; nil when Azure emulation is off
+	key      []byte            // see azureKey; nil when Azure emulation is off
+	entra    *oidc.Verifier    // nil without Options.EntraIssuer
 	home     *space            // the hub name the app path serves
 	wps      *wpsState         // the Web PubSub data plane
 
@@ -72,8 +74,9 @@ func New(opts Options, reg prometheus.Registerer) (*Hub, error) {
 		ping, _ := cd.AppendMessage(nil, &signalr.Message{Type: signalr.PingType})
 		h.pings[cd.index] = staticFrame(ping)
 	}
-	if opts.AccessKey != "" {
-		h.key = []byte(opts.AccessKey)
+	h.key = azureKey(opts)
+	if h.entra, err = newEntraVerifier(opts); err != nil {
+		return nil, err
 	}
 	h.home, _ = h.spaceNamed(opts.hubName())
 	h.wps = newWPSState(h)
@@ -104,7 +107,7 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveClient(w, r, true)
 	case h.key != nil && strings.HasPrefix(p, wpsHubPrefix):
 		h.serveWebPubSubClient(w, r)
-	case h.key != nil && isWebPubSubREST(r):
+	case h.key != nil && strings.HasPrefix(p, "/api/") && h.forWebPubSub(r):
 		h.serveWebPubSubREST(w, r)
 	case h.key != nil && strings.HasPrefix(p, "/api/"):
 		h.serveREST(w, r)

@@ -2,10 +2,13 @@ package hub
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/hubprobe/hubprobe/azure/oidc"
 )
 
 // Defaults match ASP.NET Core SignalR's HubOptions and LongPollingOptions
@@ -85,6 +88,23 @@ type Options struct {
 	// does): user events go there as CloudEvents. Empty sends none, and an
 	// event with an ackId is acked InvocationFailed. Needs AccessKey.
 	WebPubSubEventHandler string
+
+	// EntraIssuer, an https URL, makes the Azure emulation also accept
+	// Microsoft Entra ID bearer tokens from that OpenID issuer (RS256, keys
+	// from its discovery document by kid) on both REST APIs and on
+	// :generateToken, for the services' resources (SignalRResource,
+	// WebPubSubResource). It turns the emulation on without AccessKey.
+	EntraIssuer string
+	// EntraHTTPClient fetches the issuer's discovery document and keys;
+	// nil trusts the system's roots (SSL_CERT_FILE can point elsewhere).
+	EntraHTTPClient *http.Client
+	// DisableLocalAuth refuses every token signed with AccessKey (401,
+	// LocalAuthDisabledText), as a service with disableLocalAuth does: the
+	// REST APIs take Entra tokens only, and clients connect with the
+	// tokens :generateToken (or the redirect) issues, which the hub signs
+	// with a key of its own. Upstream events carry no ce-signature. Needs
+	// EntraIssuer.
+	DisableLocalAuth bool
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -128,19 +148,35 @@ func (o Options) validate() error {
 		return fmt.Errorf("units %d and connection quota %d must not be negative", o.Units, o.ConnectionQuota)
 	case o.MessageRateLimit < 0 || o.MessageRateLimit != o.MessageRateLimit:
 		return fmt.Errorf("message rate limit %v must be a number not below 0", o.MessageRateLimit)
-	case o.RedirectNegotiate && o.AccessKey == "":
-		return fmt.Errorf("redirecting negotiate to the Azure endpoints needs an access key")
-	case o.AccessKey != "" && (o.Path == "/client" || strings.HasPrefix(o.Path, "/client/") || strings.HasPrefix(o.Path, "/api/")):
+	case o.RedirectNegotiate && !o.EmulatesAzure():
+		return fmt.Errorf("redirecting negotiate to the Azure endpoints needs an access key or an Entra issuer")
+	case o.EmulatesAzure() && (o.Path == "/client" || strings.HasPrefix(o.Path, "/client/") || strings.HasPrefix(o.Path, "/api/")):
 		return fmt.Errorf("hub path %q collides with the Azure endpoints /client/ and /api/", o.Path)
-	case o.WebPubSubEventHandler != "" && o.AccessKey == "":
-		return fmt.Errorf("a Web PubSub event handler needs an access key")
+	case o.WebPubSubEventHandler != "" && !o.EmulatesAzure():
+		return fmt.Errorf("a Web PubSub event handler needs an access key or an Entra issuer")
 	case o.WebPubSubEventHandler != "" && checkEventHandler(o.WebPubSubEventHandler) != nil:
 		return fmt.Errorf("Web PubSub event handler: %v", checkEventHandler(o.WebPubSubEventHandler))
-	case o.AccessKey != "" && !validHubName(o.hubName()):
+	case o.EmulatesAzure() && !validHubName(o.hubName()):
 		return fmt.Errorf("hub path %q must end in a valid Azure hub name (a letter, then letters, digits or '_')", o.Path)
+	}
+	return o.validateEntra()
+}
+
+func (o Options) validateEntra() error {
+	switch {
+	case o.DisableLocalAuth && o.EntraIssuer == "":
+		return fmt.Errorf("disabling local auth needs an Entra issuer: nothing could call the REST APIs")
+	case o.EntraIssuer != "":
+		if err := oidc.CheckIssuer(o.EntraIssuer); err != nil {
+			return fmt.Errorf("Entra issuer: %w", err)
+		}
 	}
 	return nil
 }
+
+// EmulatesAzure reports whether the hub serves the Azure services' client
+// endpoints and REST APIs: with an access key, an Entra issuer or both.
+func (o Options) EmulatesAzure() bool { return o.AccessKey != "" || o.EntraIssuer != "" }
 
 // hubName is the name the app path's connections have on the Azure
 // endpoints: the path's last segment, lower-cased.

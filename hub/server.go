@@ -66,13 +66,19 @@ func (s *Server) URL() string { return s.origin + s.hub.opts.Path }
 func (s *Server) Origin() string { return s.origin }
 
 // ConnectionString is an Azure SignalR Service connection string for the
-// emulated service, or "" when Options.AccessKey is not set. It holds the
-// access key: keep it out of logs.
+// emulated service, or "" when the emulation is off. It holds the access
+// key: keep it out of logs. Without a usable key (none given, or local
+// auth disabled) it is the keyless form, AuthType=azure: sign in with
+// Microsoft Entra ID.
 func (s *Server) ConnectionString() string {
-	if s.hub.key == nil {
+	o := s.hub.opts
+	switch {
+	case s.hub.key == nil:
 		return ""
+	case o.AccessKey == "" || o.DisableLocalAuth:
+		return "Endpoint=" + s.origin + ";AuthType=azure;Version=1.0;"
 	}
-	return "Endpoint=" + s.origin + ";AccessKey=" + s.hub.opts.AccessKey + ";Version=1.0;"
+	return "Endpoint=" + s.origin + ";AccessKey=" + o.AccessKey + ";Version=1.0;"
 }
 
 // Close closes the hub, so its clients get a Close message (Long Polling

@@ -107,8 +107,8 @@ func (h *Hub) serveWebPubSubClient(w http.ResponseWriter, r *http.Request) {
 		h.refuseRecovery(w, r)
 		return
 	}
-	if _, ok := h.authorize(r, audiencePath); !ok {
-		writeText(w, http.StatusUnauthorized, "Unauthorized.")
+	if _, err := h.authorize(r, audiencePath); err != nil {
+		writeText(w, http.StatusUnauthorized, h.unauthorized(err))
 		return
 	}
 	claims, err := parseWPSClaims(bearerToken(r))

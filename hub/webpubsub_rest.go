@@ -19,18 +19,20 @@ import (
 // api-version tells them apart (SignalR's is 2022-06-01).
 var wpsAPIVersions = []string{"2021-10-01", "2022-11-01", "2023-07-01", "2024-01-01", webpubsub.APIVersion}
 
-// isWebPubSubREST reports whether r is for the Web PubSub REST API.
+// isWebPubSubREST reports whether r, without an Entra token, is for the
+// Web PubSub REST API.
 func isWebPubSubREST(r *http.Request) bool {
-	p := r.URL.Path
-	return (strings.HasPrefix(p, "/api/hubs/") || p == "/api/health") &&
-		slices.Contains(wpsAPIVersions, r.URL.Query().Get("api-version"))
+	return isWebPubSubPath(r.URL.Path) && slices.Contains(wpsAPIVersions, r.URL.Query().Get("api-version"))
 }
+
+func isWebPubSubPath(p string) bool { return strings.HasPrefix(p, "/api/hubs/") || p == "/api/health" }
 
 // wpsCall is one REST request being served.
 type wpsCall struct {
 	w     http.ResponseWriter
 	r     *http.Request
 	space *wpsSpace
+	hub   string   // the hub name as the path spells it
 	args  []string // the path segments the route's "*" matched
 }
 
@@ -43,6 +45,7 @@ type wpsRoute struct {
 }
 
 var wpsRoutes = []wpsRoute{
+	{http.MethodPost, []string{":generateToken"}, (*Hub).wpsGenerateToken},
 	{http.MethodPost, []string{":send"}, func(h *Hub, c *wpsCall) { h.wpsRESTSend(c, toAll) }},
 	{http.MethodPost, []string{"users", "*", ":send"}, func(h *Hub, c *wpsCall) { h.wpsRESTSend(c, toUser) }},
 	{http.MethodPost, []string{"groups", "*", ":send"}, func(h *Hub, c *wpsCall) { h.wpsRESTSend(c, toGroup) }},
@@ -84,8 +87,8 @@ func (h *Hub) serveWebPubSubREST(w http.ResponseWriter, r *http.Request) {
 		wpsError(w, http.StatusMethodNotAllowed, "Method not allowed.")
 		return
 	}
-	if _, ok := h.authorize(r, escaped, escaped+"?"+r.URL.RawQuery); !ok {
-		wpsError(w, http.StatusUnauthorized, "Unauthorized.")
+	if err := h.authorizeREST(r, WebPubSubResource, escaped, escaped+"?"+r.URL.RawQuery); err != nil {
+		wpsError(w, http.StatusUnauthorized, h.unauthorized(err))
 		return
 	}
 	if !webpubsub.ValidHub(hub) || slices.Contains(args, "") {
@@ -97,7 +100,7 @@ func (h *Hub) serveWebPubSubREST(w http.ResponseWriter, r *http.Request) {
 		wpsError(w, http.StatusServiceUnavailable, "Too many hub names.")
 		return
 	}
-	route.serve(h, &wpsCall{w: w, r: r, space: s, args: args})
+	route.serve(h, &wpsCall{w: w, r: r, space: s, hub: hub, args: args})
 }
 
 // matchWPSRoute finds the route for method and the escaped path after

@@ -63,12 +63,21 @@ type handshake struct {
 	expires time.Time // zero: stands for good
 }
 
+// upstreamKey signs ce-signature: the access key, or nothing when local
+// auth is disabled (the service then attaches no signature, its docs say).
+func upstreamKey(opts Options) string {
+	if opts.DisableLocalAuth {
+		return ""
+	}
+	return opts.AccessKey
+}
+
 func newUpstream(h *Hub) *upstream {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 256
 	return &upstream{
 		template: h.opts.WebPubSubEventHandler,
-		key:      h.opts.AccessKey,
+		key:      upstreamKey(h.opts),
 		h:        h,
 		retry:    wpsHandshakeRetry,
 		checks:   make(map[string]*handshake),
@@ -177,7 +186,9 @@ func (u *upstream) post(c *wpsConn, ev wpsEvent) (status int, contentType string
 	e.ID = strconv.FormatUint(u.ids.Add(1), 10)
 	e.Time = time.Now().UTC().Format(time.RFC3339Nano)
 	e.UserID, e.Origin, e.Subprotocol = c.user, c.origin, c.protocol
-	e.Signature = webpubsub.Sign(c.id, u.key)
+	if u.key != "" {
+		e.Signature = webpubsub.Sign(c.id, u.key)
+	}
 	e.WriteHeader(req.Header)
 	resp, err := u.client.Do(req)
 	if err != nil {

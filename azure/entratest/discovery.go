@@ -3,6 +3,8 @@ package entratest
 import (
 	"encoding/json"
 	"net/http"
+
+	"github.com/hubprobe/hubprobe/azure/oidc"
 )
 
 // openIDConfiguration is the tenant's discovery document: the members MSAL
@@ -43,14 +45,12 @@ func (s *Server) serveKeys(w http.ResponseWriter, r *http.Request) {
 	}
 	s.keyRequests.Add(1)
 	s.mu.Lock()
-	keys := make([]jsonWebKey, 0, len(s.keys))
+	keys := make([]oidc.JSONWebKey, 0, len(s.keys))
 	for _, k := range s.keys {
 		keys = append(keys, k.jwk(s.Issuer()))
 	}
 	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, struct {
-		Keys []jsonWebKey `json:"keys"`
-	}{keys})
+	writeJSON(w, http.StatusOK, oidc.KeySet{Keys: keys})
 }
 
 // checkTenant answers a request for another tenant as Entra does, with

@@ -6,8 +6,9 @@ import (
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
-	"math/big"
 	"testing"
+
+	"github.com/hubprobe/hubprobe/azure/oidc"
 )
 
 // signingKey is one RSA key of the tenant, named by its kid.
@@ -32,26 +33,9 @@ func newSigningKey(t testing.TB) signingKey {
 	return signingKey{kid: base64.RawURLEncoding.EncodeToString(sum[:20]), private: k}
 }
 
-// jsonWebKey is one entry of the JWKS document, with the members Entra's
-// discovery/v2.0/keys carries for an RSA signing key (less x5c).
-type jsonWebKey struct {
-	KeyType string `json:"kty"`
-	Use     string `json:"use"`
-	KeyID   string `json:"kid"`
-	N       string `json:"n"`
-	E       string `json:"e"`
-	Issuer  string `json:"issuer,omitempty"`
-}
-
 // jwk is the published form of k's public half.
-func (k signingKey) jwk(issuer string) jsonWebKey {
-	pub := k.private.PublicKey
-	return jsonWebKey{
-		KeyType: "RSA",
-		Use:     "sig",
-		KeyID:   k.kid,
-		N:       base64.RawURLEncoding.EncodeToString(pub.N.Bytes()),
-		E:       base64.RawURLEncoding.EncodeToString(big.NewInt(int64(pub.E)).Bytes()),
-		Issuer:  issuer,
-	}
+func (k signingKey) jwk(issuer string) oidc.JSONWebKey {
+	key := oidc.NewRSAKey(k.kid, &k.private.PublicKey)
+	key.Issuer = issuer
+	return key
 }

@@ -1,10 +1,7 @@
 package entratest
 
 import (
-	"crypto/rsa"
-	"encoding/base64"
 	"encoding/json"
-	"math/big"
 	"testing"
 	"time"
 
@@ -14,6 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/hubprobe/hubprobe/azure/oidc"
 	"github.com/hubprobe/hubprobe/internal/testlocal"
 )
 
@@ -69,40 +67,30 @@ func getToken(t *testing.T, cred azcore.TokenCredential) (azcore.AccessToken, er
 	return cred.GetToken(testlocal.Ctx(t, 10*time.Second), policy.TokenRequestOptions{Scopes: []string{testResource + "/.default"}})
 }
 
-// verify checks token the way a resource does: the discovery document's
-// jwks_uri, the key named by kid, RS256, iss and aud. It returns the
-// claims and the index in the JWKS of the key that signed.
-func verify(t *testing.T, s *Server, token string) (jwt.MapClaims, int) {
+// verify checks token the way a resource does, with the hub's verifier:
+// the discovery document's jwks_uri, the key named by kid, RS256, iss and
+// aud.
+func verify(t *testing.T, s *Server, token string) oidc.Claims {
 	t.Helper()
-	var conf openIDConfiguration
-	getJSON(t, s, s.Issuer()+"/.well-known/openid-configuration", &conf)
-	var set struct{ Keys []jsonWebKey }
-	getJSON(t, s, conf.JWKSURI, &set)
-	used := -1
-	claims := jwt.MapClaims{}
-	_, err := jwt.ParseWithClaims(token, claims, func(tok *jwt.Token) (any, error) {
-		for i, k := range set.Keys {
-			if k.KeyID == tok.Header["kid"] {
-				used = i
-				return publicKey(t, k), nil
-			}
-		}
-		return nil, jwt.ErrTokenUnverifiable
-	}, jwt.WithValidMethods([]string{"RS256"}), jwt.WithIssuer(conf.Issuer), jwt.WithAudience(testResource), jwt.WithExpirationRequired())
+	v, err := oidc.NewVerifier(s.Issuer(), s.HTTPClient())
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims, err := v.Verify(testlocal.Ctx(t, 10*time.Second), token, testResource)
 	if err != nil {
 		t.Fatalf("token does not verify against the JWKS: %v", err)
 	}
-	return claims, used
+	return claims
 }
 
-func publicKey(t *testing.T, k jsonWebKey) *rsa.PublicKey {
+// unverified are a token's claims as they are written.
+func unverified(t *testing.T, token string) jwt.MapClaims {
 	t.Helper()
-	n, errN := base64.RawURLEncoding.DecodeString(k.N)
-	e, errE := base64.RawURLEncoding.DecodeString(k.E)
-	if errN != nil || errE != nil || k.KeyType != "RSA" || k.Use != "sig" {
-		t.Fatalf("bad JWK %+v", k)
+	claims := jwt.MapClaims{}
+	if _, _, err := jwt.NewParser().ParseUnverified(token, claims); err != nil {
+		t.Fatal(err)
 	}
-	return &rsa.PublicKey{N: new(big.Int).SetBytes(n), E: int(new(big.Int).SetBytes(e).Int64())}
+	return claims
 }
 
 func getJSON(t *testing.T, s *Server, url string, v any) int {
@@ -128,13 +116,17 @@ func TestClientSecretCredentialSignsIn(t *testing.T) {
 	if left := time.Until(tok.ExpiresOn); left < 29*time.Minute || left > 31*time.Minute {
 		t.Errorf("token expires in %s, want the 30m lifetime", left)
 	}
-	claims, key := verify(t, s, tok.Token)
-	if key != 1 {
-		t.Errorf("signed with JWKS key %d, want the second (1)", key)
+	claims := verify(t, s, tok.Token)
+	if claims.AppID != testClient || claims.TenantID != s.Tenant() || claims.Audience != testResource {
+		t.Errorf("verified claims %+v, want app %s in tenant %s for %s", claims, testClient, s.Tenant(), testResource)
 	}
-	for name, want := range map[string]string{"appid": testClient, "azp": testClient, "tid": s.Tenant(), "iss": s.Issuer(), "aud": testResource} {
-		if claims[name] != want {
-			t.Errorf("claim %s = %v, want %q", name, claims[name], want)
+	if kids := jwksKeyIDs(t, s); kidOf(t, tok.Token) != kids[1] {
+		t.Errorf("signed with kid %s, want the second of %v", kidOf(t, tok.Token), kids)
+	}
+	written := unverified(t, tok.Token)
+	for name, want := range map[string]string{"appid": testClient, "azp": testClient, "iss": s.Issuer(), "ver": "2.0"} {
+		if written[name] != want {
+			t.Errorf("claim %s = %v, want %q", name, written[name], want)
 		}
 	}
 	if _, err := getToken(t, cred); err != nil {
@@ -154,9 +146,9 @@ func TestWorkloadIdentityCredentialSignsIn(t *testing.T) {
 	if left := time.Until(tok.ExpiresOn); left < 59*time.Minute || left > 61*time.Minute {
 		t.Errorf("token expires in %s, want the default hour", left)
 	}
-	claims, _ := verify(t, s, tok.Token)
-	if claims["appid"] != testFedClient || claims["oid"] != claims["sub"] || claims["oid"] == "" {
-		t.Errorf("claims %v: want appid %s and oid = sub", claims, testFedClient)
+	claims := verify(t, s, tok.Token)
+	if claims.AppID != testFedClient || claims.ObjectID != claims.Subject || claims.ObjectID == "" {
+		t.Errorf("claims %+v: want app %s and oid = sub", claims, testFedClient)
 	}
 	if got := s.TokenRequests(); got != 1 {
 		t.Errorf("TokenRequests = %d, want 1", got)

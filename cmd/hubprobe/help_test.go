@@ -26,7 +26,8 @@ var (
 		"--capacity.prometheus-url", "--capacity.prometheus-wait"}
 	runFlagsOf = []string{"--scenario", "--output", "--plot.file", "--shard.index", "--shard.count"}
 	hubFlagsOf = []string{"--listen", "--metrics", "--delivery-delay", "--access-key-file", "--units",
-		"--connection-quota", "--message-rate-limit", "--redirect-negotiate", "--poll-timeout", "--webpubsub.event-handler"}
+		"--connection-quota", "--message-rate-limit", "--redirect-negotiate", "--poll-timeout", "--webpubsub.event-handler",
+		"--entra.issuer", "--disable-local-auth"}
 	planFlagsOf = []string{"--workload.file", "--output"}
 	benchFlags  = []string{"--output", "--import"}
 )

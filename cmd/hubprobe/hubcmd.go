@@ -50,7 +50,7 @@ func serveHub(ctx context.Context, f hubFlags, stderr io.Writer, log zerolog.Log
 		fmt.Fprintln(stderr, "hubprobe:", err)
 		return exitUsage
 	}
-	log.Info().Str("listen", f.listen).Bool("azure_emulation", opts.AccessKey != "").
+	log.Info().Str("listen", f.listen).Bool("azure_emulation", opts.EmulatesAzure()).Str("entra_issuer", opts.EntraIssuer).Bool("local_auth", !opts.DisableLocalAuth).
 		Int("connection_quota", f.settings.ConnectionQuota).Int("units", f.settings.Units).Float64("message_rate_limit", f.settings.MessageRateLimit).
 		Msg("reference hub serving /signalrbench")
 	if err := srv.Serve(ctx); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -56,9 +57,16 @@ func TestBadShardSettingsExitTwo(t *testing.T) {
 // port until the test ends, and returns its address.
 func startHub(t *testing.T, args ...string) string {
 	t.Helper()
+	return startHubEnv(t, nil, args...)
+}
+
+// startHubEnv is startHub with env added to the process's environment.
+func startHubEnv(t *testing.T, env []string, args ...string) string {
+	t.Helper()
 	addr := freePort(t)
 	var log bytes.Buffer
 	cmd := exec.Command(hubprobeBinary(t), append([]string{"hub", "--listen", addr}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = &log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -86,6 +94,7 @@ type shardReport struct {
 	Duplicated  int64
 	Start       time.Time
 	code        int
+	stdout      string
 	stderr      string
 }
 
@@ -113,10 +122,17 @@ func runProcesses(t *testing.T, cfg, scenario string, extra [][]string) []shardR
 }
 
 func runProcess(cfg, scenario string, args []string) shardReport {
+	return runProcessEnv(cfg, scenario, nil, args)
+}
+
+// runProcessEnv is runProcess with env added to the process's environment;
+// stdout stays in the report's stdout too, for tests that scan it.
+func runProcessEnv(cfg, scenario string, env, args []string) shardReport {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var out, errOut bytes.Buffer
 	cmd := exec.CommandContext(ctx, hubprobeBinaryPath(), append([]string{"run", "--config.file", cfg, "--scenario", scenario, "--output", "json"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
 	r := shardReport{stderr: errOut.String()}
@@ -129,6 +145,7 @@ func runProcess(cfg, scenario string, args []string) shardReport {
 	if jerr := json.Unmarshal(out.Bytes(), &r); jerr != nil {
 		r.stderr += "\nstdout is not a JSON report: " + out.String()
 	}
+	r.stdout = out.String()
 	return r
 }
 

@@ -18,16 +18,7 @@ import {
   WebPubSubJsonProtocol,
   WebPubSubJsonReliableProtocol,
 } from "@azure/web-pubsub-client";
-
-const stepTimeoutMs = 5000;
-
-function withTimeout(promise, what) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), stepTimeoutMs);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
+import { withTimeout } from "./timeout.mjs";
 
 function same(a, b) {
   return JSON.stringify(a) === JSON.stringify(b);
