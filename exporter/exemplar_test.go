@@ -3,6 +3,7 @@ package exporter
 import (
 	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,14 +43,23 @@ func TestLatencyExemplarInProtobuf(t *testing.T) {
 	}
 }
 
-// OpenMetrics shows the exemplar after its bucket; the plain text format,
-// which has no exemplars, does not.
+// OpenMetrics shows the exemplar after its bucket (its labels in any
+// order); the plain text format, which has no exemplars, does not.
 func TestLatencyExemplarInOpenMetrics(t *testing.T) {
 	srv, _ := statusServer(t, 10, 1)
-	const line = `hubprobe_message_latency_seconds_bucket{` + wantLabels + `,le="2.5"} 9 # {run_id="r1",sender="1",sequence="8"} 1.2 `
+	const bucket = `hubprobe_message_latency_seconds_bucket{` + wantLabels + `,le="2.5"} 9 # {`
 	_, openMetrics := do(t, http.MethodGet, srv.URL+"/metrics", http.Header{"Accept": {"application/openmetrics-text; version=1.0.0"}})
-	if !strings.Contains(openMetrics, line) {
-		t.Errorf("OpenMetrics scrape lacks %q", line)
+	var line string
+	for _, l := range strings.Split(openMetrics, "\n") {
+		if strings.HasPrefix(l, bucket) {
+			line = l
+		}
+	}
+	labels, value, _ := strings.Cut(strings.TrimPrefix(line, bucket), "} ")
+	pairs := strings.Split(labels, ",")
+	slices.Sort(pairs)
+	if want := []string{`run_id="r1"`, `sender="1"`, `sequence="8"`}; !slices.Equal(pairs, want) || !strings.HasPrefix(value, "1.2 ") {
+		t.Errorf("OpenMetrics bucket le=2.5 reads %q, want the exemplar %v at 1.2", line, want)
 	}
 	if _, text := get(t, srv.URL+"/metrics"); strings.Contains(text, "run_id") {
 		t.Error("the plain text format shows an exemplar")
