@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/azure"
+	"github.com/hubprobe/hubprobe/hub/internal/transport"
 	"github.com/hubprobe/hubprobe/signalr"
 )
 
@@ -25,12 +26,12 @@ import (
 func (h *Hub) serveClient(w http.ResponseWriter, r *http.Request, negotiate bool) {
 	name, ok := clientHubName(r)
 	if !ok {
-		writeText(w, http.StatusBadRequest, "The request needs exactly one valid hub query parameter.")
+		transport.WriteText(w, http.StatusBadRequest, "The request needs exactly one valid hub query parameter.")
 		return
 	}
 	claims, err := h.authorize(r, "/client/?hub="+url.QueryEscape(name))
 	if err != nil {
-		writeText(w, http.StatusUnauthorized, h.unauthorized(err))
+		transport.WriteText(w, http.StatusUnauthorized, h.unauthorized(err))
 		return
 	}
 	if !negotiate {
@@ -39,7 +40,7 @@ func (h *Hub) serveClient(w http.ResponseWriter, r *http.Request, negotiate bool
 	}
 	s, ok := h.spaceNamed(name)
 	if !ok {
-		writeText(w, http.StatusServiceUnavailable, "Too many hub names.")
+		transport.WriteText(w, http.StatusServiceUnavailable, "Too many hub names.")
 		return
 	}
 	h.serveNegotiate(w, r, identity{space: s, user: claims.UserID})
@@ -146,7 +147,7 @@ func requestOrigins(r *http.Request) []string {
 func (h *Hub) serveRedirect(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		writeText(w, http.StatusMethodNotAllowed, "Method not allowed.")
+		transport.WriteText(w, http.StatusMethodNotAllowed, "Method not allowed.")
 		return
 	}
 	clientURL := requestOrigins(r)[0] + "/client/?hub=" + url.QueryEscape(h.home.name)

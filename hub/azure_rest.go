@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/hubprobe/hubprobe/hub/internal/transport"
 	"github.com/hubprobe/hubprobe/signalr"
 	"github.com/hubprobe/hubprobe/throttle"
 )
@@ -38,7 +39,7 @@ func (h *Hub) serveREST(w http.ResponseWriter, r *http.Request) {
 	route, ok := parseRESTPath(path, r.URL.Query())
 	switch {
 	case !ok:
-		writeText(w, http.StatusNotFound, "Not found.")
+		transport.WriteText(w, http.StatusNotFound, "Not found.")
 		return
 	case route.method != r.Method && !(route.member && r.Method == http.MethodDelete):
 		allow := route.method
@@ -46,16 +47,16 @@ func (h *Hub) serveREST(w http.ResponseWriter, r *http.Request) {
 			allow = "PUT, DELETE"
 		}
 		w.Header().Set("Allow", allow)
-		writeText(w, http.StatusMethodNotAllowed, "Method not allowed.")
+		transport.WriteText(w, http.StatusMethodNotAllowed, "Method not allowed.")
 		return
 	}
 	if err := h.authorizeREST(r, SignalRResource, path); err != nil {
-		writeText(w, http.StatusUnauthorized, h.unauthorized(err))
+		transport.WriteText(w, http.StatusUnauthorized, h.unauthorized(err))
 		return
 	}
 	switch {
 	case route.invalid != "":
-		writeText(w, http.StatusBadRequest, route.invalid)
+		transport.WriteText(w, http.StatusBadRequest, route.invalid)
 		return
 	case route.generate:
 		h.signalRGenerateToken(w, r, route.hub)
@@ -64,7 +65,7 @@ func (h *Hub) serveREST(w http.ResponseWriter, r *http.Request) {
 	s, ok := h.spaceNamed(route.hub)
 	switch {
 	case !ok:
-		writeText(w, http.StatusServiceUnavailable, "Too many hub names.")
+		transport.WriteText(w, http.StatusServiceUnavailable, "Too many hub names.")
 	case route.member:
 		h.changeMembership(w, r, s, route)
 	default:
@@ -157,12 +158,12 @@ func (h *Hub) restSend(w http.ResponseWriter, r *http.Request, s *space, route r
 		if errors.As(err, new(*http.MaxBytesError)) {
 			status = http.StatusRequestEntityTooLarge
 		}
-		writeText(w, status, "The body is not a message: "+err.Error())
+		transport.WriteText(w, status, "The body is not a message: "+err.Error())
 		return
 	}
 	if s.limiter != nil && !s.limiter.allow(h.now()) {
 		h.metrics.throttled.WithLabelValues(throttle.MessageLimit).Inc()
-		writeText(w, http.StatusTooManyRequests, throttle.MessageLimitText)
+		transport.WriteText(w, http.StatusTooManyRequests, throttle.MessageLimitText)
 		return
 	}
 	h.deliver(delivery{
@@ -200,7 +201,7 @@ func (h *Hub) changeMembership(w http.ResponseWriter, r *http.Request, s *space,
 	c := s.conns[route.connID]
 	h.mu.RUnlock()
 	if c == nil {
-		writeText(w, http.StatusNotFound, "The connection does not exist.")
+		transport.WriteText(w, http.StatusNotFound, "The connection does not exist.")
 		return
 	}
 	if r.Method == http.MethodPut {

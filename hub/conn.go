@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hubprobe/hubprobe/hub/internal/transport"
 	"github.com/hubprobe/hubprobe/signalr"
 	"github.com/hubprobe/hubprobe/throttle"
 	"github.com/rs/zerolog"
@@ -17,9 +18,6 @@ const (
 	// readBufSize is the per-connection input buffer, borrowed from a pool
 	// only while a message is being read.
 	readBufSize = 4096
-	// maxBatchBytes caps how many queued records one transport message
-	// carries; batching saves a write per record under load.
-	maxBatchBytes = 64 * 1024
 	// closeGrace bounds how long a closing connection may take to flush its
 	// queue and Close message before the socket is cut.
 	closeGrace = 2 * time.Second
@@ -60,12 +58,12 @@ var readBufPool = sync.Pool{New: func() any { return new([readBufSize]byte) }}
 // goroutine writes what other goroutines queue. wmu keeps their writes apart.
 type conn struct {
 	hub      *Hub
-	t        transport
+	t        transport.Conn
 	id       string
 	space    *space
 	user     string // the nameid of an Azure client token; "" otherwise
 	textOnly bool   // the transport carries only Text (Server-Sent Events)
-	lp       *lpTransport
+	lp       *transport.LongPolling
 	log      zerolog.Logger
 
 	queue      chan *frame
@@ -105,7 +103,7 @@ type identity struct {
 	user  string
 }
 
-func newConn(h *Hub, t transport, who identity) *conn {
+func newConn(h *Hub, t transport.Conn, who identity) *conn {
 	c := &conn{
 		hub:        h,
 		t:          t,
@@ -340,7 +338,7 @@ func (c *conn) finish(err error) {
 		c.requestClose(nil)
 	case errors.Is(err, errClientClosed), errors.Is(err, errClosing):
 		c.requestClose(nil)
-	case !c.handshaken.Load() && isTimeout(err):
+	case !c.handshaken.Load() && transport.IsTimeout(err):
 		c.log.Debug().Msg("handshake timed out")
 		c.requestClose(nil)
 	default:

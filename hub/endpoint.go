@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/hub/internal/transport"
 )
 
 // Response texts of ASP.NET's connection dispatcher.
@@ -32,26 +33,26 @@ func (h *Hub) serveConnection(w http.ResponseWriter, r *http.Request, direct ide
 		h.serveDelete(w, r)
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
-		writeText(w, http.StatusMethodNotAllowed, "Method not allowed.")
+		transport.WriteText(w, http.StatusMethodNotAllowed, "Method not allowed.")
 	}
 }
 
 // requestedKind tells the transports apart as ASP.NET does: a WebSocket
 // upgrade, an Accept of text/event-stream, or else Long Polling.
-func requestedKind(r *http.Request) transportKind {
+func requestedKind(r *http.Request) transport.Kind {
 	switch {
 	case websocket.IsWebSocketUpgrade(r):
-		return kindWebSockets
+		return transport.KindWebSockets
 	case strings.Contains(r.Header.Get("Accept"), "text/event-stream"):
-		return kindServerSentEvents
+		return transport.KindServerSentEvents
 	}
-	return kindLongPolling
+	return transport.KindLongPolling
 }
 
 func (h *Hub) serveGet(w http.ResponseWriter, r *http.Request, direct identity) {
 	kind := requestedKind(r)
-	if kind == kindLongPolling {
-		setPollHeaders(w)
+	if kind == transport.KindLongPolling {
+		transport.SetPollHeaders(w)
 	}
 	token := r.URL.Query().Get("id")
 	if token == "" {
@@ -64,19 +65,19 @@ func (h *Hub) serveGet(w http.ResponseWriter, r *http.Request, direct identity) 
 		// A closing hub takes no new connections; polls and sends of those
 		// it has still go through, so they can collect their Close.
 		h.tokens.release(token)
-		writeText(w, http.StatusServiceUnavailable, errMsgShuttingDown)
+		transport.WriteText(w, http.StatusServiceUnavailable, errMsgShuttingDown)
 	case status == http.StatusBadRequest:
-		writeText(w, status, errMsgChangeKind)
+		transport.WriteText(w, status, errMsgChangeKind)
 	case status == http.StatusConflict:
-		writeText(w, status, errMsgAlreadyRunning)
+		transport.WriteText(w, status, errMsgAlreadyRunning)
 	case status != http.StatusOK:
-		writeText(w, status, errMsgUnknownID)
+		transport.WriteText(w, status, errMsgUnknownID)
 	case !claimed:
-		e.conn.lp.servePoll(w, r, h.opts.PollTimeout)
-	case kind == kindWebSockets:
+		e.conn.lp.ServePoll(w, r, h.opts.PollTimeout)
+	case kind == transport.KindWebSockets:
 		defer h.tokens.release(token)
 		h.serveWebSocket(w, r, e.identity)
-	case kind == kindServerSentEvents:
+	case kind == transport.KindServerSentEvents:
 		defer h.tokens.release(token)
 		h.serveSSE(w, r, token, e.identity)
 	default:
@@ -86,14 +87,14 @@ func (h *Hub) serveGet(w http.ResponseWriter, r *http.Request, direct identity) 
 
 // serveWithoutID opens a WebSocket that skipped negotiate (within the
 // quota); the other transports need the id negotiate gave.
-func (h *Hub) serveWithoutID(w http.ResponseWriter, r *http.Request, kind transportKind, direct identity) {
+func (h *Hub) serveWithoutID(w http.ResponseWriter, r *http.Request, kind transport.Kind, direct identity) {
 	switch {
-	case kind != kindWebSockets:
-		writeText(w, http.StatusBadRequest, errMsgNoID)
+	case kind != transport.KindWebSockets:
+		transport.WriteText(w, http.StatusBadRequest, errMsgNoID)
 	case h.isClosed():
-		writeText(w, http.StatusServiceUnavailable, errMsgShuttingDown)
+		transport.WriteText(w, http.StatusServiceUnavailable, errMsgShuttingDown)
 	case direct.space == nil:
-		writeText(w, http.StatusNotFound, errMsgUnknownID)
+		transport.WriteText(w, http.StatusNotFound, errMsgUnknownID)
 	case !h.tokens.reserveDirect(h.opts.connectionQuota()):
 		h.refuseOverQuota(w)
 	default:
@@ -104,13 +105,13 @@ func (h *Hub) serveWithoutID(w http.ResponseWriter, r *http.Request, kind transp
 }
 
 func (h *Hub) serveWebSocket(w http.ResponseWriter, r *http.Request, who identity) {
-	hj := &hijackRecorder{ResponseWriter: w}
+	hj := &transport.HijackRecorder{ResponseWriter: w}
 	ws, err := h.upgrader.Upgrade(hj, r, nil)
 	if err != nil {
 		h.log.Debug().Err(err).Msg("websocket upgrade failed")
 		return
 	}
-	c := newConn(h, wsTransport{ws: ws, br: hj.br}, who)
+	c := newConn(h, transport.WebSocket{WS: ws, Reader: hj.Reader}, who)
 	if !h.track(c) {
 		c.t.Abort()
 		return
@@ -123,19 +124,19 @@ func (h *Hub) serveWebSocket(w http.ResponseWriter, r *http.Request, who identit
 // connection takes POSTs before the stream opens: a client may send its
 // handshake as soon as it sees the opening comment.
 func (h *Hub) serveSSE(w http.ResponseWriter, r *http.Request, token string, who identity) {
-	t := newSSETransport(w, r)
-	defer t.handlerDone()
+	t := transport.NewSSE(w, r)
+	defer t.HandlerDone()
 	c := newConn(h, t, who)
 	c.textOnly = true
 	if !h.track(c) {
-		writeText(w, http.StatusServiceUnavailable, errMsgShuttingDown)
+		transport.WriteText(w, http.StatusServiceUnavailable, errMsgShuttingDown)
 		return
 	}
 	defer h.conns.Done()
 	h.tokens.attach(token, c)
-	if err := t.open(); err != nil {
+	if err := t.Open(); err != nil {
 		h.log.Debug().Err(err).Msg("event stream failed to start")
-		t.stopReading()
+		t.StopReading()
 		h.untrack(c)
 		return
 	}
@@ -145,12 +146,12 @@ func (h *Hub) serveSSE(w http.ResponseWriter, r *http.Request, token string, who
 // startLongPolling answers the first poll at once (200, no data), as
 // ASP.NET does, and runs the connection on its own goroutine until it ends.
 func (h *Hub) startLongPolling(w http.ResponseWriter, token string, who identity) {
-	t := newLPTransport(h.now)
+	t := transport.NewLongPolling(h.now)
 	c := newConn(h, t, who)
 	c.lp = t
 	if !h.track(c) {
 		h.tokens.release(token)
-		writeText(w, http.StatusServiceUnavailable, errMsgShuttingDown)
+		transport.WriteText(w, http.StatusServiceUnavailable, errMsgShuttingDown)
 		return
 	}
 	h.tokens.attach(token, c)
@@ -159,24 +160,24 @@ func (h *Hub) startLongPolling(w http.ResponseWriter, token string, who identity
 		defer h.tokens.release(token)
 		c.serve()
 	}()
-	writePollEmpty(w, http.StatusOK)
+	transport.WritePollEmpty(w, http.StatusOK)
 }
 
 // servePost is the send half of Server-Sent Events and Long Polling.
 func (h *Hub) servePost(w http.ResponseWriter, r *http.Request) {
 	token := r.URL.Query().Get("id")
 	if token == "" {
-		writeText(w, http.StatusBadRequest, errMsgNoID)
+		transport.WriteText(w, http.StatusBadRequest, errMsgNoID)
 		return
 	}
 	c, kind, status := h.tokens.lookup(token)
 	switch {
 	case status != http.StatusOK:
-		writeText(w, status, errMsgUnknownID)
-	case kind == kindWebSockets:
-		writeText(w, http.StatusMethodNotAllowed, errMsgPostToWS)
+		transport.WriteText(w, status, errMsgUnknownID)
+	case kind == transport.KindWebSockets:
+		transport.WriteText(w, http.StatusMethodNotAllowed, errMsgPostToWS)
 	default:
-		c.httpInbox().servePost(w, r)
+		c.httpInbox().ServePost(w, r)
 	}
 }
 
@@ -184,26 +185,26 @@ func (h *Hub) servePost(w http.ResponseWriter, r *http.Request) {
 func (h *Hub) serveDelete(w http.ResponseWriter, r *http.Request) {
 	token := r.URL.Query().Get("id")
 	if token == "" {
-		writeText(w, http.StatusBadRequest, errMsgNoID)
+		transport.WriteText(w, http.StatusBadRequest, errMsgNoID)
 		return
 	}
 	c, kind, status := h.tokens.lookup(token)
 	switch {
 	case status != http.StatusOK:
-		writeText(w, status, errMsgUnknownID)
-	case kind != kindLongPolling:
-		writeText(w, http.StatusBadRequest, errMsgDeleteNotPoll)
+		transport.WriteText(w, status, errMsgUnknownID)
+	case kind != transport.KindLongPolling:
+		transport.WriteText(w, http.StatusBadRequest, errMsgDeleteNotPoll)
 	default:
-		c.lp.terminate()
-		writeText(w, http.StatusAccepted, "")
+		c.lp.Terminate()
+		transport.WriteText(w, http.StatusAccepted, "")
 	}
 }
 
 // httpInbox is the POST side of a Server-Sent Events or Long Polling
 // connection.
-func (c *conn) httpInbox() *inbox {
+func (c *conn) httpInbox() *transport.Inbox {
 	if c.lp != nil {
-		return &c.lp.inbox
+		return &c.lp.Inbox
 	}
-	return &c.t.(*sseTransport).inbox
+	return &c.t.(*transport.SSE).Inbox
 }

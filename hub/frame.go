@@ -4,6 +4,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/hubprobe/hubprobe/hub/internal/transport"
 	"github.com/hubprobe/hubprobe/signalr"
 )
 
@@ -15,10 +16,6 @@ type frame struct {
 	refs   atomic.Int32
 	static bool // shared constant (Ping); never pooled
 }
-
-// maxPooledFrame keeps one oversized message from pinning a large buffer in
-// the pool forever.
-const maxPooledFrame = 64 * 1024
 
 var framePool = sync.Pool{New: func() any { return &frame{b: make([]byte, 0, 512)} }}
 
@@ -42,7 +39,7 @@ func (f *frame) release() {
 	if f.static || f.refs.Add(-1) != 0 {
 		return
 	}
-	if cap(f.b) <= maxPooledFrame {
+	if cap(f.b) <= transport.MaxPooledBuffer {
 		framePool.Put(f)
 	}
 }

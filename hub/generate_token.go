@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/azure"
+	"github.com/hubprobe/hubprobe/hub/internal/transport"
 )
 
 // :generateToken on both services' REST APIs (POST
@@ -60,14 +61,14 @@ func parseTokenRequest(q url.Values, webPubSub bool) (req tokenRequest, invalid 
 func (h *Hub) signalRGenerateToken(w http.ResponseWriter, r *http.Request, hub string) {
 	req, invalid := parseTokenRequest(r.URL.Query(), false)
 	if invalid != "" {
-		writeText(w, http.StatusBadRequest, invalid)
+		transport.WriteText(w, http.StatusBadRequest, invalid)
 		return
 	}
 	claims := azure.TokenClaims{Audience: requestOrigins(r)[0] + "/client/?hub=" + url.QueryEscape(hub), UserID: req.userID}
 	token, err := h.issueClientToken(claims, req.ttl)
 	if err != nil {
 		h.log.Error().Err(err).Msg("cannot mint a client token")
-		writeText(w, http.StatusInternalServerError, "The hub cannot issue a client token.")
+		transport.WriteText(w, http.StatusInternalServerError, "The hub cannot issue a client token.")
 		return
 	}
 	writeJSON(w, http.StatusOK, clientTokenResponse{token})

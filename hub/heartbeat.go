@@ -36,7 +36,7 @@ func (h *Hub) beat(conns []*conn) []*conn {
 			c.log.Info().Dur("timeout", h.opts.ClientTimeout).Msg("client timed out")
 			c.requestClose(closeWithError(errMsgClientTimeout))
 			if c.lp != nil {
-				c.lp.terminate() // no poll would come to collect the Close
+				c.lp.Terminate() // no poll would come to collect the Close
 			}
 		case c.lp == nil && now-c.lastWrite.Load() >= int64(h.opts.KeepAliveInterval):
 			c.enqueuePing() // a Long Polling client is kept alive by its polls
@@ -53,7 +53,7 @@ func (h *Hub) beat(conns []*conn) []*conn {
 // or on Long Polling by polling.
 func (c *conn) silentFor(now int64) int64 {
 	if c.lp != nil {
-		return c.lp.idleFor(now)
+		return c.lp.IdleFor(now)
 	}
 	return now - c.lastRead.Load()
 }

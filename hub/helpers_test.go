@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/hub/internal/transport"
 	"github.com/hubprobe/hubprobe/signalr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
@@ -204,7 +205,7 @@ func (c *rawClient) expectClosed() {
 }
 
 func isClosedErr(err error) bool {
-	return err != nil && !isTimeout(err)
+	return err != nil && !transport.IsTimeout(err)
 }
 
 func unquote(t *testing.T, raw []byte) string {

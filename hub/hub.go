@@ -13,6 +13,7 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/hubprobe/hubprobe/azure/oidc"
+	"github.com/hubprobe/hubprobe/hub/internal/transport"
 	"github.com/hubprobe/hubprobe/signalr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
@@ -62,7 +63,7 @@ func New(opts Options, reg prometheus.Registerer) (*Hub, error) {
 		opts:     opts,
 		log:      opts.Logger,
 		metrics:  m,
-		upgrader: newUpgrader(),
+		upgrader: transport.NewUpgrader(),
 		tokens:   newTokenStore(),
 		load:     newLoadSampler(time.Now()),
 		epoch:    time.Now(),

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubprobe/hubprobe/hub/internal/transport"
 	"github.com/hubprobe/hubprobe/signalr"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
@@ -53,7 +54,7 @@ func TestHandshakeTimeout(t *testing.T) {
 	h, srv, _ := startHub(t, Options{HandshakeTimeout: 100 * time.Millisecond})
 	c := dialRaw(t, wsURL(srv.URL(), ""))
 	start := time.Now()
-	if rec, err := c.tryNextRecord(testTimeout); err == nil || isTimeout(err) {
+	if rec, err := c.tryNextRecord(testTimeout); err == nil || transport.IsTimeout(err) {
 		t.Fatalf("got %q %v, want the socket closed without data", rec, err)
 	}
 	if waited := time.Since(start); waited >= testTimeout {
@@ -305,8 +306,8 @@ func TestPanicInAMethodIsRecoveredAndCounted(t *testing.T) {
 func TestRepliesToOneReadShareOneWrite(t *testing.T) {
 	h, srv, _ := startHub(t, Options{})
 	c := connect(t, srv)
-	tr := h.connByID(c.id).t.(wsTransport)
-	if tr.br == nil {
+	tr := h.connByID(c.id).t.(transport.WebSocket)
+	if tr.Reader == nil {
 		t.Fatal("the upgrade did not expose the connection's read buffer")
 	}
 	batch := ""

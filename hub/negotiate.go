@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/hubprobe/hubprobe/hub/internal/transport"
 	"github.com/hubprobe/hubprobe/signalr"
 	"github.com/hubprobe/hubprobe/throttle"
 )
@@ -30,7 +31,7 @@ var servedTransports = []signalr.AvailableTransport{
 func (h *Hub) serveNegotiate(w http.ResponseWriter, r *http.Request, who identity) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		writeText(w, http.StatusMethodNotAllowed, "Method not allowed.")
+		transport.WriteText(w, http.StatusMethodNotAllowed, "Method not allowed.")
 		return
 	}
 	version, ok := negotiateVersion(r.URL.Query().Get("negotiateVersion"))
@@ -39,7 +40,7 @@ func (h *Hub) serveNegotiate(w http.ResponseWriter, r *http.Request, who identit
 		return
 	}
 	if h.isClosed() {
-		writeText(w, http.StatusServiceUnavailable, "The hub is shutting down.")
+		transport.WriteText(w, http.StatusServiceUnavailable, "The hub is shutting down.")
 		return
 	}
 	who.id = newID()
@@ -53,7 +54,7 @@ func (h *Hub) serveNegotiate(w http.ResponseWriter, r *http.Request, who identit
 	case http.StatusTooManyRequests:
 		h.refuseOverQuota(w)
 	case http.StatusServiceUnavailable:
-		writeText(w, http.StatusServiceUnavailable, "Too many pending connections.")
+		transport.WriteText(w, http.StatusServiceUnavailable, "Too many pending connections.")
 	default:
 		writeJSON(w, http.StatusOK, resp)
 	}
@@ -63,7 +64,7 @@ func (h *Hub) serveNegotiate(w http.ResponseWriter, r *http.Request, who identit
 // connection quota is used up.
 func (h *Hub) refuseOverQuota(w http.ResponseWriter) {
 	h.metrics.throttled.WithLabelValues(throttle.ConnectionLimit).Inc()
-	writeText(w, http.StatusTooManyRequests, throttle.ConnectionLimitText)
+	transport.WriteText(w, http.StatusTooManyRequests, throttle.ConnectionLimitText)
 }
 
 // negotiateVersion picks the lower of the client's version and the hub's;
@@ -87,25 +88,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(body)
 }
 
-// writeText answers with exactly msg as a text/plain body, as ASP.NET's
-// connection dispatcher does.
-func writeText(w http.ResponseWriter, status int, msg string) {
-	w.Header().Set("Content-Type", "text/plain")
-	w.Header().Set("Content-Length", strconv.Itoa(len(msg)))
-	w.WriteHeader(status)
-	_, _ = w.Write([]byte(msg))
-}
-
-// transportKind is the transport a connection token is bound to.
-type transportKind uint8
-
-const (
-	kindNone transportKind = iota
-	kindWebSockets
-	kindServerSentEvents
-	kindLongPolling
-)
-
 // tokenStore maps connection tokens to connections from negotiate until the
 // connection ends. Tokens never used expire so memory stays bounded. It
 // also counts connections against the quota: every token, plus the
@@ -119,7 +101,7 @@ type tokenStore struct {
 type tokenEntry struct {
 	identity
 	expires int64 // hub clock; only while no transport holds the token
-	kind    transportKind
+	kind    transport.Kind
 	conn    *conn // Server-Sent Events and Long Polling: for POST, DELETE and polls
 }
 
@@ -162,19 +144,19 @@ func (s *tokenStore) releaseDirect() {
 // connection it is bound to (claimed is then false). The status is 404 for
 // an unknown or expired token, 409 when a transport of the same kind
 // already holds it, 400 for a different kind.
-func (s *tokenStore) claim(token string, kind transportKind, now int64) (e tokenEntry, claimed bool, status int) {
+func (s *tokenStore) claim(token string, kind transport.Kind, now int64) (e tokenEntry, claimed bool, status int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.entries[token]
 	switch {
-	case p == nil || (p.kind == kindNone && p.expires < now):
+	case p == nil || (p.kind == transport.KindNone && p.expires < now):
 		return tokenEntry{}, false, http.StatusNotFound
-	case p.kind == kindNone:
+	case p.kind == transport.KindNone:
 		p.kind = kind
 		return *p, true, http.StatusOK
 	case p.kind != kind:
 		return tokenEntry{}, false, http.StatusBadRequest
-	case kind == kindLongPolling && p.conn != nil:
+	case kind == transport.KindLongPolling && p.conn != nil:
 		return *p, false, http.StatusOK
 	}
 	return tokenEntry{}, false, http.StatusConflict
@@ -191,15 +173,15 @@ func (s *tokenStore) attach(token string, c *conn) {
 
 // lookup returns the running connection bound to token and its kind, for a
 // POST or DELETE: 404 when there is none (yet, or any more).
-func (s *tokenStore) lookup(token string) (*conn, transportKind, int) {
+func (s *tokenStore) lookup(token string) (*conn, transport.Kind, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.entries[token]
 	switch {
 	case p == nil:
-		return nil, kindNone, http.StatusNotFound
-	case p.kind == kindWebSockets:
-		return nil, kindWebSockets, http.StatusOK
+		return nil, transport.KindNone, http.StatusNotFound
+	case p.kind == transport.KindWebSockets:
+		return nil, transport.KindWebSockets, http.StatusOK
 	case p.conn == nil:
 		return nil, p.kind, http.StatusNotFound
 	}
@@ -217,7 +199,7 @@ func (s *tokenStore) expire(now int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for token, e := range s.entries {
-		if e.kind == kindNone && e.expires < now {
+		if e.kind == transport.KindNone && e.expires < now {
 			delete(s.entries, token)
 		}
 	}

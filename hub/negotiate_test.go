@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/hub/internal/transport"
 )
 
 func postNegotiate(t *testing.T, url string) (int, map[string]any) {
@@ -137,10 +138,10 @@ func TestUnusedTokensExpire(t *testing.T) {
 	s.add("old", identity{id: "id1"}, 100, 0)
 	s.add("young", identity{id: "id2"}, 300, 0)
 	s.add("held", identity{id: "id3"}, 100, 0)
-	if e, claimed, status := s.claim("held", kindWebSockets, 50); status != 200 || !claimed || e.id != "id3" {
+	if e, claimed, status := s.claim("held", transport.KindWebSockets, 50); status != 200 || !claimed || e.id != "id3" {
 		t.Fatalf("claim = %q %v %d", e.id, claimed, status)
 	}
-	if _, _, status := s.claim("old", kindWebSockets, 150); status != http.StatusNotFound {
+	if _, _, status := s.claim("old", transport.KindWebSockets, 150); status != http.StatusNotFound {
 		t.Fatalf("claim of an expired token = %d, want 404", status)
 	}
 	s.expire(200)

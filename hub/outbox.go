@@ -3,6 +3,7 @@ package hub
 import (
 	"sync"
 
+	"github.com/hubprobe/hubprobe/hub/internal/transport"
 	"github.com/hubprobe/hubprobe/signalr"
 )
 
@@ -64,7 +65,7 @@ func (o *outbox) release() {
 	if o.buf == nil {
 		return
 	}
-	if cap(*o.buf) <= maxPooledFrame {
+	if cap(*o.buf) <= transport.MaxPooledBuffer {
 		*o.buf = (*o.buf)[:0]
 		outboxPool.Put(o.buf)
 	}
@@ -87,7 +88,7 @@ func (c *conn) flushBeforeRead() error {
 }
 
 func (c *conn) flushIfFull() error {
-	if c.outbox.size() < maxBatchBytes {
+	if c.outbox.size() < transport.MaxBatchBytes {
 		return nil
 	}
 	return c.flush()

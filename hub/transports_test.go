@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubprobe/hubprobe/hub/internal/transport"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
@@ -98,7 +99,7 @@ func TestPostStatusCodes(t *testing.T) {
 	go func() { first <- hc.do(http.MethodPost, pr, "") }()
 	_, _ = io.WriteString(pw, `{"type":1,"target":"Echo",`)
 	c := h.connByID(n.ConnectionID)
-	waitFor(t, "the first POST to be read", func() bool { return c.httpInbox().busy.Load() })
+	waitFor(t, "the first POST to be read", func() bool { return c.httpInbox().Busy() })
 	hc.post(`{"type":6}`+"\x1e").expect(t, "concurrent POST", http.StatusConflict, "Another send request is already in progress.")
 	_, _ = io.WriteString(pw, `"arguments":[{"first":1}]}`+"\x1e")
 	pw.Close()
@@ -169,7 +170,7 @@ func TestLongPollingNewerPollAndDelete(t *testing.T) {
 	older := make(chan httpResult, 1)
 	go func() { older <- hc.poll() }()
 	c := h.connByID(n.ConnectionID)
-	waitFor(t, "the older poll to wait", func() bool { return c.lp.idleFor(h.now()) == 0 })
+	waitFor(t, "the older poll to wait", func() bool { return c.lp.IdleFor(h.now()) == 0 })
 	newer := make(chan httpResult, 1)
 	go func() { newer <- hc.poll() }()
 	(<-older).expect(t, "replaced poll", http.StatusNoContent, "")
@@ -291,8 +292,8 @@ func TestLongPollingSlowConsumer(t *testing.T) {
 		if r.status != http.StatusOK {
 			t.Fatalf("poll before the Close: %d", r.status)
 		}
-		if len(r.body) > lpMaxPending+len(payload)+200 {
-			t.Fatalf("a poll returned %d bytes; at most about %d wait for a client", len(r.body), lpMaxPending)
+		if len(r.body) > transport.MaxPollOutput+len(payload)+200 {
+			t.Fatalf("a poll returned %d bytes; at most about %d wait for a client", len(r.body), transport.MaxPollOutput)
 		}
 		for _, rec := range strings.Split(strings.TrimSuffix(r.body, "\x1e"), "\x1e") {
 			switch {
@@ -307,7 +308,7 @@ func TestLongPollingSlowConsumer(t *testing.T) {
 	}
 	slow.poll().expect(t, "poll after the Close", http.StatusNoContent, "")
 	// Buffered: the poll buffer, one batch blocked on it, and the queue.
-	if most := 2*(maxBatchBytes/len(payload)+1) + 4; received == 0 || received > most {
+	if most := 2*(transport.MaxBatchBytes/len(payload)+1) + 4; received == 0 || received > most {
 		t.Fatalf("the dropped client received %d broadcasts; want 1 to %d, the buffered ones", received, most)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/hub/internal/transport"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
@@ -45,7 +46,7 @@ type wpsSpace struct {
 }
 
 func newWPSState(h *Hub) *wpsState {
-	up := newUpgrader()
+	up := transport.NewUpgrader()
 	up.Subprotocols = []string{webpubsub.ProtocolJSONReliable, webpubsub.ProtocolJSON}
 	s := &wpsState{upgrader: up, spaces: make(map[string]*wpsSpace), live: make(map[*wpsConn]struct{})}
 	if h.opts.WebPubSubEventHandler != "" {
@@ -94,26 +95,26 @@ func (h *Hub) serveWebPubSubClient(w http.ResponseWriter, r *http.Request) {
 	name, audiencePath, ok := wpsHubFromPath(r)
 	switch {
 	case !ok:
-		writeText(w, http.StatusNotFound, "Not found.")
+		transport.WriteText(w, http.StatusNotFound, "Not found.")
 		return
 	case r.Method != http.MethodGet:
 		w.Header().Set("Allow", http.MethodGet)
-		writeText(w, http.StatusMethodNotAllowed, "Method not allowed.")
+		transport.WriteText(w, http.StatusMethodNotAllowed, "Method not allowed.")
 		return
 	case !websocket.IsWebSocketUpgrade(r):
-		writeText(w, http.StatusBadRequest, "The client endpoint takes WebSocket connections only.")
+		transport.WriteText(w, http.StatusBadRequest, "The client endpoint takes WebSocket connections only.")
 		return
 	case r.URL.Query().Has(wpsRecoverID):
 		h.refuseRecovery(w, r)
 		return
 	}
 	if _, err := h.authorize(r, audiencePath); err != nil {
-		writeText(w, http.StatusUnauthorized, h.unauthorized(err))
+		transport.WriteText(w, http.StatusUnauthorized, h.unauthorized(err))
 		return
 	}
 	claims, err := parseWPSClaims(bearerToken(r))
 	if err != nil {
-		writeText(w, http.StatusUnauthorized, "Unauthorized.")
+		transport.WriteText(w, http.StatusUnauthorized, "Unauthorized.")
 		return
 	}
 	h.admitWebPubSub(w, r, name, claims)
@@ -122,12 +123,12 @@ func (h *Hub) serveWebPubSubClient(w http.ResponseWriter, r *http.Request) {
 // admitWebPubSub checks that the hub takes one more connection and runs it.
 func (h *Hub) admitWebPubSub(w http.ResponseWriter, r *http.Request, name string, claims wpsClaims) {
 	if h.isClosed() {
-		writeText(w, http.StatusServiceUnavailable, errMsgShuttingDown)
+		transport.WriteText(w, http.StatusServiceUnavailable, errMsgShuttingDown)
 		return
 	}
 	s, ok := h.wpsSpaceNamed(name)
 	if !ok {
-		writeText(w, http.StatusServiceUnavailable, "Too many hub names.")
+		transport.WriteText(w, http.StatusServiceUnavailable, "Too many hub names.")
 		return
 	}
 	if !h.tokens.reserveDirect(h.opts.connectionQuota()) {

@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/hubprobe/hubprobe/hub/internal/transport"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
@@ -155,7 +156,7 @@ func (c *wpsClient) expectNothing(wait time.Duration) {
 	c.t.Helper()
 	if _, data, err := c.read(wait); err == nil {
 		c.t.Fatalf("got %q, want nothing", data)
-	} else if !isTimeout(err) {
+	} else if !transport.IsTimeout(err) {
 		c.t.Fatalf("want nothing, got %v", err)
 	}
 }

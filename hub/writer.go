@@ -2,16 +2,10 @@ package hub
 
 import (
 	"fmt"
-	"sync"
 	"time"
-)
 
-// batchPool holds the buffers that join queued frames into one transport
-// message; a connection holds one only while writing.
-var batchPool = sync.Pool{New: func() any {
-	b := make([]byte, 0, 2*outboxCap)
-	return &b
-}}
+	"github.com/hubprobe/hubprobe/hub/internal/transport"
+)
 
 // writeLoop writes what other goroutines queue for this client (fan-out,
 // streams, keep-alives), batching whatever has piled up, and on close the
@@ -72,7 +66,7 @@ func (c *conn) writeFinal() {
 }
 
 // writeQueued writes first together with whatever else is queued (up to
-// maxBatchBytes) as one transport message, releasing every frame. It runs
+// transport.MaxBatchBytes) as one transport message, releasing every frame. It runs
 // with wmu held.
 func (c *conn) writeQueued(first *frame) error {
 	c.notePing(first)
@@ -82,7 +76,7 @@ func (c *conn) writeQueued(first *frame) error {
 		first.release()
 		return c.wrote(1, err)
 	}
-	bp := batchPool.Get().(*[]byte)
+	bp := transport.GetBatch()
 	batch := append((*bp)[:0], first.b...)
 	first.release()
 	n := 1
@@ -93,10 +87,8 @@ func (c *conn) writeQueued(first *frame) error {
 		n++
 	}
 	err := c.t.WriteMessage(c.binary.Load(), batch)
-	if cap(batch) <= maxPooledFrame {
-		*bp = batch[:0]
-		batchPool.Put(bp)
-	}
+	*bp = batch
+	transport.PutBatch(bp)
 	return c.wrote(n, err)
 }
 
@@ -116,7 +108,7 @@ func (c *conn) wrote(n int, err error) error {
 }
 
 func (c *conn) nextQueued(size int) *frame {
-	if size >= maxBatchBytes {
+	if size >= transport.MaxBatchBytes {
 		return nil
 	}
 	select {

@@ -1,4 +1,4 @@
-package hub
+package transport
 
 import (
 	"errors"
@@ -9,24 +9,24 @@ import (
 	"time"
 )
 
-// lpMaxPending is how much output waits for the next poll before writers
+// MaxPollOutput is how much output waits for the next poll before writers
 // block; a poll takes all of it at once.
-const lpMaxPending = maxBatchBytes
+const MaxPollOutput = MaxBatchBytes
 
 var errPollTimeout = errors.New("no poll took the data in time")
 
-// lpTransport is the Long Polling transport: the client polls with GETs,
+// LongPolling is the Long Polling transport: the client polls with GETs,
 // each answered with everything written since the last one, and sends by
 // POST. Output waits in a buffer held only while non-empty; writers block
 // while it is full, so a client that stops polling fills its send queue
 // and is dropped like any slow consumer.
-type lpTransport struct {
-	inbox
+type LongPolling struct {
+	Inbox
 	now     func() int64
 	drained chan struct{} // signalled when output was taken or the state changed
 
 	mu        sync.Mutex
-	out       *[]byte // pending output, from batchPool; nil when empty
+	out       *[]byte // pending output, a batch buffer; nil when empty
 	poll      *pollWaiter
 	polling   bool  // a poll is waiting
 	lastPoll  int64 // hub clock when the last poll ended
@@ -38,17 +38,25 @@ type lpTransport struct {
 
 type pollWaiter struct{ wake chan struct{} }
 
-func newLPTransport(now func() int64) *lpTransport {
-	return &lpTransport{inbox: newInbox(), now: now, drained: make(chan struct{}, 1), lastPoll: now()}
+// NewLongPolling is a Long Polling transport on the hub's clock now.
+func NewLongPolling(now func() int64) *LongPolling {
+	return &LongPolling{Inbox: newInbox(), now: now, drained: make(chan struct{}, 1), lastPoll: now()}
 }
 
-func (t *lpTransport) NextReader() (io.Reader, error) { return t.next(nil) }
-func (t *lpTransport) StopReading()                   { t.stopReading() }
-func (t *lpTransport) Buffered() int                  { return t.buffered() }
+// NextReader waits for the next POST.
+func (t *LongPolling) NextReader() (io.Reader, error) { return t.next(nil) }
 
-func (t *lpTransport) SetReadDeadline(d time.Time) error { t.setReadDeadline(d); return nil }
+// StopReading ends the wait for POSTs.
+func (t *LongPolling) StopReading() { t.stopReading() }
 
-func (t *lpTransport) SetWriteDeadline(d time.Time) error {
+// Buffered is what the current POST still has to come.
+func (t *LongPolling) Buffered() int { return t.buffered() }
+
+// SetReadDeadline bounds the wait for a POST.
+func (t *LongPolling) SetReadDeadline(d time.Time) error { t.setReadDeadline(d); return nil }
+
+// SetWriteDeadline bounds a write's wait for room.
+func (t *LongPolling) SetWriteDeadline(d time.Time) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.wDeadline = d
@@ -57,14 +65,14 @@ func (t *lpTransport) SetWriteDeadline(d time.Time) error {
 
 // WriteMessage appends data for the next poll, waiting while the buffer is
 // full. A single message larger than the buffer still goes through alone.
-func (t *lpTransport) WriteMessage(_ bool, data []byte) error {
+func (t *LongPolling) WriteMessage(_ bool, data []byte) error {
 	for {
 		t.mu.Lock()
 		if t.gone {
 			t.mu.Unlock()
 			return errTransportEnded
 		}
-		if t.out == nil || len(*t.out)+len(data) <= lpMaxPending {
+		if t.out == nil || len(*t.out)+len(data) <= MaxPollOutput {
 			t.appendLocked(data)
 			t.mu.Unlock()
 			return nil
@@ -77,15 +85,15 @@ func (t *lpTransport) WriteMessage(_ bool, data []byte) error {
 	}
 }
 
-func (t *lpTransport) appendLocked(data []byte) {
+func (t *LongPolling) appendLocked(data []byte) {
 	if t.out == nil {
-		t.out = batchPool.Get().(*[]byte)
+		t.out = GetBatch()
 	}
 	*t.out = append(*t.out, data...)
 	t.wakePollLocked()
 }
 
-func (t *lpTransport) wakePollLocked() {
+func (t *LongPolling) wakePollLocked() {
 	if t.poll != nil {
 		select {
 		case t.poll.wake <- struct{}{}:
@@ -94,14 +102,14 @@ func (t *lpTransport) wakePollLocked() {
 	}
 }
 
-func (t *lpTransport) signalDrained() {
+func (t *LongPolling) signalDrained() {
 	select {
 	case t.drained <- struct{}{}:
 	default:
 	}
 }
 
-func (t *lpTransport) waitDrained(deadline time.Time) error {
+func (t *LongPolling) waitDrained(deadline time.Time) error {
 	if deadline.IsZero() {
 		<-t.drained
 		return nil
@@ -119,7 +127,7 @@ func (t *lpTransport) waitDrained(deadline time.Time) error {
 // CloseGracefully lets polls collect the rest of the output, then answers
 // the next poll 204 so the client knows the connection ended; it returns
 // when that is done, the client deleted the connection, or deadline passed.
-func (t *lpTransport) CloseGracefully(deadline time.Time) {
+func (t *LongPolling) CloseGracefully(deadline time.Time) {
 	t.end()
 	t.mu.Lock()
 	t.closing = true
@@ -136,10 +144,10 @@ func (t *lpTransport) CloseGracefully(deadline time.Time) {
 }
 
 // Abort drops pending output and ends any waiting poll with 204.
-func (t *lpTransport) Abort() { t.terminate() }
+func (t *LongPolling) Abort() { t.Terminate() }
 
-// terminate is Abort, and the client's DELETE.
-func (t *lpTransport) terminate() {
+// Terminate is Abort, and the client's DELETE.
+func (t *LongPolling) Terminate() {
 	t.end()
 	t.mu.Lock()
 	t.gone, t.closing = true, true
@@ -148,8 +156,8 @@ func (t *lpTransport) terminate() {
 	t.signalDrained()
 }
 
-// idleFor is how long no poll has been waiting; 0 while one is.
-func (t *lpTransport) idleFor(now int64) int64 {
+// IdleFor is how long no poll has been waiting; 0 while one is.
+func (t *LongPolling) IdleFor(now int64) int64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.polling {
@@ -158,10 +166,10 @@ func (t *lpTransport) idleFor(now int64) int64 {
 	return now - t.lastPoll
 }
 
-// servePoll answers one poll: with the pending output (200), empty when the
+// ServePoll answers one poll: with the pending output (200), empty when the
 // poll timeout passes first (200), or 204 when a newer poll replaced it or
 // the connection ended.
-func (t *lpTransport) servePoll(w http.ResponseWriter, r *http.Request, timeout time.Duration) {
+func (t *LongPolling) ServePoll(w http.ResponseWriter, r *http.Request, timeout time.Duration) {
 	p := &pollWaiter{wake: make(chan struct{}, 1)}
 	t.mu.Lock()
 	t.wakePollLocked() // the older poll, if any, finds it was replaced
@@ -178,7 +186,7 @@ func (t *lpTransport) servePoll(w http.ResponseWriter, r *http.Request, timeout 
 		case <-p.wake:
 		case <-timer.C:
 			t.leave(p)
-			writePollEmpty(w, http.StatusOK)
+			WritePollEmpty(w, http.StatusOK)
 			return
 		case <-r.Context().Done():
 			t.leave(p)
@@ -188,7 +196,7 @@ func (t *lpTransport) servePoll(w http.ResponseWriter, r *http.Request, timeout 
 }
 
 // take decides a waiting poll's answer: status 0 means keep waiting.
-func (t *lpTransport) take(p *pollWaiter) (*[]byte, int) {
+func (t *LongPolling) take(p *pollWaiter) (*[]byte, int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch {
@@ -210,21 +218,21 @@ func (t *lpTransport) take(p *pollWaiter) (*[]byte, int) {
 	return nil, http.StatusNoContent
 }
 
-func (t *lpTransport) leave(p *pollWaiter) {
+func (t *LongPolling) leave(p *pollWaiter) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.leaveLocked(p)
 }
 
-func (t *lpTransport) leaveLocked(p *pollWaiter) {
+func (t *LongPolling) leaveLocked(p *pollWaiter) {
 	if t.poll == p {
 		t.poll, t.polling, t.lastPoll = nil, false, t.now()
 	}
 }
 
-func (t *lpTransport) answerPoll(w http.ResponseWriter, status int, out *[]byte) {
+func (t *LongPolling) answerPoll(w http.ResponseWriter, status int, out *[]byte) {
 	if out == nil {
-		writePollEmpty(w, status)
+		WritePollEmpty(w, status)
 		return
 	}
 	h := w.Header()
@@ -232,15 +240,12 @@ func (t *lpTransport) answerPoll(w http.ResponseWriter, status int, out *[]byte)
 	h.Set("Content-Length", strconv.Itoa(len(*out)))
 	w.WriteHeader(status)
 	_, _ = w.Write(*out)
-	if cap(*out) <= maxPooledFrame {
-		*out = (*out)[:0]
-		batchPool.Put(out)
-	}
+	PutBatch(out)
 }
 
-// writePollEmpty answers a poll without data: 200 for a timeout (poll
+// WritePollEmpty answers a poll without data: 200 for a timeout (poll
 // again), 204 for the end of the connection.
-func writePollEmpty(w http.ResponseWriter, status int) {
+func WritePollEmpty(w http.ResponseWriter, status int) {
 	w.Header().Set("Content-Type", "text/plain")
 	if status == http.StatusOK {
 		w.Header().Set("Content-Length", "0")
@@ -248,9 +253,9 @@ func writePollEmpty(w http.ResponseWriter, status int) {
 	w.WriteHeader(status)
 }
 
-// setPollHeaders marks every Long Polling response uncacheable and long
+// SetPollHeaders marks every Long Polling response uncacheable and long
 // running, as ASP.NET does.
-func setPollHeaders(w http.ResponseWriter) {
+func SetPollHeaders(w http.ResponseWriter) {
 	h := w.Header()
 	h.Set("Cache-Control", "no-cache, no-store")
 	h.Set("Pragma", "no-cache")
@@ -258,4 +263,4 @@ func setPollHeaders(w http.ResponseWriter) {
 	h.Set("Long-Running", "true")
 }
 
-var _ transport = (*lpTransport)(nil)
+var _ Conn = (*LongPolling)(nil)

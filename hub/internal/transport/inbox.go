@@ -1,4 +1,4 @@
-package hub
+package transport
 
 import (
 	"errors"
@@ -22,11 +22,11 @@ func (deadlineError) Error() string   { return "read deadline exceeded" }
 func (deadlineError) Timeout() bool   { return true }
 func (deadlineError) Temporary() bool { return true }
 
-// inbox is the send half of Server-Sent Events and Long Polling: every POST
+// Inbox is the send half of Server-Sent Events and Long Polling: every POST
 // hands its body to the connection's reader and is answered 200 once the
 // reader has processed it, so the hub's replies are queued before the
 // client learns its send went through. The reader holds at most one POST.
-type inbox struct {
+type Inbox struct {
 	posts   chan *post
 	busy    atomic.Bool   // a POST is in progress; a concurrent one gets 409
 	ended   chan struct{} // closed once the connection reads no more
@@ -44,7 +44,7 @@ type post struct {
 	rc        *http.ResponseController
 	released  chan struct{} // closed when the reader is done with body
 	ended     atomic.Bool   // the body returned EOF or an error
-	cut       bool          // a read deadline was forced on its socket; guarded by inbox.mu
+	cut       bool          // a read deadline was forced on its socket; guarded by Inbox.mu
 }
 
 func (p *post) Read(b []byte) (int, error) {
@@ -56,8 +56,8 @@ func (p *post) Read(b []byte) (int, error) {
 	return n, err
 }
 
-func newInbox() inbox {
-	return inbox{posts: make(chan *post), ended: make(chan struct{})}
+func newInbox() Inbox {
+	return Inbox{posts: make(chan *post), ended: make(chan struct{})}
 }
 
 // next releases the POST just read and waits for the next one; gone, when
@@ -66,7 +66,7 @@ func newInbox() inbox {
 // The read deadline (the handshake timeout) bounds this wait only, not the
 // reading of a body: a deadline on the socket would outlive the request on
 // a keep-alive connection that other requests (of any connection) reuse.
-func (in *inbox) next(gone <-chan struct{}) (io.Reader, error) {
+func (in *Inbox) next(gone <-chan struct{}) (io.Reader, error) {
 	in.release()
 	in.mu.Lock()
 	deadline := in.deadline
@@ -96,7 +96,7 @@ func (in *inbox) next(gone <-chan struct{}) (io.Reader, error) {
 	}
 }
 
-func (in *inbox) release() {
+func (in *Inbox) release() {
 	in.mu.Lock()
 	p := in.cur
 	in.cur = nil
@@ -108,7 +108,7 @@ func (in *inbox) release() {
 
 // buffered is how much of the current POST is still to come: replies are
 // held back until it is read, so one POST gets one batch of replies.
-func (in *inbox) buffered() int {
+func (in *Inbox) buffered() int {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.cur == nil || in.cur.remaining <= 0 {
@@ -117,7 +117,7 @@ func (in *inbox) buffered() int {
 	return int(min(in.cur.remaining, 1<<30))
 }
 
-func (in *inbox) setReadDeadline(t time.Time) {
+func (in *Inbox) setReadDeadline(t time.Time) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.deadline = t
@@ -127,7 +127,7 @@ func (in *inbox) setReadDeadline(t time.Time) {
 // fails, and later POSTs get 404. Cutting a body leaves a deadline on its
 // socket, so that POST's answer closes the socket rather than let it be
 // reused.
-func (in *inbox) end() {
+func (in *Inbox) end() {
 	in.endOnce.Do(func() { close(in.ended) })
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -137,18 +137,21 @@ func (in *inbox) end() {
 	}
 }
 
+// Busy reports whether a POST is in progress.
+func (in *Inbox) Busy() bool { return in.busy.Load() }
+
 // stopReading is StopReading for both HTTP transports.
-func (in *inbox) stopReading() {
+func (in *Inbox) stopReading() {
 	in.end()
 	in.release()
 }
 
-// servePost runs one POST: 409 while another is in progress (the
+// ServePost runs one POST: 409 while another is in progress (the
 // connection stays open), 404 once the connection reads no more, else 200
 // after the reader processed the body.
-func (in *inbox) servePost(w http.ResponseWriter, r *http.Request) {
+func (in *Inbox) ServePost(w http.ResponseWriter, r *http.Request) {
 	if !in.busy.CompareAndSwap(false, true) {
-		writeText(w, http.StatusConflict, "Another send request is already in progress.")
+		WriteText(w, http.StatusConflict, "Another send request is already in progress.")
 		return
 	}
 	defer in.busy.Store(false)
@@ -156,7 +159,7 @@ func (in *inbox) servePost(w http.ResponseWriter, r *http.Request) {
 	select {
 	case in.posts <- p:
 	case <-in.ended:
-		writeText(w, http.StatusNotFound, "No Connection with that ID")
+		WriteText(w, http.StatusNotFound, "No Connection with that ID")
 		return
 	case <-r.Context().Done():
 		return
@@ -168,5 +171,5 @@ func (in *inbox) servePost(w http.ResponseWriter, r *http.Request) {
 	if cut {
 		w.Header().Set("Connection", "close")
 	}
-	writeText(w, http.StatusOK, "")
+	WriteText(w, http.StatusOK, "")
 }

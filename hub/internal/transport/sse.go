@@ -1,4 +1,4 @@
-package hub
+package transport
 
 import (
 	"bytes"
@@ -8,11 +8,11 @@ import (
 	"time"
 )
 
-// sseTransport is the Server-Sent Events transport: the hub writes to the
-// client on one long GET response, one event per message, and the client
-// sends by POST. It carries text only.
-type sseTransport struct {
-	inbox
+// SSE is the Server-Sent Events transport: the hub writes to the client on
+// one long GET response, one event per message, and the client sends by
+// POST. It carries text only.
+type SSE struct {
+	Inbox
 	w    http.ResponseWriter
 	rc   *http.ResponseController
 	gone <-chan struct{} // the GET request's context
@@ -26,13 +26,15 @@ var (
 	sseLineEnd    = []byte("\r\n")
 )
 
-func newSSETransport(w http.ResponseWriter, r *http.Request) *sseTransport {
-	return &sseTransport{inbox: newInbox(), w: w, rc: http.NewResponseController(w), gone: r.Context().Done(), live: true}
+// NewSSE serves the event stream on the GET request r, whose handler runs
+// the connection until it ends.
+func NewSSE(w http.ResponseWriter, r *http.Request) *SSE {
+	return &SSE{Inbox: newInbox(), w: w, rc: http.NewResponseController(w), gone: r.Context().Done(), live: true}
 }
 
-// open sends the event stream's headers and its opening comment, which
+// Open sends the event stream's headers and its opening comment, which
 // some browsers need before they report the stream open.
-func (t *sseTransport) open() error {
+func (t *SSE) Open() error {
 	h := t.w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache,no-store")
@@ -46,14 +48,19 @@ func (t *sseTransport) open() error {
 	return t.rc.Flush()
 }
 
-func (t *sseTransport) NextReader() (io.Reader, error) { return t.next(t.gone) }
-func (t *sseTransport) StopReading()                   { t.stopReading() }
-func (t *sseTransport) Buffered() int                  { return t.buffered() }
+// NextReader waits for the next POST.
+func (t *SSE) NextReader() (io.Reader, error) { return t.next(t.gone) }
+
+// StopReading ends the wait for POSTs.
+func (t *SSE) StopReading() { t.stopReading() }
+
+// Buffered is what the current POST still has to come.
+func (t *SSE) Buffered() int { return t.buffered() }
 
 // WriteMessage sends data as one unnamed event: every line of it becomes a
 // "data:" field (the client joins them with LF again), and a blank line
 // ends the event.
-func (t *sseTransport) WriteMessage(_ bool, data []byte) error {
+func (t *SSE) WriteMessage(_ bool, data []byte) error {
 	for {
 		line, rest, more := bytes.Cut(data, []byte{'\n'})
 		line = bytes.TrimSuffix(line, []byte{'\r'})
@@ -71,7 +78,7 @@ func (t *sseTransport) WriteMessage(_ bool, data []byte) error {
 	return t.rc.Flush()
 }
 
-func (t *sseTransport) writeAll(parts ...[]byte) error {
+func (t *SSE) writeAll(parts ...[]byte) error {
 	for _, p := range parts {
 		if _, err := t.w.Write(p); err != nil {
 			return err
@@ -80,9 +87,11 @@ func (t *sseTransport) writeAll(parts ...[]byte) error {
 	return nil
 }
 
-func (t *sseTransport) SetReadDeadline(d time.Time) error { t.setReadDeadline(d); return nil }
+// SetReadDeadline bounds the wait for a POST.
+func (t *SSE) SetReadDeadline(d time.Time) error { t.setReadDeadline(d); return nil }
 
-func (t *sseTransport) SetWriteDeadline(d time.Time) error {
+// SetWriteDeadline bounds writes to the event stream.
+func (t *SSE) SetWriteDeadline(d time.Time) error {
 	if err := t.rc.SetWriteDeadline(d); err != nil && err != http.ErrNotSupported {
 		return err
 	}
@@ -91,10 +100,10 @@ func (t *sseTransport) SetWriteDeadline(d time.Time) error {
 
 // CloseGracefully ends the reader's wait; the stream ends when the GET
 // handler, which runs the connection, returns.
-func (t *sseTransport) CloseGracefully(time.Time) { t.end() }
+func (t *SSE) CloseGracefully(time.Time) { t.end() }
 
 // Abort also cuts a write the client is not reading.
-func (t *sseTransport) Abort() {
+func (t *SSE) Abort() {
 	t.end()
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -103,14 +112,14 @@ func (t *sseTransport) Abort() {
 	}
 }
 
-// handlerDone marks the GET response as finished: it must not be touched
+// HandlerDone marks the GET response as finished: it must not be touched
 // any more. The write deadline of the close is lifted first, as the socket
 // may serve further requests.
-func (t *sseTransport) handlerDone() {
+func (t *SSE) HandlerDone() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.live = false
 	_ = t.rc.SetWriteDeadline(time.Time{})
 }
 
-var _ transport = (*sseTransport)(nil)
+var _ Conn = (*SSE)(nil)
