@@ -14,7 +14,7 @@ import (
 	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/hub"
-	"github.com/hubprobe/hubprobe/internal/testhub"
+	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
@@ -24,7 +24,7 @@ import (
 // and what it really sent, and run_success is 0.
 func TestSaturatedProbeIsInconclusive(t *testing.T) {
 	t.Parallel()
-	srv := testhub.Start(t, hub.Options{AccessKey: matrixKey})
+	srv := hubtest.Start(t, hub.Options{AccessKey: matrixKey})
 	front := newSlowFront(t, srv.Origin(), 400*time.Millisecond)
 	cs, err := azure.ParseConnectionString(srv.ConnectionString() + "ServerEndpoint=" + front.URL + ";")
 	if err != nil {

@@ -1,6 +1,7 @@
-// Package testhub serves hubprobe's reference hub on 127.0.0.1 for the
-// tests of the packages that drive it (the hub's own tests build theirs).
-package testhub
+// Package hubtest serves hubprobe's reference hub on 127.0.0.1 for tests,
+// as net/http/httptest serves a handler: for the packages that drive the
+// hub, and for the hub's own tests of what it does as a whole.
+package hubtest
 
 import (
 	"context"
