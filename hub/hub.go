@@ -26,7 +26,7 @@ type Hub struct {
 // metrics unexported. The hub runs background goroutines (the heartbeat
 // and a slow-mode queue per protocol) until Close.
 func New(opts Options, reg prometheus.Registerer) (*Hub, error) {
-	opts, err := opts.withDefaults()
+	opts, err := opts.checked()
 	if err != nil {
 		return nil, err
 	}

@@ -117,9 +117,9 @@ type Options struct {
 	DisableLocalAuth bool
 }
 
-// withDefaults checks the options; the parts of the hub fill in the
-// defaults of their own settings.
-func (o Options) withDefaults() (Options, error) {
+// checked is o with its path normalized, or why it cannot serve; the parts
+// of the hub fill in the defaults of their own settings.
+func (o Options) checked() (Options, error) {
 	if o.Path == "" {
 		o.Path = DefaultPath
 	}

@@ -21,6 +21,10 @@ const (
 	DefaultSendQueueSize     = 256
 )
 
+// ShuttingDownText is every protocol's answer to a connection that comes
+// after Close began.
+const ShuttingDownText = "The hub is shutting down."
+
 // CloseGrace bounds how long a closing connection may take to flush its
 // queue and last message before its socket is cut.
 const CloseGrace = 2 * time.Second

@@ -5,6 +5,10 @@ package core
 // grow memory without limit.
 const maxSpaces = 1024
 
+// TooManySpacesText is every protocol's 503 answer when Spaces.Named finds
+// no room for another hub name.
+const TooManySpacesText = "Too many hub names."
+
 // Roster is who is in one hub name, for the connections C of one protocol:
 // connections by id, and the members of each group and of each user. A
 // connection keeps the groups it joined itself (joined), so that leaving

@@ -38,7 +38,7 @@ func (h *Hub) serveClient(w http.ResponseWriter, r *http.Request, negotiate bool
 	}
 	s, ok := h.spaces.Named(name)
 	if !ok {
-		transport.WriteText(w, http.StatusServiceUnavailable, "Too many hub names.")
+		transport.WriteText(w, http.StatusServiceUnavailable, core.TooManySpacesText)
 		return
 	}
 	h.serveNegotiate(w, r, identity{space: s, user: claims.UserID})

@@ -16,7 +16,7 @@ const (
 	errMsgChangeKind     = "Cannot change transports mid-connection"
 	errMsgPostToWS       = "POST requests are not allowed for WebSocket connections."
 	errMsgDeleteNotPoll  = "Cannot terminate this connection using the DELETE endpoint."
-	errMsgShuttingDown   = "The hub is shutting down."
+	errMsgShuttingDown   = core.ShuttingDownText
 	errMsgAlreadyRunning = "The connection is already in use by another request."
 )
 

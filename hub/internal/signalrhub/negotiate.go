@@ -34,7 +34,7 @@ func (h *Hub) serveNegotiate(w http.ResponseWriter, r *http.Request, who identit
 		return
 	}
 	if h.IsClosed() {
-		transport.WriteText(w, http.StatusServiceUnavailable, "The hub is shutting down.")
+		transport.WriteText(w, http.StatusServiceUnavailable, core.ShuttingDownText)
 		return
 	}
 	who.id = core.NewID()

@@ -64,7 +64,7 @@ func (h *Hub) serveREST(w http.ResponseWriter, r *http.Request) {
 	s, ok := h.spaces.Named(route.hub)
 	switch {
 	case !ok:
-		transport.WriteText(w, http.StatusServiceUnavailable, "Too many hub names.")
+		transport.WriteText(w, http.StatusServiceUnavailable, core.TooManySpacesText)
 	case route.member:
 		h.changeMembership(w, r, s, route)
 	default:

@@ -37,7 +37,7 @@ type closeCause struct {
 }
 
 var (
-	closeShutdown = closeCause{websocket.CloseGoingAway, "The hub is shutting down."}
+	closeShutdown = closeCause{websocket.CloseGoingAway, core.ShuttingDownText}
 	closeTimeout  = closeCause{websocket.ClosePolicyViolation, "The client sent nothing within the client timeout."}
 	closeSlow     = closeCause{websocket.ClosePolicyViolation, "The client did not read its messages fast enough."}
 	closeUnacked  = closeCause{websocket.ClosePolicyViolation, "The client did not acknowledge its messages fast enough."}

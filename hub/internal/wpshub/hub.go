@@ -158,12 +158,12 @@ func (h *Hub) serveClient(w http.ResponseWriter, r *http.Request) {
 // admit checks that the hub takes one more connection and runs it.
 func (h *Hub) admit(w http.ResponseWriter, r *http.Request, name string, claims clientClaims) {
 	if h.IsClosed() {
-		transport.WriteText(w, http.StatusServiceUnavailable, "The hub is shutting down.")
+		transport.WriteText(w, http.StatusServiceUnavailable, core.ShuttingDownText)
 		return
 	}
 	s, ok := h.spaces.Named(name)
 	if !ok {
-		transport.WriteText(w, http.StatusServiceUnavailable, "Too many hub names.")
+		transport.WriteText(w, http.StatusServiceUnavailable, core.TooManySpacesText)
 		return
 	}
 	if !h.ReserveConnection() {

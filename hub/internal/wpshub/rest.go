@@ -94,7 +94,7 @@ func (h *Hub) serveREST(w http.ResponseWriter, r *http.Request) {
 	}
 	s, ok := h.spaces.Named(strings.ToLower(hub))
 	if !ok {
-		restError(w, http.StatusServiceUnavailable, "Too many hub names.")
+		restError(w, http.StatusServiceUnavailable, core.TooManySpacesText)
 		return
 	}
 	route.serve(h, &call{w: w, r: r, space: s, hub: hub, args: args})
