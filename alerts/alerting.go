@@ -79,11 +79,13 @@ func hubAlerts(cfg Config) []alert {
 			"latency inside the service stays low only below %s.", percent(cfg.ServerLoadMax)),
 	}, {
 		name: AlertThrottled, severity: SeverityWarning, forDuration: "1m",
-		expr: fmt.Sprintf("sum by (target, scenario, reason) (increase(%s[%s])) > 0",
-			cfg.selector("hubprobe_throttled_total"), cfg.ThrottleWindow),
+		expr: fmt.Sprintf("sum by (target, scenario, reason) (increase(%s[%s])) > 0\nor\n%s",
+			cfg.selector("hubprobe_throttled_total"), cfg.ThrottleWindow, cfg.serviceThrottledExpr()),
 		summary: "The hub throttled the probe.",
-		description: fmt.Sprintf("Target {{ $labels.target }} throttled scenario {{ $labels.scenario }} "+
-			"over the last %s (reason {{ $labels.reason }}, {{ $value | humanize }} in total).", cfg.ThrottleWindow),
+		description: fmt.Sprintf("{{ if $labels.scenario }}Target {{ $labels.target }} throttled scenario {{ $labels.scenario }} "+
+			"over the last %s (reason {{ $labels.reason }}, {{ $value | humanize }} in total).{{ else }}"+
+			"Azure Monitor reports that target {{ $labels.target }} closed connections for throttling over the last %s, "+
+			"up to {{ $value | humanize }} a second (any client's, not only the probe's).{{ end }}", cfg.ThrottleWindow, cfg.ThrottleWindow),
 	}, {
 		name: AlertMessagesLost, severity: SeverityWarning, forDuration: "10m",
 		expr:    cfg.unlessSaturated(fmt.Sprintf("%s > %g", cfg.lostShareRecord(), cfg.LostShareMax)),
@@ -109,7 +111,7 @@ func probeAlerts(cfg Config) []alert {
 		summary: "A probe scenario keeps failing.",
 		description: fmt.Sprintf("{{ $value | humanizePercentage }} of the runs of scenario {{ $labels.scenario }} "+
 			"against target {{ $labels.target }} failed over the last %s, the latest one included.", cfg.RunFailureWindow),
-	}, cfg.staleAlert(), cfg.latencySeriesMissingAlert(), {
+	}, cfg.staleAlert(), cfg.serviceMetricsStaleAlert(), cfg.latencySeriesMissingAlert(), {
 		name: AlertProbeSaturated, severity: SeverityWarning, forDuration: "10m",
 		expr:    fmt.Sprintf("%s > %g", cfg.sendLagP99Record(), cfg.SendLagMaxSeconds),
 		summary: "hubprobe cannot keep to its sending schedule; its latency figures are not trustworthy.",

@@ -59,6 +59,12 @@ type Config struct {
 	// of one scenario; a scenario is stale after StaleRuns such intervals.
 	ExpectedRunIntervalSeconds int
 	StaleRuns                  int
+	// ServiceMetricsMaxAgeSeconds is how old the newest figure read from
+	// Azure Monitor may get before HubprobeServiceMetricsStale fires: a
+	// minute's figures come a few minutes late, so 15 minutes is ten
+	// missed reads at the default interval. Raise it for intervals above
+	// 5 minutes.
+	ServiceMetricsMaxAgeSeconds int
 
 	// RunbookBase is where runbook.md is published; each alert links to
 	// RunbookBase + "#" + its lower-cased name.
@@ -67,20 +73,21 @@ type Config struct {
 
 // DefaultConfig is what the committed rule files are rendered from.
 var DefaultConfig = Config{
-	RateWindow:                 "5m",
-	SlowShareMax:               0.01,
-	NearLimitSeconds:           0.7,
-	ServerLoadMax:              0.70,
-	TierUsageMax:               0.70,
-	LostShareMax:               0.001,
-	ConnectFailureShareMax:     0.05,
-	SendLagMaxSeconds:          0.1,
-	ThrottleWindow:             "10m",
-	RunFailureWindow:           "1h",
-	RunFailureShareMax:         0.5,
-	ExpectedRunIntervalSeconds: 300,
-	StaleRuns:                  3,
-	RunbookBase:                "https://github.com/hubprobe/hubprobe/blob/main/docs/runbook.md",
+	RateWindow:                  "5m",
+	SlowShareMax:                0.01,
+	NearLimitSeconds:            0.7,
+	ServerLoadMax:               0.70,
+	TierUsageMax:                0.70,
+	LostShareMax:                0.001,
+	ConnectFailureShareMax:      0.05,
+	SendLagMaxSeconds:           0.1,
+	ThrottleWindow:              "10m",
+	RunFailureWindow:            "1h",
+	RunFailureShareMax:          0.5,
+	ExpectedRunIntervalSeconds:  300,
+	StaleRuns:                   3,
+	ServiceMetricsMaxAgeSeconds: 900,
+	RunbookBase:                 "https://github.com/hubprobe/hubprobe/blob/main/docs/runbook.md",
 }
 
 // Severities, as the monitoring-mixin conventions use them: critical pages a

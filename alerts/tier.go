@@ -8,9 +8,9 @@ const (
 	// limits, labelled with resource like hubprobe_tier_limit.
 	TierUsageRecord = "target:hubprobe_tier_usage:current"
 	// TierUsageReportedRecord is where usage reported by the service itself
-	// (for example Azure Monitor's connection count and traffic) goes. No
-	// rule here writes it; where it exists it takes the place of what the
-	// probe observes. See "Tier usage from Azure Monitor" in the runbook.
+	// goes: Azure Monitor's connection count and traffic, which hubprobe
+	// reads for a target with azure_monitor (reportedUsageRules). Where it
+	// exists it takes the place of what the probe observes.
 	TierUsageReportedRecord = "target:hubprobe_tier_usage:reported"
 	// TierUtilizationRecord is usage over the tier's published limit.
 	TierUtilizationRecord = "target:hubprobe_tier_utilization:ratio"
@@ -45,7 +45,7 @@ func (cfg Config) tierUsages() []tierUsage {
 // tierRecordingRules record usage per resource (reported by the service
 // where that exists, else observed), then usage over the tier's limit.
 func (cfg Config) tierRecordingRules() []Rule {
-	var rules []Rule
+	rules := cfg.reportedUsageRules()
 	for _, u := range cfg.tierUsages() {
 		expr := fmt.Sprintf("max by (target) (%s{resource=%q})\nor on (target)\n  %s", TierUsageReportedRecord, u.resource, u.observed)
 		rules = append(rules, Rule{Record: TierUsageRecord, Expr: expr, Labels: map[string]string{"resource": u.resource}})

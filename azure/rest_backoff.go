@@ -2,11 +2,10 @@ package azure
 
 import (
 	"context"
-	"math"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/hubprobe/hubprobe/throttle"
 )
 
 // Backoff after HTTP 429 without a usable Retry-After: "full jitter", a
@@ -41,37 +40,7 @@ func (t *restTransport) retryWait(ctx context.Context, rerr *RESTError, attempt 
 // restBackoff returns the wait before retry number retry (1 for the first):
 // jitter, clamped to [0, 1], times min(cap, base*2^(retry-1)).
 func restBackoff(retry int, jitter float64) time.Duration {
-	ceiling := restBackoffCap
-	if shift := retry - 1; shift < 16 {
-		ceiling = min(restBackoffCap, restBackoffBase<<max(shift, 0))
-	}
-	if math.IsNaN(jitter) || jitter < 0 {
-		jitter = 0
-	}
-	jitter = min(jitter, 1)
-	return max(restMinWait, time.Duration(jitter*float64(ceiling)))
-}
-
-// restParseRetryAfter reads a Retry-After header: delay-seconds or an
-// HTTP-date (RFC 9110 section 10.2.3). A date in the past means no wait.
-// ok is false when the header is absent or unreadable.
-func restParseRetryAfter(h string, now time.Time) (d time.Duration, ok bool) {
-	h = strings.TrimSpace(h)
-	if h == "" {
-		return 0, false
-	}
-	if strings.Trim(h, "0123456789") == "" {
-		secs, err := strconv.ParseInt(h, 10, 64)
-		if err != nil || secs > int64(math.MaxInt64/time.Second) {
-			return time.Duration(math.MaxInt64), true
-		}
-		return time.Duration(secs) * time.Second, true
-	}
-	t, err := http.ParseTime(h)
-	if err != nil {
-		return 0, false
-	}
-	return max(t.Sub(now), 0), true
+	return throttle.Backoff{Base: restBackoffBase, Cap: restBackoffCap, Min: restMinWait}.Wait(retry, jitter)
 }
 
 // restSleep waits for d or until ctx ends.

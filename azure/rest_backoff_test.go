@@ -3,40 +3,10 @@ package azure
 import (
 	"errors"
 	"fmt"
-	"math"
-	"net/http"
 	"testing"
-	"time"
 
 	"github.com/hubprobe/hubprobe/throttle"
 )
-
-func TestRESTParseRetryAfter(t *testing.T) {
-	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	cases := []struct {
-		in   string
-		want time.Duration
-		ok   bool
-	}{
-		{"2", 2 * time.Second, true},
-		{" 120 ", 2 * time.Minute, true},
-		{"0", 0, true},
-		{"99999999999999999999", time.Duration(math.MaxInt64), true},
-		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second, true},
-		{"Saturday, 01-Mar-25 12:00:05 GMT", 5 * time.Second, true}, // RFC 850, still allowed
-		{now.Add(-time.Hour).Format(http.TimeFormat), 0, true},
-		{"", 0, false},
-		{"-1", 0, false},
-		{"1.5", 0, false},
-		{"soon", 0, false},
-	}
-	for _, c := range cases {
-		got, ok := restParseRetryAfter(c.in, now)
-		if got != c.want || ok != c.ok {
-			t.Errorf("restParseRetryAfter(%q) = %s, %v; want %s, %v", c.in, got, ok, c.want, c.ok)
-		}
-	}
-}
 
 // statusOnlyError has a status code but is not a RESTError.
 type statusOnlyError struct{ StatusCode int }

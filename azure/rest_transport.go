@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/hubprobe/hubprobe/internal/redact"
+	"github.com/hubprobe/hubprobe/throttle"
 )
 
 // restTransport sends the REST calls of both services: a fresh token per
@@ -73,7 +74,7 @@ func (t *restTransport) attempt(ctx context.Context, call restCall) (*RESTError,
 	}
 	body, _ := io.ReadAll(io.LimitReader(res.Body, restMaxErrorBody))
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, restMaxDrain))
-	retryAfter, _ := restParseRetryAfter(res.Header.Get("Retry-After"), t.opts.Now())
+	retryAfter, _ := throttle.ParseRetryAfter(res.Header.Get("Retry-After"), t.opts.Now())
 	return &RESTError{Op: call.op, StatusCode: res.StatusCode, Body: string(body), RetryAfter: retryAfter}, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hubprobe/hubprobe/azure/monitor"
 	"github.com/hubprobe/hubprobe/internal/yamldecode"
 	"github.com/hubprobe/hubprobe/tiers"
 	"github.com/hubprobe/hubprobe/webpubsub"
@@ -72,7 +73,28 @@ type Target struct {
 	// Tier declares the hub's service tier, whose published limits hubprobe
 	// exports so that usage can be compared with them.
 	Tier *Tier `yaml:"tier,omitempty"`
+	// AzureMonitor reads the service's own server load and usage from
+	// Azure Monitor.
+	AzureMonitor *AzureMonitor `yaml:"azure_monitor,omitempty"`
 }
+
+// AzureMonitor names the Azure resource behind a target, whose metrics
+// hubprobe reads from Azure Monitor.
+type AzureMonitor struct {
+	// ResourceID is the Azure SignalR Service or Web PubSub resource's ARM
+	// id, or one of its geo-replicas'.
+	ResourceID string `yaml:"resource_id"`
+	// Endpoint is Azure Resource Manager's, https; a sovereign cloud's or
+	// Azure Stack Hub's where the resource lives there. Load trims a
+	// trailing slash.
+	Endpoint string `yaml:"endpoint"`
+	// Interval is how often the metrics are read, and their time grain.
+	Interval time.Duration `yaml:"interval"`
+}
+
+// AzureMonitorIntervals are the time grains Azure Monitor aggregates the
+// services' metrics to, the values interval accepts.
+var AzureMonitorIntervals = []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute, 30 * time.Minute, time.Hour}
 
 // EmbeddedHub configures the in-process reference hub.
 type EmbeddedHub struct {
@@ -307,6 +329,8 @@ var (
 
 	DefaultTarget = Target{EmbeddedHub: DefaultEmbeddedHub}
 
+	DefaultAzureMonitor = AzureMonitor{Endpoint: monitor.DefaultEndpoint, Interval: monitor.DefaultInterval}
+
 	// DefaultCapacitySearch leaves BaseSending and Step at zero: both
 	// default to a tenth of the connections (at least 1), so a ramp takes
 	// about ten steps whatever the size.
@@ -348,6 +372,7 @@ func (t Target) MarshalYAML() (any, error) {
 func (t *Target) SetDefaults()         { *t = DefaultTarget }
 func (s *Scenario) SetDefaults()       { *s = DefaultScenario }
 func (c *CapacitySearch) SetDefaults() { *c = DefaultCapacitySearch }
+func (a *AzureMonitor) SetDefaults()   { *a = DefaultAzureMonitor }
 
 // DefaultYAML is the configuration used when no file is given: one embedded
 // hub target with a declared tier, the echo, broadcast, send_to_group and

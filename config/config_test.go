@@ -156,6 +156,13 @@ var invalidConfigs = map[string]string{
 	"header-value":                    `:5: targets[0].headers.X-Probe: value must not contain line breaks or NUL`,
 	"connection-string-endpoint":      `:3: targets[0].connection_string: Endpoint must be an http:// or https:// URL`,
 	"connection-string-file-version":  `:4: targets[0].connection_string_file: Version is not supported (want 1.x)`,
+	"azure-monitor-embedded":          `:4: targets[0].azure_monitor: not allowed with embedded: true (the embedded hub reports its own server load)`,
+	"azure-monitor-no-resource-id":    `:4: targets[0].azure_monitor: resource_id is required`,
+	"azure-monitor-resource-id":       `:5: targets[0].azure_monitor.resource_id: provider must be Microsoft.SignalRService, got "Microsoft.Web"`,
+	"azure-monitor-service":           `:5: targets[0].azure_monitor.resource_id: names a Microsoft.SignalRService/WebPubSub resource, but target "azure" has service: signalr`,
+	"azure-monitor-endpoint":          `:6: targets[0].azure_monitor.endpoint: must be an https URL, got scheme "http"`,
+	"azure-monitor-interval":          `:6: targets[0].azure_monitor.interval: must be one of Azure Monitor's time grains 1m, 5m, 15m, 30m or 1h, got 30s`,
+	"azure-monitor-unknown-key":       `:5: targets[0].azure_monitor: unknown key "resource"`,
 }
 
 func TestInvalidConfigs(t *testing.T) {
@@ -216,6 +223,10 @@ var fullTargets = []Target{{
 	EmbeddedHub: DefaultEmbeddedHub, AccessToken: "Bearer-t0k",
 	Headers: map[string]string{"X-Probe": "hubprobe"}, SkipNegotiation: true,
 	Tier: &Tier{Service: "signalr", Units: 10}, Mode: TargetModeDefault,
+	AzureMonitor: &AzureMonitor{
+		ResourceID: "/subscriptions/00000000-1111-2222-3333-444444444444/resourceGroups/probe/providers/Microsoft.SignalRService/SignalR/probe-west/replicas/probe-east",
+		Endpoint:   "https://management.chinacloudapi.cn", Interval: 5 * time.Minute,
+	},
 }, {
 	Name: "embedded.slow", Service: ServiceSignalR, Embedded: true, Mode: TargetModeDefault,
 	EmbeddedHub: EmbeddedHub{DeliveryDelay: 250 * time.Millisecond, MaxMessageSize: 65536,

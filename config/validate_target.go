@@ -26,6 +26,7 @@ func (v *validator) targets(c *Config) error {
 			v.headers(item, t),
 			v.tier(item, t),
 			v.targetMode(item, t),
+			v.azureMonitor(item, t),
 		)
 		if err != nil {
 			return err

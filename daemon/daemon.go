@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/azure"
+	"github.com/hubprobe/hubprobe/azure/monitor"
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/scenarios"
@@ -41,22 +43,28 @@ type Options struct {
 	// binary.
 	ConfigFile string
 	Build      exporter.BuildInfo
+	// AzureTransport sends the Azure Monitor readers' requests and every
+	// Entra ID sign-in; nil: azcore's default HTTP client.
+	AzureTransport policy.Transporter
 }
 
 // Daemon ties a configuration to the running parts.
 type Daemon struct {
-	opts     Options
-	reg      *prometheus.Registry
-	metrics  *exporter.Metrics
-	history  *exporter.History
-	capacity *exporter.CapacityLog
-	config   *config.SafeConfig
-	parts    parts
-	sched    *scenarios.Scheduler
-	pauses   scenarios.Pauses // per target, kept across reloads
+	opts    Options
+	reg     *prometheus.Registry
+	metrics *exporter.Metrics
+	// monitorMetrics are the Azure Monitor readers' series.
+	monitorMetrics *monitor.Metrics
+	history        *exporter.History
+	capacity       *exporter.CapacityLog
+	config         *config.SafeConfig
+	parts          parts
+	sched          *scenarios.Scheduler
+	pauses         scenarios.Pauses // per target, kept across reloads
 	// creds signs in with Microsoft Entra ID, one credential per sign-in
 	// kept across reloads, so azidentity's token caches are too.
-	creds azure.Credentials
+	creds   azure.Credentials
+	readers *monitorReaders // Azure Monitor, per target
 
 	mu      sync.Mutex
 	applied *config.Config // the config applied last
@@ -78,6 +86,7 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 		return nil, err
 	}
 	d.sched = scenarios.NewScheduler(ctx, opts.Logger)
+	d.readers = newMonitorReaders(ctx, opts, &d.creds, d.monitorMetrics, d.metrics)
 	if err := d.Apply(d.config.Get()); err != nil {
 		d.Stop()
 		return nil, err
@@ -89,11 +98,16 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 // what the runs record into.
 func newMetrics(opts Options) (*Daemon, error) {
 	d := &Daemon{opts: opts, reg: prometheus.NewRegistry(),
-		history: exporter.NewHistory(historySize), capacity: exporter.NewCapacityLog()}
+		history: exporter.NewHistory(historySize), capacity: exporter.NewCapacityLog(),
+		creds: azure.Credentials{Options: azure.CredentialOptions{Transport: opts.AzureTransport}}}
 	d.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	var err error
 	d.metrics, err = exporter.NewMetrics(d.reg, exporter.WithHistory(d.history), exporter.WithBuildInfo(opts.Build),
 		exporter.WithCapacityLog(d.capacity), exporter.WithShard(opts.Shard.Index, opts.Shard.Count))
+	if err != nil {
+		return nil, err
+	}
+	d.monitorMetrics, err = monitor.NewMetrics(d.reg)
 	return d, err
 }
 
@@ -102,6 +116,7 @@ func newMetrics(opts Options) (*Daemon, error) {
 func (d *Daemon) Apply(cfg *config.Config) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.readers.retire(cfg)
 	if err := d.parts.hubs.Sync(cfg); err != nil {
 		return err
 	}
@@ -116,6 +131,9 @@ func (d *Daemon) Apply(cfg *config.Config) error {
 		return err
 	}
 	d.parts.events.SetHubs(scenarios.EventHandlerKeys(jobs))
+	if err := d.readers.startMissing(cfg); err != nil {
+		return err
+	}
 	d.metrics.ApplyTiers(cfg.Targets)
 	if d.applied != nil {
 		d.metrics.ForgetRemoved(d.applied.Scenarios, cfg.Scenarios)
@@ -127,5 +145,8 @@ func (d *Daemon) Apply(cfg *config.Config) error {
 // Stop ends every run and closes the hubs and the event handler.
 func (d *Daemon) Stop() {
 	d.sched.Stop()
+	d.mu.Lock()
+	d.readers.stopAll()
+	d.mu.Unlock()
 	d.parts.close()
 }

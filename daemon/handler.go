@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/hubprobe/hubprobe/azure/monitor"
 	"github.com/hubprobe/hubprobe/exporter"
 )
 
@@ -19,8 +20,13 @@ func (d *Daemon) Handler() http.Handler {
 		History:   d.history,
 		Capacity:  d.capacity,
 		Scenarios: d.statuses,
-		Version:   d.opts.Build.Version,
-		Routes:    d.parts.events.Routes(),
+		ServiceMetrics: func() []monitor.Status {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			return d.readers.statuses()
+		},
+		Version: d.opts.Build.Version,
+		Routes:  d.parts.events.Routes(),
 	})
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -115,14 +114,7 @@ func documentedHistograms() []string {
 	if err != nil {
 		panic(err)
 	}
-	var out []string
-	for name, r := range rows {
-		if r.Type == "histogram" {
-			out = append(out, name)
-		}
-	}
-	sort.Strings(out)
-	return out
+	return catalogue.Histograms(rows)
 }
 
 // checkStorage makes sure a Prometheus stores exactly the forms its mode

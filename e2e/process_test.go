@@ -69,12 +69,20 @@ type process struct {
 
 func startProcess(t *testing.T, name, bin string, args ...string) *process {
 	t.Helper()
+	return startProcessWithEnv(t, name, bin, nil, args...)
+}
+
+// startProcessWithEnv starts bin with env as its whole environment; nil
+// passes the test's own on.
+func startProcessWithEnv(t *testing.T, name, bin string, env []string, args ...string) *process {
+	t.Helper()
 	logPath := filepath.Join(t.TempDir(), name+".log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, args...)
+	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = childAttributes()
 	if err := cmd.Start(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 )
 
@@ -49,7 +50,17 @@ type queryResult struct {
 // query evaluates expr now. A PromQL error is returned as an error that
 // quotes Prometheus.
 func (p promAPI) query(ctx context.Context, expr string) (queryResult, error) {
-	raw, data, err := p.get(ctx, "/api/v1/query?"+url.Values{"query": {expr}}.Encode())
+	return p.queryAt(ctx, expr, time.Time{})
+}
+
+// queryAt evaluates expr at the instant at, to the millisecond; the zero
+// time means now.
+func (p promAPI) queryAt(ctx context.Context, expr string, at time.Time) (queryResult, error) {
+	params := url.Values{"query": {expr}}
+	if !at.IsZero() {
+		params.Set("time", strconv.FormatFloat(float64(at.UnixMilli())/1000, 'f', 3, 64))
+	}
+	raw, data, err := p.get(ctx, "/api/v1/query?"+params.Encode())
 	if err != nil {
 		return queryResult{Raw: raw}, err
 	}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/hubprobe/hubprobe/azure/monitor"
 )
 
 // maxScrapesInFlight bounds concurrent /metrics requests; a scrape is
@@ -28,6 +30,9 @@ type HandlerOptions struct {
 	// Capacity feeds the capacity searches of the status page and their
 	// plots; may be nil.
 	Capacity *CapacityLog
+	// ServiceMetrics lists how the reading of each target's service
+	// metrics from Azure Monitor stands; may be nil.
+	ServiceMetrics func() []monitor.Status
 	// Version is shown on the status page.
 	Version string
 	// Routes are more handlers, by mux pattern: the Web PubSub event

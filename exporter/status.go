@@ -22,12 +22,14 @@ var statusTemplate = template.Must(template.New("status").Funcs(template.FuncMap
 
 // statusView is what both the status page and /status.json show.
 type statusView struct {
-	Version       string         `json:"version"`
-	Generated     time.Time      `json:"generated"`
-	Scenarios     []scenarioRow  `json:"scenarios"`
-	Capacity      []capacityView `json:"capacity_searches"`
-	Recent        []runView      `json:"recent_runs"`
-	OlderFailures []runView      `json:"older_failures"`
+	Version   string         `json:"version"`
+	Generated time.Time      `json:"generated"`
+	Scenarios []scenarioRow  `json:"scenarios"`
+	Capacity  []capacityView `json:"capacity_searches"`
+	// ServiceMetrics is the reading of each target's Azure Monitor metrics.
+	ServiceMetrics []serviceMetricsView `json:"service_metrics,omitempty"`
+	Recent         []runView            `json:"recent_runs"`
+	OlderFailures  []runView            `json:"older_failures"`
 }
 
 type scenarioRow struct {
@@ -101,6 +103,9 @@ func (p *statusPage) view() statusView {
 	}
 	if p.opts.Capacity != nil {
 		v.Capacity = capacityViews(p.opts.Capacity.all())
+	}
+	if p.opts.ServiceMetrics != nil {
+		v.ServiceMetrics = serviceMetricsViews(p.opts.ServiceMetrics())
 	}
 	if h := p.opts.History; h != nil {
 		recent, older := h.snapshot()

@@ -545,6 +545,17 @@ var exporterShapedSeries = map[string]string{
 	`hubprobe_shard_count{job="hubprobe",instance="a"}`:                                                       "1x60",
 	`hubprobe_capacity_step{target="hub",scenario="echo",run="r",step="2",figure="sent"}`:                     "40x60",
 	`hubprobe_webpubsub_events_total{event="user",code="200"}`:                                                "0+1x60",
+	`hubprobe_service_connections{target="hub"}`:                                                              "850x60",
+	`hubprobe_service_connection_quota_utilization_ratio{target="hub"}`:                                       "0.85x60",
+	`hubprobe_service_inbound_bytes_per_second{target="hub"}`:                                                 "20000x60",
+	`hubprobe_service_outbound_bytes_per_second{target="hub"}`:                                                "40000x60",
+	`hubprobe_service_outbound_messages_per_second{target="hub"}`:                                             "10x60",
+	`hubprobe_service_connection_closes_per_second{target="hub",category="throttled"}`:                        "0x60",
+	`hubprobe_service_server_connection_latency_seconds{target="hub"}`:                                        "0.025x60",
+	`hubprobe_service_errors_ratio{target="hub",kind="system"}`:                                               "0.005x60",
+	`hubprobe_service_metrics_age_seconds{target="hub"}`:                                                      "120x60",
+	`hubprobe_service_metrics_reads_total{target="hub"}`:                                                      "0+1x60",
+	`hubprobe_service_metrics_read_failures_total{target="hub",reason="forbidden"}`:                           "0x60",
 }
 
 // histogramSeries adds the buckets and count of a classic histogram.

@@ -37,7 +37,12 @@ func Overview() *dashboard.DashboardBuilder {
 	for _, g := range tierGraphs() {
 		d = d.WithPanel(g.panel())
 	}
-	return d.WithPanel(tierTable())
+	d = d.WithPanel(tierTable())
+	d = d.WithRow(dashboard.NewRowBuilder("Service (Azure Monitor)"))
+	for _, g := range azureMonitorGraphs() {
+		d = d.WithPanel(g.panel())
+	}
+	return d
 }
 
 func capacityGraphs() []graph {
@@ -56,7 +61,8 @@ func capacityGraphs() []graph {
 		queries: []query{{slowShare(), byScenario}},
 	}, {
 		title: "Server load",
-		description: "Server load the target reports (0–100 %). Latency inside the service stays low below the 70 % line; " +
+		description: "Server load the target reports (0–100 %): the embedded hub's own, or the service's ServerLoad from " +
+			"Azure Monitor for a target with azure_monitor. Latency inside the service stays low below the 70 % line; " +
 			"above it, scale up the unit count.",
 		unit: units.PercentUnit, width: 12, min: ptr(0.0), max: ptr(1.0), limit: ptr(serverLoadMax),
 		queries: []query{{`max by (target) (hubprobe_server_load_ratio{target=~"$target"})`, "{{target}}"}},

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -59,16 +60,62 @@ func TestSaturatedProbeIsInconclusive(t *testing.T) {
 // endpoint that is slow to answer.
 func newSlowFront(t *testing.T, origin string, delay time.Duration) *httptest.Server {
 	t.Helper()
+	return newDelayingFront(t, origin, func(int64) time.Duration { return delay })
+}
+
+// newDelayingFront forwards request n (counted from 0) to origin after
+// delay(n).
+func newDelayingFront(t *testing.T, origin string, delay func(n int64) time.Duration) *httptest.Server {
+	t.Helper()
 	target, err := url.Parse(origin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	proxy := httputil.NewSingleHostReverseProxy(target)
+	var requests atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(delay)
+		time.Sleep(delay(requests.Add(1) - 1))
 		r.Host = target.Host // tokens name the hub's address
 		proxy.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// A run whose window closes with sends still unmade is inconclusive even
+// when every send it made went out on time, its send lag p99 well within
+// max_send_lag: the REST send due at 700 ms takes 1 s to answer, and once
+// the window and max_send_lag (1.3 s) have passed, the pacer gives up the
+// two sends due after it rather than firing them late.
+func TestUnmadeSendsMakeARunInconclusiveWhateverTheLag(t *testing.T) {
+	t.Parallel()
+	srv := hubtest.Start(t, hub.Options{AccessKey: matrixKey})
+	front := newDelayingFront(t, srv.Origin(), func(n int64) time.Duration {
+		if n == 7 {
+			return time.Second
+		}
+		return 0
+	})
+	cs, err := azure.ParseConnectionString(srv.ConnectionString() + "ServerEndpoint=" + front.URL + ";")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := scenarios.Endpoint{Serverless: &scenarios.Serverless{ConnectionString: cs, Hub: config.EmbeddedHubName}}
+	s := scenario("rest_broadcast", 1, time.Second, 100*time.Millisecond)
+	s.MaxSendLag = 300 * time.Millisecond
+	o := runEndpoint(t, ep, s)
+	r := o.res
+	if r.Scheduled != 10 || r.Sent != 8 || r.Unsent != 2 || r.Received != 8 || r.Lost != 0 {
+		t.Fatalf("scheduled %d, sent %d, unsent %d, received %d, lost %d: want 10, 8, 2, 8, 0",
+			r.Scheduled, r.Sent, r.Unsent, r.Received, r.Lost)
+	}
+	if r.SendLag.P99 > s.MaxSendLag {
+		t.Fatalf("send lag p99 %v over max_send_lag %v: this machine is too busy for the test to show the unmade sends alone", r.SendLag.P99, s.MaxSendLag)
+	}
+	want := regexp.MustCompile(`^probe saturated: send lag p99 \d+ms \(bound 300ms\); sent 8 of 10 scheduled sends, [0-9.]+/s of [0-9.]+/s$`)
+	if r.Outcome != scenarios.ResultInconclusive || r.MetSLO() || !want.MatchString(r.Error) {
+		t.Errorf("outcome %q (%s), want inconclusive, saying 8 of 10 sends were made", r.Outcome, r.Error)
+	}
+	checkCounter(t, o.reg, 0, "hubprobe_run_success")
+	checkCounter(t, o.reg, 1, "hubprobe_runs_total", "result", "inconclusive")
 }

@@ -195,7 +195,7 @@ func checkCounter(t *testing.T, reg *prometheus.Registry, want float64, name str
 func TestRESTRetryAfterPausesTheTarget(t *testing.T) {
 	t.Parallel()
 	srv := hubtest.Start(t, hub.Options{AccessKey: matrixKey})
-	front := newRefusingFront(t)
+	front := newRefusingFront(t, "2")
 	cs, err := azure.ParseConnectionString(srv.ConnectionString() + "ServerEndpoint=" + front.srv.URL + ";")
 	if err != nil {
 		t.Fatal(err)
@@ -233,16 +233,17 @@ type refusingFront struct {
 	seen []time.Time
 }
 
-// newRefusingFront answers every request 429 with Retry-After: 2, as a
-// throttled service's REST endpoint would, and keeps the time of each.
-func newRefusingFront(t *testing.T) *refusingFront {
+// newRefusingFront answers every request 429 with the given Retry-After
+// (in seconds), as a throttled service's REST endpoint would, and keeps the
+// time of each.
+func newRefusingFront(t *testing.T, retryAfter string) *refusingFront {
 	t.Helper()
 	f := &refusingFront{}
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		f.seen = append(f.seen, time.Now())
 		f.mu.Unlock()
-		w.Header().Set("Retry-After", "2")
+		w.Header().Set("Retry-After", retryAfter)
 		w.WriteHeader(http.StatusTooManyRequests)
 	}))
 	t.Cleanup(f.srv.Close)

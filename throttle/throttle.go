@@ -2,7 +2,8 @@
 // the rules that map a service's own words onto them. Every package that
 // sees throttling (the SignalR client, the Azure REST client, the reference
 // hub, the scenarios) uses these values, so a metric label can never take a
-// value a server chose.
+// value a server chose. It also says how long to keep away from a service
+// that throttled: its Retry-After, or a backoff when it gave none.
 package throttle
 
 import "strings"

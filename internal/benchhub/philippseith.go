@@ -25,6 +25,7 @@ type Hub struct {
 
 // OnConnected tells the client its id, as the benchmark hub does.
 func (h *Hub) OnConnected(id string) {
+	h.server.fanout.connected(id)
 	h.Clients().Client(id).Send("OnConnected", id)
 }
 
@@ -64,7 +65,7 @@ const (
 // server, from 0.
 func (s *Server) SetEchoPlan(plan func(n int64) EchoFault) { s.echoPlan.Store(&plan) }
 
-func (h *Hub) Broadcast(p map[string]any) { h.Clients().All().Send("RecordLatency", p) }
+func (h *Hub) Broadcast(p map[string]any) { h.broadcast(p) }
 
 func (h *Hub) SendToClient(p map[string]any) {
 	id, _ := p["information.ConnectionId"].(string)
@@ -120,6 +121,7 @@ type Server struct {
 
 	echoPlan atomic.Pointer[func(int64) EchoFault]
 	echoes   atomic.Int64
+	fanout   fanout
 }
 
 // Start serves the benchmark hub at /signalrbench on a loopback port.

@@ -102,6 +102,18 @@ func HistogramOf(rows map[string]Row, name string) (histogram string, native, ok
 	return "", false, false
 }
 
+// Histograms returns the names of the documented histograms, sorted.
+func Histograms(rows map[string]Row) []string {
+	var out []string
+	for name, r := range rows {
+		if r.Type == "histogram" {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // OneFormOnly returns the documented histograms that one expression, whose
 // metric names are names, reads in one form only: natively without the
 // classic series, or the other way round. Such an expression is empty
