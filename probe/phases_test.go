@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/hub"
+	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/internal/clientconn/clientconntest"
-	"github.com/hubprobe/hubprobe/internal/testhub"
 	"github.com/hubprobe/hubprobe/internal/testlocal"
 	"github.com/hubprobe/hubprobe/probe"
 )
@@ -48,7 +48,7 @@ func dialDistant(t *testing.T, c connectCase, obs *clientconntest.Timings, round
 	if c.redirect {
 		opts.AccessKey, opts.RedirectNegotiate = "phase-test-key-0123456789abcdef", true
 	}
-	url, client := testhub.StartDistant(t, opts, linkDelay)
+	url, client := hubtest.StartDistant(t, opts, linkDelay)
 	began := time.Now()
 	conn, err := probe.Dial(testlocal.Ctx(t, 20*time.Second), probe.Options{URL: url + hub.DefaultPath, Transport: c.transport,
 		HTTPClient: client, Observer: obs, RoundTripInterval: roundTrips})

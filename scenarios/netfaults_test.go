@@ -11,8 +11,8 @@ import (
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
+	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/internal/faultserver"
-	"github.com/hubprobe/hubprobe/internal/testhub"
 	"github.com/hubprobe/hubprobe/internal/toxitest"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
@@ -198,7 +198,7 @@ func runNetFault(t *testing.T, nf netFault) {
 		defer srv.Close()
 		hubURL = srv.URL()
 	} else {
-		hubURL = testhub.Start(t, hub.Options{}).URL()
+		hubURL = hubtest.Start(t, hub.Options{}).URL()
 	}
 	proxy, target := toxitest.Start(t, hubURL)
 	defer proxy.Stop()
@@ -268,7 +268,7 @@ func (s *striker) wait() {
 func TestLatencyToxicAt1000Connections(t *testing.T) {
 	baseGoroutines, _ := quiesce()
 	func() {
-		srv := testhub.Start(t, hub.Options{})
+		srv := hubtest.Start(t, hub.Options{})
 		defer srv.Close()
 		proxy, target := toxitest.Start(t, srv.URL())
 		defer proxy.Stop()

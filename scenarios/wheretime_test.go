@@ -13,7 +13,7 @@ import (
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
-	"github.com/hubprobe/hubprobe/internal/testhub"
+	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/internal/toxitest"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
@@ -59,7 +59,7 @@ func TestWhereTheTimeGoes(t *testing.T) {
 // slowed as c says, behind a link slowed as c says.
 func runThrough(t *testing.T, c timeSplit) (scenarios.Result, *prometheus.Registry) {
 	t.Helper()
-	srv := testhub.Start(t, hub.Options{DeliveryDelay: c.hub})
+	srv := hubtest.Start(t, hub.Options{DeliveryDelay: c.hub})
 	proxy, url := toxitest.Start(t, srv.URL())
 	if c.network > 0 {
 		toxitest.Add(t, proxy, toxitest.Latency("downstream", int(c.network/time.Millisecond), 0))

@@ -6,9 +6,9 @@ import (
 
 	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/hub"
+	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/internal/clientconn/clientconntest"
-	"github.com/hubprobe/hubprobe/internal/testhub"
 	"github.com/hubprobe/hubprobe/internal/testlocal"
 	"github.com/hubprobe/hubprobe/webpubsub/client"
 )
@@ -24,7 +24,7 @@ const linkDelay = 50 * time.Millisecond
 func dialDistantService(t *testing.T, obs *clientconntest.Timings, roundTrips time.Duration) time.Duration {
 	t.Helper()
 	const key = "phase-test-key-0123456789abcdef"
-	url, httpClient := testhub.StartDistant(t, hub.Options{AccessKey: key}, linkDelay)
+	url, httpClient := hubtest.StartDistant(t, hub.Options{AccessKey: key}, linkDelay)
 	cs, err := azure.ParseConnectionString("Endpoint=" + url + ";AccessKey=" + key + ";Version=1.0;")
 	if err != nil {
 		t.Fatal(err)
