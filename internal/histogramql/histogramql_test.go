@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/hubprobe/hubprobe/internal/histogramql/histogramqltest"
-	"github.com/hubprobe/hubprobe/internal/promtool"
+	"github.com/hubprobe/hubprobe/alerts/promtooltest"
 )
 
 const histogram = "m_seconds"
@@ -100,7 +100,7 @@ func TestClassicFormsAgainstPromtool(t *testing.T) {
 	if err := os.WriteFile(path, []byte(promtoolTests()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out := promtool.Run(t, "test", "rules", path)
+	out := promtooltest.Run(t, "test", "rules", path)
 	if !strings.Contains(out, "SUCCESS") {
 		t.Errorf("promtool test rules:\n%s", out)
 	}
