@@ -14,9 +14,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/bench"
+	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
-	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/internal/localtest"
 )
 

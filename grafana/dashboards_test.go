@@ -13,8 +13,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/hubprobe/hubprobe/internal/catalogue"
 	"github.com/hubprobe/hubprobe/alerts/promtooltest"
+	"github.com/hubprobe/hubprobe/internal/catalogue"
 )
 
 // repoRoot is the repository root as seen from this package's directory.

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/bench/benchtest"
+	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/probe/faulttest"
 	"github.com/hubprobe/hubprobe/scenarios"
 )

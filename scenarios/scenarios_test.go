@@ -9,9 +9,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
-	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/bench"
-	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/bench/benchtest"
+	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 

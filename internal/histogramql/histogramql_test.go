@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hubprobe/hubprobe/internal/histogramql/histogramqltest"
 	"github.com/hubprobe/hubprobe/alerts/promtooltest"
+	"github.com/hubprobe/hubprobe/internal/histogramql/histogramqltest"
 )
 
 const histogram = "m_seconds"
