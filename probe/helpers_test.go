@@ -14,11 +14,13 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn/clientconntest"
 	"github.com/hubprobe/hubprobe/internal/localtest"
 )
 
 // recordingObserver keeps everything a connection reports.
 type recordingObserver struct {
+	clientconntest.Timings
 	mu       sync.Mutex
 	codes    []string // "endpoint code"
 	sent     atomic.Int64

@@ -76,17 +76,17 @@ func connectFaultCases() []faultCase {
 	return []faultCase{
 		{
 			name: "port closed", url: closedPort, reason: scenarios.FailNegotiate, bound: connectBound,
-			errText: `^2 of 2 connections failed: probe: connect failed \(negotiate\): Post: dial tcp 127\.0\.0\.1:\d+: connect: connection refused$`,
+			errText: `^2 of 2 connections failed: probe: connect failed \(negotiate\) in tcp: Post: dial tcp 127\.0\.0\.1:\d+: connect: connection refused$`,
 		},
 		{
 			name: "DNS failure", url: func(*testing.T) string { return "http://hubprobe-does-not-exist.invalid/hub" },
 			reason: scenarios.FailNegotiate, bound: connectBound,
-			errText: `connect failed \(negotiate\): lookup hubprobe-does-not-exist\.invalid: no such host`,
+			errText: `connect failed \(negotiate\) in dns: lookup hubprobe-does-not-exist\.invalid: no such host`,
 		},
 		{
 			name: "negotiate never answered", script: faulttest.Script{Fault: faulttest.Silent},
 			reason: scenarios.FailTimeout, bound: connectBound,
-			errText: `^2 of 2 connections failed: not connected within connect_timeout 1s: probe: connect failed \(timeout\): negotiate did not finish in time`,
+			errText: `^2 of 2 connections failed: not connected within connect_timeout 1s: probe: connect failed \(timeout\) in negotiate: negotiate did not finish in time`,
 		},
 		{
 			name: "negotiate 500", script: faulttest.Script{Fault: faulttest.NegotiateStatus, Status: 500, Bodies: []string{"boom"}},
@@ -113,7 +113,7 @@ func connectFaultCases() []faultCase {
 		{
 			name: "handshake never answered", script: faulttest.Script{Fault: faulttest.HandshakeSilent},
 			reason: scenarios.FailTimeout, bound: connectBound,
-			errText: `not connected within connect_timeout 1s: probe: connect failed \(timeout\): handshake`,
+			errText: `not connected within connect_timeout 1s: probe: connect failed \(timeout\) in handshake: handshake`,
 		},
 		{
 			name: "handshake error", script: faulttest.Script{Fault: faulttest.HandshakeError, Message: "Requested protocol 'json' is not available."},
@@ -192,7 +192,7 @@ func deliveryFaultCases() []faultCase {
 }
 
 func upgradeRefused(status int) faultCase {
-	text := `connect failed \(transport\): HTTP ` + strconv.Itoa(status) + `: unexpected HTTP status ` + strconv.Itoa(status)
+	text := `connect failed \(transport\) in upgrade: HTTP ` + strconv.Itoa(status) + `: unexpected HTTP status ` + strconv.Itoa(status)
 	return faultCase{
 		name:   "upgrade refused " + strconv.Itoa(status),
 		script: faulttest.Script{Fault: faulttest.UpgradeRefused, Status: status},
