@@ -14,8 +14,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/hubprobe/hubprobe/alerts/promtooltest"
 	"github.com/hubprobe/hubprobe/internal/catalogue"
-	"github.com/hubprobe/hubprobe/internal/promtool"
 )
 
 // repoRoot is the repository root as seen from this package's directory,
@@ -317,5 +317,5 @@ func readYAML(t *testing.T, path string, v any) {
 
 func runPromtool(t *testing.T, args ...string) string {
 	t.Helper()
-	return promtool.Run(t, args...)
+	return promtooltest.Run(t, args...)
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
-	"github.com/hubprobe/hubprobe/internal/faultserver"
 	"github.com/hubprobe/hubprobe/internal/toxitest"
+	"github.com/hubprobe/hubprobe/probe/faulttest"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
@@ -55,7 +55,7 @@ type netFault struct {
 	name string
 	// script, when set, runs a fault server behind the proxy instead of
 	// the embedded hub.
-	script *faultserver.Script
+	script *faulttest.Script
 	toxics []toxic // there from the start
 	// strike is added during the first run, once each connection had 3
 	// deliveries, and stays for the second.
@@ -103,7 +103,7 @@ func netFaults() []netFault {
 			// The hub hangs up after 3 echoes; slow_close holds its FIN
 			// back for 3 s, longer than the rest of the run.
 			name:   "hub hangs up behind a 3 s slow close",
-			script: &faultserver.Script{Fault: faultserver.AbruptClose, After: 3},
+			script: &faulttest.Script{Fault: faulttest.AbruptClose, After: 3},
 			toxics: []toxic{{Type: "slow_close", Stream: "downstream", Toxicity: 1, Attributes: map[string]any{"delay": 3000}}},
 			runs:   twice(closedMidRun(halfOpen)),
 		},
@@ -188,11 +188,11 @@ func TestNetworkFaults(t *testing.T) {
 const toxiproxyPackage = "github.com/Shopify/toxiproxy/"
 
 func runNetFault(t *testing.T, nf netFault) {
-	var srv *faultserver.Server
+	var srv *faulttest.Server
 	hubURL := ""
 	if nf.script != nil {
 		var err error
-		if srv, err = faultserver.Start(*nf.script); err != nil {
+		if srv, err = faulttest.Start(*nf.script); err != nil {
 			t.Fatal(err)
 		}
 		defer srv.Close()

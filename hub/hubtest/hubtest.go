@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hubprobe/hubprobe/hub"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/internal/toxitest"
 )
 
@@ -51,7 +51,7 @@ func StartDistant(t testing.TB, opts hub.Options, delay time.Duration) (string, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := testlocal.TLSServer(t, h)
+	srv := localtest.TLSServer(t, h)
 	t.Cleanup(h.Close) // before the server closes
 	proxy, url := toxitest.Start(t, srv.URL)
 	toxitest.Add(t, proxy, toxitest.Latency("downstream", int(delay/time.Millisecond), 0))

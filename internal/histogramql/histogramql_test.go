@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hubprobe/hubprobe/alerts/promtooltest"
 	"github.com/hubprobe/hubprobe/internal/histogramql/histogramqltest"
-	"github.com/hubprobe/hubprobe/internal/promtool"
 )
 
 const histogram = "m_seconds"
@@ -105,7 +105,7 @@ func TestClassicFormsAgainstPromtool(t *testing.T) {
 	if err := os.WriteFile(path, []byte(promtoolTests()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out := promtool.Run(t, "test", "rules", path)
+	out := promtooltest.Run(t, "test", "rules", path)
 	if !strings.Contains(out, "SUCCESS") {
 		t.Errorf("promtool test rules:\n%s", out)
 	}
