@@ -151,7 +151,7 @@ func (rn *Runner) dialOptions(run *Run) (signalrclient.Options, error) {
 		AccessToken:        rn.Endpoint.AccessToken,
 		Headers:            rn.Endpoint.Headers,
 		SkipNegotiation:    rn.Endpoint.SkipNegotiation,
-		WriteTimeout:       rn.stallWait(),
+		Settings:           clientconn.Settings{WriteTimeout: rn.stallWait()},
 		Handlers:           handlers,
 	}, nil
 }

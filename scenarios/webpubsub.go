@@ -7,6 +7,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
 	"github.com/hubprobe/hubprobe/azure"
+	"github.com/hubprobe/hubprobe/probe/clientconn"
 	"github.com/hubprobe/hubprobe/probe/webpubsubclient"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
@@ -39,11 +40,13 @@ func (rn *Runner) webPubSubDialer(run *Run) (dialFunc, error) {
 		return nil, err
 	}
 	base := webpubsubclient.Options{
-		URL:              url,
-		Protocol:         rn.Scenario.Protocol,
-		Headers:          rn.Endpoint.Headers,
-		HandshakeTimeout: rn.Scenario.ConnectTimeout,
-		WriteTimeout:     rn.stallWait(),
+		URL:      url,
+		Protocol: rn.Scenario.Protocol,
+		Headers:  rn.Endpoint.Headers,
+		Settings: clientconn.Settings{
+			HandshakeTimeout: rn.Scenario.ConnectTimeout,
+			WriteTimeout:     rn.stallWait(),
+		},
 	}
 	rest, err := run.webPubSubREST()
 	if err != nil {

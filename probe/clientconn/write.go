@@ -12,6 +12,11 @@ import (
 // server's goodbye may be waiting unread).
 const WriteErrorGrace = 250 * time.Millisecond
 
+// InternalWriteTimeout bounds a write a connection makes on its own
+// behalf (a keep-alive or round-trip ping, a reply, an ack), which no
+// caller's context bounds.
+const InternalWriteTimeout = 10 * time.Second
+
 // AcquireWrite waits for the write turn: writers take turns, and ctx or
 // the connection's end gives up the wait. Hand the turn back with
 // ReleaseWrite.

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hubprobe/hubprobe/probe/clientconn"
 )
 
 // BenchmarkSendSSE measures one non-blocking invocation with a 1 KiB
@@ -43,7 +45,7 @@ func BenchmarkSendSSE(b *testing.B) {
 	}))
 	client := &http.Client{Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
-	c, err := Dial(context.Background(), Options{URL: srv.URL + "/hub", Transport: TransportSSE, HTTPClient: client})
+	c, err := Dial(context.Background(), Options{URL: srv.URL + "/hub", Transport: TransportSSE, Settings: clientconn.Settings{HTTPClient: client}})
 	if err != nil {
 		b.Fatal(err)
 	}

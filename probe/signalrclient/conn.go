@@ -16,18 +16,11 @@ import (
 )
 
 const (
-	// internalWriteTimeout bounds writes the connection makes on its own
-	// (pings, replies to the server, Close).
-	internalWriteTimeout = 10 * time.Second
-	// closeWait is how long Close waits for the server's close frame.
-	closeWait = time.Second
 	// parseChunk is how many bytes of one large frame are read before the
 	// buffer is parsed, so a frame of many records is consumed as it comes.
 	parseChunk = 64 << 10
 	// minReadSpace is the smallest free space handed to one Read.
 	minReadSpace = 1024
-	// goodbyeWait bounds the orderly goodbye sent after reading stopped.
-	goodbyeWait = 250 * time.Millisecond
 )
 
 // Conn is one hub connection over WebSockets, server-sent events or long
@@ -186,29 +179,14 @@ func (c *Conn) Err() error { return c.state.Err() }
 // closes the transport. It returns nil, or the error that had already
 // ended the connection.
 func (c *Conn) Close(ctx context.Context) error {
-	if c.state.Ended() {
-		return c.state.WaitDone(ctx)
-	}
-	// One budget covers the Close message, the transport's goodbye and the
-	// wait, so a writer stuck on a dead socket cannot hold Close up.
-	ctx, cancel := context.WithTimeout(ctx, closeWait)
-	defer cancel()
-	_ = c.writeMessage(ctx, &closeMessage)
-	if !c.state.End(nil) {
-		c.t.close()
-		<-c.state.Done()
-		return c.Err()
-	}
-	deadline, _ := ctx.Deadline()
-	c.t.shutdown(deadline)
-	select {
-	case <-c.state.Done():
-	case <-ctx.Done():
-	}
-	c.t.close()
-	<-c.state.Done()
-	return nil
+	return c.state.CloseInOrder(ctx, clientconn.CloseSteps{
+		Last:           c.writeCloseMessage,
+		Shutdown:       c.t.shutdown,
+		CloseTransport: c.t.close,
+	})
 }
+
+func (c *Conn) writeCloseMessage(ctx context.Context) { _ = c.writeMessage(ctx, &closeMessage) }
 
 // fail ends the connection with err and unblocks the read goroutine.
 func (c *Conn) fail(err error) {

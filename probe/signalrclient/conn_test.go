@@ -860,7 +860,7 @@ func TestTLSEndToEnd(t *testing.T) {
 	srv.StartTLS()
 	defer srv.Close()
 	// The WebSocket dial must trust the test CA through HTTPClient.
-	c, err := Dial(testCtx(t, 5*time.Second), Options{URL: srv.URL + "/hub", HTTPClient: srv.Client()})
+	c, err := Dial(testCtx(t, 5*time.Second), Options{URL: srv.URL + "/hub", Settings: clientconn.Settings{HTTPClient: srv.Client()}})
 	if err != nil {
 		t.Fatal(err)
 	}

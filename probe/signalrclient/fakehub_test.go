@@ -250,9 +250,11 @@ func (h *fakeHub) dial(t testing.TB, obs clientconn.Observer, mod func(*Options)
 		URL:         h.url(),
 		Transport:   h.kind,
 		AccessToken: "bearer-secret",
-		Observer:    obs,
-		// A client of the test's own, so its idle connections go with it.
-		HTTPClient: &http.Client{Transport: &http.Transport{}},
+		Settings: clientconn.Settings{
+			Observer: obs,
+			// A client of the test's own, so its idle connections go with it.
+			HTTPClient: &http.Client{Transport: &http.Transport{}},
+		},
 	}
 	if mod != nil {
 		mod(&o)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/hubprobe/hubprobe/probe/clientconn"
 	"github.com/hubprobe/hubprobe/signalr"
 )
 
@@ -156,7 +157,7 @@ func (s *Stream) watch(ctx context.Context) {
 		return
 	}
 	stop := context.AfterFunc(ctx, func() {
-		wctx, cancel := context.WithTimeout(context.Background(), internalWriteTimeout)
+		wctx, cancel := context.WithTimeout(context.Background(), clientconn.InternalWriteTimeout)
 		defer cancel()
 		_ = s.cancel(wctx, ctx.Err())
 	})

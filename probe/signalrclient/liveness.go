@@ -36,7 +36,7 @@ func (c *Conn) CheckAlive(ctx context.Context, wait time.Duration) error {
 func (c *Conn) measureRoundTrip() {
 	switch t := c.t.(type) {
 	case *wsTransport:
-		c.live.PingRoundTrip(t.ping, internalWriteTimeout)
+		c.live.PingRoundTrip(t.ping, clientconn.InternalWriteTimeout)
 	case interface{ roundTrip() (time.Duration, error) }:
 		if d, err := t.roundTrip(); err == nil {
 			c.obs.RoundTrip(d)

@@ -134,7 +134,7 @@ func (t *lpTransport) shutdown(deadline time.Time) {
 // goodbye tells the server to drop a connection whose bytes made no sense.
 func (t *lpTransport) goodbye(reason error) {
 	if errors.Is(reason, signalr.ErrProtocol) {
-		t.sendDelete(time.Now().Add(goodbyeWait))
+		t.sendDelete(time.Now().Add(clientconn.GoodbyeWait))
 	}
 }
 

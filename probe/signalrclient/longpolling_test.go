@@ -180,7 +180,7 @@ func TestLongPollingFirstPollRefused(t *testing.T) {
 			w.WriteHeader(status)
 		}))
 		obs := &recordingObserver{}
-		_, err := Dial(testCtx(t, 5*time.Second), Options{URL: srv.URL + "/hub", Transport: "LongPolling", Observer: obs})
+		_, err := Dial(testCtx(t, 5*time.Second), Options{URL: srv.URL + "/hub", Transport: "LongPolling", Settings: clientconn.Settings{Observer: obs}})
 		var ce *clientconn.ConnectError
 		if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseTransport || ce.StatusCode != status {
 			t.Errorf("status %d: err = %v", status, err)

@@ -244,7 +244,7 @@ func TestNegotiateRedirect(t *testing.T) {
 		fmt.Fprintf(w, `{"url":%q,"accessToken":"jwt-2"}`, service.URL+"/client/?hub=chat")
 	}))
 	obs := &recordingObserver{}
-	c, err := Dial(testCtx(t, 5*time.Second), Options{URL: app.URL + "/chat", AccessToken: "user-token", Observer: obs})
+	c, err := Dial(testCtx(t, 5*time.Second), Options{URL: app.URL + "/chat", AccessToken: "user-token", Settings: clientconn.Settings{Observer: obs}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,15 +8,15 @@ import (
 	"github.com/hubprobe/hubprobe/signalr"
 )
 
-// Defaults for the zero values of Options, matching the SignalR clients.
+// The defaults of Options that are the SignalR clients' own; the others
+// are clientconn's (clientconn.DefaultHandshakeTimeout,
+// clientconn.DefaultMaxMessageSize, clientconn.DefaultRoundTripInterval).
 const (
-	DefaultHandshakeTimeout  = 15 * time.Second
 	DefaultKeepAliveInterval = 15 * time.Second
 	DefaultServerTimeout     = 30 * time.Second
-	DefaultMaxMessageSize    = 1 << 20
 )
 
-// Options configures Dial. Zero values take the defaults above.
+// Options configures Dial. Zero values take the defaults.
 type Options struct {
 	// URL is the hub endpoint: http(s), or ws(s) which is mapped to
 	// http(s) for negotiate. Its query (for example hub=) is kept.
@@ -41,47 +41,30 @@ type Options struct {
 	// id. Server-sent events and long polling need negotiate.
 	SkipNegotiation bool
 
-	// HandshakeTimeout bounds the WebSocket upgrade (or the wait for the
-	// event stream's or first poll's response headers) and, separately,
-	// the wait for the hub's handshake response.
-	HandshakeTimeout time.Duration
-	// KeepAliveInterval is how long the client may stay silent before it
-	// sends a Ping.
-	KeepAliveInterval time.Duration
-	// ServerTimeout is how long the server may stay silent before the
-	// connection is considered dead. With long polling every poll answer
-	// counts, the empty one a server sends when its poll timeout passes too.
-	ServerTimeout time.Duration
-	// WriteTimeout bounds the write of one message. A write that cannot
-	// finish in time means the server stopped reading (a half-open
-	// connection), and the connection ends with clientconn.ErrServerTimeout. Zero
-	// leaves writes bounded by their context alone. Server-sent events and
-	// long polling queue writes for the next POST, so it bounds each POST
-	// instead, and defaults there to ServerTimeout.
-	WriteTimeout time.Duration
+	// Settings are what both clients take alike (clientconn.Settings).
+	// Here HandshakeTimeout bounds the WebSocket upgrade (or the wait for
+	// the event stream's or first poll's response headers) and,
+	// separately, the wait for the hub's handshake response; the
+	// keep-alive sends a Ping message. With long polling every poll answer
+	// counts against ServerTimeout, the empty one a server sends when its
+	// poll timeout passes too. Server-sent events and long polling queue
+	// writes for the next POST, so WriteTimeout bounds each POST instead,
+	// and defaults there to ServerTimeout. RoundTripInterval times, over
+	// WebSockets, a ping to its pong; over server-sent events and long
+	// polling a GET of the connection URL without its id, which the
+	// connection dispatcher refuses at once, on the transport's own
+	// connection pool. MaxMessageSize bounds one buffered record (the
+	// negotiate body is bounded separately). HTTPClient sends negotiate
+	// requests, and every request of server-sent events and long polling
+	// (its Timeout does not apply to the event stream and the polls); when
+	// nil, negotiate uses http.DefaultClient and those transports a client
+	// that keeps more idle connections per host.
+	clientconn.Settings
 	// PollTimeout bounds one long-polling request (DefaultPollTimeout);
 	// a poll that outlasts it is sent again.
 	PollTimeout time.Duration
-	// RoundTripInterval is how often the connection measures its
-	// transport's round trip and tells Observer.RoundTrip: at once, then
-	// every interval (clientconn.DefaultRoundTripInterval). WebSockets
-	// time a ping to its pong; server-sent events and long polling a GET
-	// of the connection URL without its id, which the connection
-	// dispatcher refuses at once, on the transport's own connection pool.
-	RoundTripInterval time.Duration
-	// MaxMessageSize bounds one buffered record (and the negotiate body is
-	// bounded separately), so a hostile server cannot exhaust memory.
-	MaxMessageSize int64
 	// EnableCompression offers permessage-deflate on the WebSocket.
 	EnableCompression bool
-	// HTTPClient sends negotiate requests, and every request of server-sent
-	// events and long polling (its Timeout does not apply to the event
-	// stream and the polls). When nil, negotiate uses http.DefaultClient and
-	// those transports a client that keeps more idle connections per host.
-	// If its Transport is an *http.Transport, the WebSocket dial uses the
-	// same TLS configuration and proxy.
-	HTTPClient *http.Client
-	Observer   clientconn.Observer
 	// Handlers maps server-to-client targets (matched case-insensitively)
 	// to their handlers. They are installed before the handshake, so
 	// messages sent right after it (such as an OnConnected greeting) are
@@ -100,17 +83,7 @@ func (o Options) withDefaults() (Options, error) {
 		return o, err
 	}
 	o.Transport = candidates[0]
-	o.HandshakeTimeout = clientconn.OrDefault(o.HandshakeTimeout, DefaultHandshakeTimeout)
-	o.KeepAliveInterval = clientconn.OrDefault(o.KeepAliveInterval, DefaultKeepAliveInterval)
-	o.ServerTimeout = clientconn.OrDefault(o.ServerTimeout, DefaultServerTimeout)
+	o.Settings = o.Settings.WithDefaults(clientconn.Settings{KeepAliveInterval: DefaultKeepAliveInterval, ServerTimeout: DefaultServerTimeout})
 	o.PollTimeout = clientconn.OrDefault(o.PollTimeout, DefaultPollTimeout)
-	o.RoundTripInterval = clientconn.OrDefault(o.RoundTripInterval, clientconn.DefaultRoundTripInterval)
-	o.MaxMessageSize = clientconn.OrDefault(o.MaxMessageSize, DefaultMaxMessageSize)
-	if o.HTTPClient == nil {
-		o.HTTPClient = http.DefaultClient
-	}
-	if o.Observer == nil {
-		o.Observer = clientconn.NopObserver{}
-	}
 	return o, nil
 }

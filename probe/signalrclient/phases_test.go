@@ -51,7 +51,7 @@ func dialDistant(t *testing.T, c connectCase, obs *clientconntest.Timings, round
 	url, client := hubtest.StartDistant(t, opts, linkDelay)
 	began := time.Now()
 	conn, err := signalrclient.Dial(localtest.Ctx(t, 20*time.Second), signalrclient.Options{URL: url + hub.DefaultPath, Transport: c.transport,
-		HTTPClient: client, Observer: obs, RoundTripInterval: roundTrips})
+		Settings: clientconn.Settings{HTTPClient: client, Observer: obs, RoundTripInterval: roundTrips}})
 	whole := time.Since(began)
 	if err != nil {
 		t.Fatal(err)

@@ -155,7 +155,7 @@ func TestBenchHubOverSSE(t *testing.T) {
 	latency := make(chan string, 1)
 	client := &http.Client{Transport: &http.Transport{}}
 	t.Cleanup(client.CloseIdleConnections)
-	c, err := Dial(testCtx(t, 5*time.Second), Options{URL: srv.URL, Transport: TransportSSE, HTTPClient: client,
+	c, err := Dial(testCtx(t, 5*time.Second), Options{URL: srv.URL, Transport: TransportSSE, Settings: clientconn.Settings{HTTPClient: client},
 		Handlers: map[string]Handler{
 			"RecordLatency": func(args []json.RawMessage) { latency <- string(args[0]) },
 			"OnConnected":   func([]json.RawMessage) {},

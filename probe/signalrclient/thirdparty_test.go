@@ -112,8 +112,8 @@ func dialThirdParty(t *testing.T, h *thirdPartyHub, mod func(*Options)) (*Conn, 
 	o := Options{
 		URL: h.url,
 		// No pooled keep-alive connections, so goroutine counts settle.
-		HTTPClient: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}},
-		Handlers:   map[string]Handler{"welcome": record("Welcome"), "Notified": record("Notified")},
+		Settings: clientconn.Settings{HTTPClient: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}},
+		Handlers: map[string]Handler{"welcome": record("Welcome"), "Notified": record("Notified")},
 	}
 	if mod != nil {
 		mod(&o)

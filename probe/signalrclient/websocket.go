@@ -2,13 +2,9 @@ package signalrclient
 
 import (
 	"context"
-	"crypto/tls"
-	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
-	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -28,17 +24,8 @@ type wsTransport struct {
 
 // dialWebSocket opens the transport and returns a *clientconn.ConnectError on failure.
 func dialWebSocket(ctx context.Context, o *Options, target *url.URL, token string) (*wsTransport, error) {
-	d := websocket.Dialer{
-		Proxy:             http.ProxyFromEnvironment,
-		HandshakeTimeout:  o.HandshakeTimeout,
-		ReadBufferSize:    clientconn.WebSocketBufferSize,
-		WriteBufferSize:   clientconn.WebSocketBufferSize,
-		WriteBufferPool:   &clientconn.WebSocketWriteBufferPool,
-		EnableCompression: o.EnableCompression,
-	}
-	if u, ok := upgradeSettingsOf(o.HTTPClient.Transport); ok {
-		d.Proxy, d.NetDialContext, d.TLSClientConfig = u.proxy, u.dial, u.tls
-	}
+	d := o.Settings.WebSocketDialer()
+	d.EnableCompression = o.EnableCompression
 	ws, res, err := d.DialContext(ctx, target.String(), requestHeaders(o.Headers, token))
 	if err != nil {
 		if res != nil && res.StatusCode != http.StatusSwitchingProtocols {
@@ -86,22 +73,13 @@ func (t *wsTransport) ping(payload []byte, deadline time.Time) error {
 
 // shutdown sends the close frame (1000) that starts the closing handshake.
 func (t *wsTransport) shutdown(deadline time.Time) {
-	_ = t.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), deadline)
+	clientconn.SendClose(t.ws, websocket.CloseNormalClosure, deadline)
 }
 
 // goodbye answers a server Close or bad bytes with a close frame, so the
 // server sees an orderly end rather than a reset.
 func (t *wsTransport) goodbye(reason error) {
-	code := websocket.CloseNormalClosure
-	var closeErr *clientconn.CloseError
-	switch {
-	case errors.As(reason, &closeErr):
-	case errors.Is(reason, signalr.ErrProtocol):
-		code = websocket.CloseProtocolError
-	default:
-		return
-	}
-	_ = t.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, ""), time.Now().Add(goodbyeWait))
+	clientconn.SendGoodbye(t.ws, reason, signalr.ErrProtocol)
 }
 
 func (t *wsTransport) close() { t.ws.Close() }
@@ -121,46 +99,4 @@ func frameTypeName(t int) string {
 		return "binary"
 	}
 	return "control"
-}
-
-// upgradeSettings are what a WebSocket dial takes from an HTTP transport.
-type upgradeSettings struct {
-	proxy func(*http.Request) (*url.URL, error)
-	dial  func(ctx context.Context, network, addr string) (net.Conn, error)
-	tls   *tls.Config
-}
-
-// defaultUpgradeSettings are http.DefaultTransport's, which every scenario
-// connection uses: read once, not once per connection.
-var defaultUpgradeSettings = sync.OnceValue(func() upgradeSettings {
-	return cloneUpgradeSettings(http.DefaultTransport.(*http.Transport))
-})
-
-// upgradeSettingsOf reads rt's proxy, dialer and TLS settings; ok is false
-// when rt is not an *http.Transport. Clone first runs the transport's lazy
-// HTTP/2 setup, which writes TLSClientConfig: reading the field directly
-// would race with the transport's first request on another goroutine. That
-// setup offers h2, which an HTTP/2 server then picks, and the WebSocket
-// upgrade is HTTP/1.1 only.
-func upgradeSettingsOf(rt http.RoundTripper) (upgradeSettings, bool) {
-	if rt == nil {
-		rt = http.DefaultTransport
-	}
-	t, ok := rt.(*http.Transport)
-	if !ok {
-		return upgradeSettings{}, false
-	}
-	if rt == http.DefaultTransport {
-		return defaultUpgradeSettings(), true
-	}
-	return cloneUpgradeSettings(t), true
-}
-
-func cloneUpgradeSettings(t *http.Transport) upgradeSettings {
-	c := t.Clone()
-	u := upgradeSettings{proxy: c.Proxy, dial: c.DialContext, tls: c.TLSClientConfig}
-	if u.tls != nil {
-		u.tls.NextProtos = []string{"http/1.1"}
-	}
-	return u
 }

@@ -85,7 +85,7 @@ func (c *Conn) abortWrite() { c.fail(errWriteAborted) }
 
 // writeInternal writes a message the connection sends on its own behalf.
 func (c *Conn) writeInternal(m *signalr.Message) error {
-	ctx, cancel := context.WithTimeout(context.Background(), internalWriteTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), clientconn.InternalWriteTimeout)
 	defer cancel()
 	return c.writeMessage(ctx, m)
 }

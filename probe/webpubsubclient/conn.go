@@ -30,16 +30,6 @@ import (
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
-const (
-	// internalWriteTimeout bounds writes the connection makes on its own
-	// (pings, sequence acks).
-	internalWriteTimeout = 10 * time.Second
-	// closeWait is how long Close waits for the service's close frame.
-	closeWait = time.Second
-	// goodbyeWait bounds the close frame sent after reading stopped.
-	goodbyeWait = 250 * time.Millisecond
-)
-
 // Conn is one Web PubSub client connection. Its methods are safe for
 // concurrent use. One goroutine reads and runs the handlers; writes happen
 // on the caller's goroutine, one at a time; pings and sequence acks come
@@ -192,28 +182,22 @@ func (c *Conn) writePing(payload []byte, deadline time.Time) error {
 // measureRoundTrip pings the service on the keep-alive's timer; the read
 // goroutine times the pong (clientconn.Liveness), which the service's
 // WebSocket layer answers without its hub logic.
-func (c *Conn) measureRoundTrip() { c.live.PingRoundTrip(c.writePing, internalWriteTimeout) }
+func (c *Conn) measureRoundTrip() { c.live.PingRoundTrip(c.writePing, clientconn.InternalWriteTimeout) }
 
 // Close ends the connection in order: a WebSocket close frame 1000, a
 // short wait for the service's answer, then the socket closes. Requests
 // still waiting for an ack fail with clientconn.ErrClosed. It returns nil, or
 // the error that had already ended the connection.
 func (c *Conn) Close(ctx context.Context) error {
-	if !c.state.End(nil) {
-		return c.state.WaitDone(ctx)
-	}
-	ctx, cancel := context.WithTimeout(ctx, closeWait)
-	defer cancel()
-	deadline, _ := ctx.Deadline()
-	_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), deadline)
-	select {
-	case <-c.state.Done():
-	case <-ctx.Done():
-	}
-	c.ws.Close()
-	<-c.state.Done()
-	return nil
+	return c.state.CloseInOrder(ctx, clientconn.CloseSteps{Shutdown: c.shutdown, CloseTransport: c.closeSocket})
 }
+
+// shutdown sends the close frame (1000) that starts the closing handshake.
+func (c *Conn) shutdown(deadline time.Time) {
+	clientconn.SendClose(c.ws, websocket.CloseNormalClosure, deadline)
+}
+
+func (c *Conn) closeSocket() { c.ws.Close() }
 
 // fail ends the connection with err and unblocks the read goroutine.
 func (c *Conn) fail(err error) {
@@ -225,7 +209,7 @@ func (c *Conn) fail(err error) {
 // counts it as the service being alive.
 func (c *Conn) onPing(data string) error {
 	_ = c.ws.SetReadDeadline(time.Now().Add(c.serverTimeout))
-	err := c.ws.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(goodbyeWait))
+	err := c.ws.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(clientconn.GoodbyeWait))
 	var ne net.Error
 	if errors.Is(err, websocket.ErrCloseSent) || errors.As(err, &ne) {
 		return nil // the reader learns soon enough that the socket is gone

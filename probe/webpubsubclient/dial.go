@@ -45,25 +45,8 @@ func dialURL(raw, token string) (string, error) {
 // compression. A refused upgrade keeps its status and body, so a 429 is
 // classified as throttling.
 func dialWebSocket(ctx context.Context, o *Options, target string) (*websocket.Conn, error) {
-	d := websocket.Dialer{
-		Proxy:            http.ProxyFromEnvironment,
-		HandshakeTimeout: o.HandshakeTimeout,
-		ReadBufferSize:   clientconn.WebSocketBufferSize,
-		WriteBufferSize:  clientconn.WebSocketBufferSize,
-		WriteBufferPool:  &clientconn.WebSocketWriteBufferPool,
-		Subprotocols:     []string{o.Protocol},
-	}
-	rt := o.HTTPClient.Transport
-	if rt == nil {
-		rt = http.DefaultTransport
-	}
-	if t, ok := rt.(*http.Transport); ok {
-		d.Proxy = t.Proxy
-		d.NetDialContext = t.DialContext
-		if t.TLSClientConfig != nil {
-			d.TLSClientConfig = t.TLSClientConfig.Clone()
-		}
-	}
+	d := o.Settings.WebSocketDialer()
+	d.Subprotocols = []string{o.Protocol}
 	ws, res, err := d.DialContext(ctx, target, o.Headers)
 	if res != nil {
 		o.Observer.HTTPResponse(EndpointUpgrade, res.StatusCode)

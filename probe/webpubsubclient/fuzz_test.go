@@ -37,7 +37,7 @@ func FuzzHandleFrame(f *testing.F) {
 func checkHandle(t *testing.T, proto string, in []byte) {
 	var got []Message
 	keep := func(m Message) { got = append(got, m) }
-	c := newConn(nil, &Options{Protocol: proto, OnGroupMessage: keep, OnServerMessage: keep, Observer: clientconn.NopObserver{}})
+	c := newConn(nil, &Options{Protocol: proto, OnGroupMessage: keep, OnServerMessage: keep, Settings: clientconn.Settings{Observer: clientconn.NopObserver{}}})
 	c.state.End(nil)
 	c.seq.start(time.Hour, c.sendSequenceAck)
 	defer c.seq.stop()

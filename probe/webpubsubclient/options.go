@@ -10,15 +10,16 @@ import (
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
-// Defaults for the zero values of Options. The keep-alive figures are the
-// official JavaScript client's (a ping after 20 s of silence, the
-// connection given up after 120 s without a frame), so hubprobe loads the
-// service as that client does; its one-second sequenceAck batching too.
+// The defaults of Options that are the Web PubSub client's own; the
+// others are clientconn's (clientconn.DefaultHandshakeTimeout,
+// clientconn.DefaultMaxMessageSize, clientconn.DefaultRoundTripInterval).
+// The keep-alive figures are the official JavaScript client's (a ping
+// after 20 s of silence, the connection given up after 120 s without a
+// frame), so hubprobe loads the service as that client does; its
+// one-second sequenceAck batching too.
 const (
-	DefaultHandshakeTimeout    = 15 * time.Second
 	DefaultKeepAliveInterval   = 20 * time.Second
 	DefaultServerTimeout       = 120 * time.Second
-	DefaultMaxMessageSize      = 1 << 20
 	DefaultSequenceAckInterval = time.Second
 )
 
@@ -27,7 +28,7 @@ const (
 // negotiate step: the upgrade is the only HTTP exchange of a connection).
 const EndpointUpgrade = "upgrade"
 
-// Options configures Dial. Zero values take the defaults above.
+// Options configures Dial. Zero values take the defaults.
 type Options struct {
 	// URL is the client endpoint, ws(s)://host[:port]/client/hubs/{hub}
 	// (azure.ConnectionString.WebPubSubClientURL builds it); http(s) is
@@ -41,37 +42,21 @@ type Options struct {
 	Protocol string
 	// Headers are added to the WebSocket upgrade request.
 	Headers http.Header
-	// HTTPClient lends the upgrade its proxy and TLS settings when its
-	// Transport is an *http.Transport.
-	HTTPClient *http.Client
-
-	// HandshakeTimeout bounds the upgrade and, separately, the wait for the
-	// connected message; Dial's ctx bounds both together.
-	HandshakeTimeout time.Duration
-	// KeepAliveInterval is how long the client may stay silent before it
-	// sends a ping frame.
-	KeepAliveInterval time.Duration
-	// ServerTimeout is how long the service may stay silent before the
-	// connection is considered dead. The pings draw pongs, so a live
-	// service is never silent that long.
-	ServerTimeout time.Duration
-	// WriteTimeout bounds the write of one frame; a write that cannot
-	// finish in time ends the connection with clientconn.ErrServerTimeout.
-	// Zero leaves writes bounded by their context alone.
-	WriteTimeout time.Duration
-	// RoundTripInterval is how often the connection times a WebSocket ping
-	// to its pong and tells Observer.RoundTrip: at once, then every
-	// interval (clientconn.DefaultRoundTripInterval).
-	RoundTripInterval time.Duration
+	// Settings are what both clients take alike (clientconn.Settings).
+	// Here HandshakeTimeout bounds the upgrade and, separately, the wait
+	// for the connected message; Dial's ctx bounds both together. The
+	// keep-alive sends a ping frame, and the pings draw pongs, so a live
+	// service is never silent for ServerTimeout. WriteTimeout bounds the
+	// write of one frame. RoundTripInterval times a WebSocket ping to its
+	// pong. MaxMessageSize bounds one frame from the service. HTTPClient
+	// serves only to lend the upgrade its proxy and TLS settings. Observer
+	// is told the bytes of every frame read and written and the status of
+	// the upgrade.
+	clientconn.Settings
 	// SequenceAckInterval is how often, on the reliable protocol, the
 	// largest sequenceId received is acknowledged when anything arrived.
 	SequenceAckInterval time.Duration
-	// MaxMessageSize bounds one frame from the service.
-	MaxMessageSize int64
 
-	// Observer is told the bytes of every frame read and written and the
-	// status of the upgrade.
-	Observer clientconn.Observer
 	// OnGroupMessage and OnServerMessage receive the messages of groups
 	// and of the server (REST sends, event handler replies). They run on
 	// the read goroutine, installed before the handshake so nothing is
@@ -119,17 +104,7 @@ func (o Options) withDefaults() (Options, error) {
 	if o.URL == "" {
 		return o, errors.New("webpubsub client: no URL")
 	}
-	o.HandshakeTimeout = clientconn.OrDefault(o.HandshakeTimeout, DefaultHandshakeTimeout)
-	o.KeepAliveInterval = clientconn.OrDefault(o.KeepAliveInterval, DefaultKeepAliveInterval)
-	o.ServerTimeout = clientconn.OrDefault(o.ServerTimeout, DefaultServerTimeout)
+	o.Settings = o.Settings.WithDefaults(clientconn.Settings{KeepAliveInterval: DefaultKeepAliveInterval, ServerTimeout: DefaultServerTimeout})
 	o.SequenceAckInterval = clientconn.OrDefault(o.SequenceAckInterval, DefaultSequenceAckInterval)
-	o.RoundTripInterval = clientconn.OrDefault(o.RoundTripInterval, clientconn.DefaultRoundTripInterval)
-	o.MaxMessageSize = clientconn.OrDefault(o.MaxMessageSize, DefaultMaxMessageSize)
-	if o.HTTPClient == nil {
-		o.HTTPClient = http.DefaultClient
-	}
-	if o.Observer == nil {
-		o.Observer = clientconn.NopObserver{}
-	}
 	return o, nil
 }

@@ -39,7 +39,7 @@ func dialDistantService(t *testing.T, obs *clientconntest.Timings, roundTrips ti
 	}
 	began := time.Now()
 	c, err := webpubsubclient.Dial(localtest.Ctx(t, 20*time.Second), webpubsubclient.Options{URL: clientURL, AccessToken: token,
-		HTTPClient: httpClient, Observer: obs, RoundTripInterval: roundTrips})
+		Settings: clientconn.Settings{HTTPClient: httpClient, Observer: obs, RoundTripInterval: roundTrips}})
 	whole := time.Since(began)
 	if err != nil {
 		t.Fatal(err)

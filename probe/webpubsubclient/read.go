@@ -191,15 +191,4 @@ func (c *Conn) teardown(reason error) {
 
 // goodbye answers a disconnected message or bad bytes with a close frame,
 // so the service sees an orderly end rather than a reset.
-func (c *Conn) goodbye(reason error) {
-	code := websocket.CloseNormalClosure
-	var closeErr *clientconn.CloseError
-	switch {
-	case errors.As(reason, &closeErr):
-	case errors.Is(reason, ErrProtocol):
-		code = websocket.CloseProtocolError
-	default:
-		return
-	}
-	_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, ""), time.Now().Add(goodbyeWait))
-}
+func (c *Conn) goodbye(reason error) { clientconn.SendGoodbye(c.ws, reason, ErrProtocol) }

@@ -73,7 +73,7 @@ func (c *Conn) abortWrite() { c.fail(errWriteAborted) }
 
 // writeInternal writes a frame the connection sends on its own behalf.
 func (c *Conn) writeInternal(f *webpubsub.Frame) error {
-	ctx, cancel := context.WithTimeout(context.Background(), internalWriteTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), clientconn.InternalWriteTimeout)
 	defer cancel()
 	return c.writeFrame(ctx, f)
 }
