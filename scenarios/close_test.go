@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubprobe/hubprobe/internal/faultserver"
+	"github.com/hubprobe/hubprobe/probe/faulttest"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
@@ -12,7 +12,7 @@ import (
 // closes rather than dropped sockets.
 func TestRunClosesEveryConnectionCleanly(t *testing.T) {
 	t.Parallel()
-	srv, err := faultserver.Start(faultserver.Script{Fault: faultserver.Healthy})
+	srv, err := faulttest.Start(faulttest.Script{Fault: faulttest.Healthy})
 	if err != nil {
 		t.Fatal(err)
 	}
