@@ -124,7 +124,7 @@ func TestUnmadeSendsMakeARunInconclusiveWhateverTheLag(t *testing.T) {
 // with that send's error; the sender stops, and nothing it sent is lost.
 func TestRefusedSendFailsTheRun(t *testing.T) {
 	t.Parallel()
-	srv := testhub.Start(t, hub.Options{AccessKey: matrixKey})
+	srv := hubtest.Start(t, hub.Options{AccessKey: matrixKey})
 	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusInternalServerError)
 	}))
