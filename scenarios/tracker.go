@@ -8,9 +8,9 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// slowThreshold is the capacity definition's line: a delivery at or above it
-// counts against the 99 % budget.
-const slowThreshold = time.Second
+// SlowThreshold is the capacity definition's line: a delivery at or above
+// it counts against the 99 % budget.
+const SlowThreshold = time.Second
 
 // tracker accounts for one run's deliveries. Counts are atomics because
 // every connection's read goroutine reports into it; only the exact-quantile
@@ -94,7 +94,7 @@ func (t *tracker) countLatency(latency time.Duration) {
 		latency = 0
 	}
 	t.received.Add(1)
-	if latency >= slowThreshold {
+	if latency >= SlowThreshold {
 		t.slow.Add(1)
 	}
 	t.latencySum.Add(int64(latency))

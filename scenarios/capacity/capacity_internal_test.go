@@ -1,31 +1,32 @@
-package scenarios
+package capacity
 
 import (
 	"testing"
 	"time"
 
+	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/throttle"
 )
 
 func TestJudgeFollowsTheCapacityDefinition(t *testing.T) {
-	ok := CapacityStep{Senders: 10, Expected: 1000, Received: 1000}
+	ok := Step{Senders: 10, Expected: 1000, Received: 1000}
 	tests := []struct {
 		name string
-		step CapacityStep
+		step Step
 		want string
 	}{
 		{"everything on time", ok, ""},
-		{"1 % slow is still within", CapacityStep{Senders: 10, Expected: 1000, Received: 1000, Slow: 10}, ""},
-		{"just over 1 % slow", CapacityStep{Senders: 10, Expected: 1000, Received: 1000, Slow: 11}, StopSlowMessages},
-		{"missing messages count as slow", CapacityStep{Senders: 10, Expected: 1000, Received: 985, Slow: 0}, StopSlowMessages},
-		{"nothing expected", CapacityStep{Senders: 10}, StopSlowMessages},
-		{"no senders on this shard in this step", CapacityStep{}, ""},
-		{"one throttle", CapacityStep{Senders: 10, Expected: 1000, Received: 1000, Throttled: 1}, StopThrottled},
-		{"1 of 100 connections failed", CapacityStep{Senders: 10, Expected: 1000, Received: 1000, FailedConnections: 1}, ""},
-		{"2 of 100 connections failed, throttled too", CapacityStep{Senders: 10, Expected: 1000, Received: 900, FailedConnections: 2, Throttled: 5}, StopConnectionFailures},
-		{"send lag p99 at the bound", CapacityStep{Senders: 10, Expected: 1000, Received: 1000, SendLagP99: 100 * time.Millisecond}, ""},
-		{"send lag p99 past the bound, hub slow too", CapacityStep{Senders: 10, Expected: 1000, Received: 1000, Slow: 50, SendLagP99: 101 * time.Millisecond}, StopProbeSaturated},
-		{"one send the pacer never made", CapacityStep{Senders: 10, Expected: 1000, Received: 1000, Unsent: 1}, StopProbeSaturated},
+		{"1 % slow is still within", Step{Senders: 10, Expected: 1000, Received: 1000, Slow: 10}, ""},
+		{"just over 1 % slow", Step{Senders: 10, Expected: 1000, Received: 1000, Slow: 11}, StopSlowMessages},
+		{"missing messages count as slow", Step{Senders: 10, Expected: 1000, Received: 985, Slow: 0}, StopSlowMessages},
+		{"nothing expected", Step{Senders: 10}, StopSlowMessages},
+		{"no senders on this shard in this step", Step{}, ""},
+		{"one throttle", Step{Senders: 10, Expected: 1000, Received: 1000, Throttled: 1}, StopThrottled},
+		{"1 of 100 connections failed", Step{Senders: 10, Expected: 1000, Received: 1000, FailedConnections: 1}, ""},
+		{"2 of 100 connections failed, throttled too", Step{Senders: 10, Expected: 1000, Received: 900, FailedConnections: 2, Throttled: 5}, StopConnectionFailures},
+		{"send lag p99 at the bound", Step{Senders: 10, Expected: 1000, Received: 1000, SendLagP99: 100 * time.Millisecond}, ""},
+		{"send lag p99 past the bound, hub slow too", Step{Senders: 10, Expected: 1000, Received: 1000, Slow: 50, SendLagP99: 101 * time.Millisecond}, StopProbeSaturated},
+		{"one send the pacer never made", Step{Senders: 10, Expected: 1000, Received: 1000, Unsent: 1}, StopProbeSaturated},
 	}
 	for _, tt := range tests {
 		if got := judge(tt.step, 100, 100*time.Millisecond); got != tt.want {
@@ -68,7 +69,7 @@ func TestStepRecorderAttribution(t *testing.T) {
 }
 
 type countingRecorder struct {
-	Recorder
+	scenarios.Recorder
 	throttled, received, bytes int
 }
 
