@@ -15,8 +15,8 @@ import (
 
 	"github.com/hubprobe/hubprobe/bench"
 	"github.com/hubprobe/hubprobe/hub"
+	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/internal/benchhub"
-	"github.com/hubprobe/hubprobe/internal/testhub"
 	"github.com/hubprobe/hubprobe/internal/testlocal"
 )
 
@@ -92,7 +92,7 @@ func scaledCopy(t *testing.T, name string, target map[string]string) string {
 // Azure SignalR Service, and returns its connection string.
 func startService(t *testing.T) string {
 	t.Helper()
-	return testhub.Start(t, hub.Options{AccessKey: "bench-test-key"}).ConnectionString()
+	return hubtest.Start(t, hub.Options{AccessKey: "bench-test-key"}).ConnectionString()
 }
 
 // example is one documented file and what its scaled run must show.

@@ -17,8 +17,8 @@ import (
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
+	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/internal/faultserver"
-	"github.com/hubprobe/hubprobe/internal/testhub"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
@@ -213,7 +213,7 @@ func runNetFault(t *testing.T, nf netFault) {
 		defer srv.Close()
 		hubURL = srv.URL()
 	} else {
-		hubURL = testhub.Start(t, hub.Options{}).URL()
+		hubURL = hubtest.Start(t, hub.Options{}).URL()
 	}
 	proxy, target := startToxiproxy(t, hubURL)
 	defer proxy.Stop()
@@ -327,7 +327,7 @@ func addToxic(t *testing.T, proxy *toxiproxy.Proxy, x toxic) {
 func TestLatencyToxicAt1000Connections(t *testing.T) {
 	baseGoroutines, _ := quiesce()
 	func() {
-		srv := testhub.Start(t, hub.Options{})
+		srv := hubtest.Start(t, hub.Options{})
 		defer srv.Close()
 		proxy, target := startToxiproxy(t, srv.URL())
 		defer proxy.Stop()

@@ -8,7 +8,7 @@ import (
 	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/hub"
-	"github.com/hubprobe/hubprobe/internal/testhub"
+	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/internal/testlocal"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/capacity"
@@ -28,7 +28,7 @@ func startWebPubSub(t testing.TB, delay time.Duration, opts hub.Options) scenari
 	h.SetHubs(map[string][]string{wpsHub: {matrixKey}})
 	events := testlocal.Server(t, h)
 	opts.AccessKey, opts.WebPubSubEventHandler = matrixKey, eventhandler.URL(events.URL)
-	srv := testhub.Start(t, opts)
+	srv := hubtest.Start(t, opts)
 	cs, err := azure.ParseConnectionString(srv.ConnectionString())
 	if err != nil {
 		t.Fatal(err)

@@ -15,8 +15,8 @@ import (
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
+	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/internal/benchhub"
-	"github.com/hubprobe/hubprobe/internal/testhub"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/capacity"
 	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
@@ -30,7 +30,7 @@ import (
 func saturatingHub(t *testing.T, limit float64) string {
 	t.Helper()
 	reg := prometheus.NewRegistry()
-	h, srv := testhub.StartHub(t, hub.Options{}, reg)
+	h, srv := hubtest.StartHub(t, hub.Options{}, reg)
 	stop, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/hub"
-	"github.com/hubprobe/hubprobe/internal/testhub"
+	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/capacity"
 	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
@@ -17,7 +17,7 @@ import (
 // that step: the close counts once as a throttle of the step and once as
 // a failed connection, and 1 of 4 connections failed is past the 1 %.
 func TestCapacitySearchCountsAThrottlingClose(t *testing.T) {
-	srv := testhub.Start(t, hub.Options{MessageRateLimit: 5})
+	srv := hubtest.Start(t, hub.Options{MessageRateLimit: 5})
 	// One sender every 50 ms: 20 messages a second against 5.
 	s := scenariostest.Scenario("echo", 4, time.Second, 50*time.Millisecond)
 	s.Mode = config.ModeCapacitySearch
