@@ -8,9 +8,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
-	"github.com/hubprobe/hubprobe/internal/benchhub"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
 )
@@ -47,7 +47,7 @@ func runAgainst(t *testing.T, url string, s config.Scenario) runOutcome {
 	return runOutcome{res: runner.Run(ctx), metrics: m, reg: reg}
 }
 
-func startThirdParty(t *testing.T) *benchhub.Server { return benchhub.StartTest(t) }
+func startThirdParty(t *testing.T) *benchtest.Server { return benchtest.StartTest(t) }
 
 func assertCounts(t *testing.T, o runOutcome, sent, expected int64) {
 	t.Helper()

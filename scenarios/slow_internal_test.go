@@ -28,8 +28,9 @@ func TestRunCountsOneSecondAsSlow(t *testing.T) {
 	}
 }
 
-// sink takes what a tracker passes on and keeps nothing: these tests read
-// the tracker itself.
+// sink takes what a tracker passes on and keeps nothing: the tracker's
+// tests read the tracker itself.
 type sink struct{ Recorder }
 
-func (sink) MessageReceived(time.Duration) {}
+func (sink) MessageReceived(Delivery) {}
+func (sink) RoundTrip(time.Duration)  {}

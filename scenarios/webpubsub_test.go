@@ -9,7 +9,7 @@ import (
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/capacity"
 	"github.com/hubprobe/hubprobe/webpubsub"
@@ -26,7 +26,7 @@ func startWebPubSub(t testing.TB, delay time.Duration, opts hub.Options) scenari
 	t.Helper()
 	h := eventhandler.New(eventhandler.Options{Delay: delay})
 	h.SetHubs(map[string][]string{wpsHub: {matrixKey}})
-	events := testlocal.Server(t, h)
+	events := localtest.Server(t, h)
 	opts.AccessKey, opts.WebPubSubEventHandler = matrixKey, eventhandler.URL(events.URL)
 	srv := hubtest.Start(t, opts)
 	cs, err := azure.ParseConnectionString(srv.ConnectionString())
@@ -98,7 +98,7 @@ func TestWebPubSubCapacitySearch(t *testing.T) {
 	s.Protocol, s.GroupSize, s.Mode = webpubsub.ProtocolJSON, 2, config.ModeCapacitySearch
 	s.CapacitySearch = &config.CapacitySearch{BaseSending: 2, Step: 2, StepDuration: 300 * time.Millisecond}
 	runner := &scenarios.Runner{Scenario: s, Endpoint: ep, Recorder: nopRecorder{}}
-	c := capacity.Search(testlocal.Ctx(t, 20*time.Second), runner, capacity.SearchOptions{})
+	c := capacity.Search(localtest.Ctx(t, 20*time.Second), runner, capacity.SearchOptions{})
 	if c.StopReason != capacity.StopAllSending || len(c.Steps) != 2 {
 		t.Fatalf("stopped for %q after %d steps (%s), want all_sending after 2", c.StopReason, len(c.Steps), c.Result.Error)
 	}

@@ -11,8 +11,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
@@ -252,7 +250,7 @@ func (sr *searcher) step(ctx context.Context, run *scenarios.Session, rec *stepR
 // it counts as a failed connection. It returns how the pacer kept to the
 // schedule.
 func paceStep(ctx context.Context, run *scenarios.Session, senders int, duration time.Duration, health *connHealth) pacing {
-	lags := hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)
+	lags := scenarios.NewDurationHistogram()
 	var maxLag time.Duration
 	var buf []byte
 	scheduled, made := run.Pace(ctx, senders, duration, func(sender int, lag time.Duration) {

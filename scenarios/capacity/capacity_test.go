@@ -12,11 +12,11 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
-	"github.com/hubprobe/hubprobe/internal/benchhub"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/capacity"
 	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
@@ -206,7 +206,7 @@ func checkExported(t *testing.T, reg *prometheus.Registry, s config.Scenario, fo
 // saturates: every connection ends up sending and the search says the
 // capacity is at least the last step.
 func TestCapacitySearchRunsOutOfSenders(t *testing.T) {
-	srv := benchhub.StartTest(t)
+	srv := benchtest.StartTest(t)
 	s := scenariostest.Scenario("broadcast", 3, time.Second, 100*time.Millisecond)
 	s.Mode = config.ModeCapacitySearch
 	s.CapacitySearch = &config.CapacitySearch{BaseSending: 1, Step: 2, StepDuration: 300 * time.Millisecond}
@@ -241,7 +241,7 @@ func TestCapacitySearchRunsOutOfSenders(t *testing.T) {
 
 // A search that cannot connect reports a failed run and no capacity.
 func TestCapacitySearchThatCannotConnect(t *testing.T) {
-	dead := benchhub.StartTest(t)
+	dead := benchtest.StartTest(t)
 	url := dead.URL
 	dead.Close()
 	s := scenariostest.Scenario("echo", 2, time.Second, 100*time.Millisecond)

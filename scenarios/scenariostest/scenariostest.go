@@ -16,6 +16,7 @@ import (
 
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/capacity"
 	"github.com/hubprobe/hubprobe/scenarios/schedule"
@@ -137,19 +138,20 @@ func StopBounded(t *testing.T, sched *schedule.Scheduler) {
 // NopRecorder discards everything.
 type NopRecorder struct{}
 
-func (NopRecorder) HTTPResponse(string, int)      {}
-func (NopRecorder) BytesSent(int)                 {}
-func (NopRecorder) BytesReceived(int)             {}
-func (NopRecorder) MessageSent()                  {}
-func (NopRecorder) MessageReceived(time.Duration) {}
-func (NopRecorder) MessagesLost(int)              {}
-func (NopRecorder) MessageDuplicated()            {}
-func (NopRecorder) MessageReordered()             {}
-func (NopRecorder) SendLag(time.Duration)         {}
-func (NopRecorder) Throttled(string)              {}
-func (NopRecorder) ConnectDone(time.Duration)     {}
-func (NopRecorder) ConnectionFailed(string)       {}
-func (NopRecorder) ConnectionOpened()             {}
-func (NopRecorder) ConnectionClosed()             {}
-func (NopRecorder) Reconnected()                  {}
-func (NopRecorder) RunFinished(scenarios.Result)  {}
+func (NopRecorder) HTTPResponse(string, int)           {}
+func (NopRecorder) BytesSent(int)                      {}
+func (NopRecorder) BytesReceived(int)                  {}
+func (NopRecorder) MessageSent()                       {}
+func (NopRecorder) MessageReceived(scenarios.Delivery) {}
+func (NopRecorder) MessagesLost(int)                   {}
+func (NopRecorder) MessageDuplicated()                 {}
+func (NopRecorder) MessageReordered()                  {}
+func (NopRecorder) SendLag(time.Duration)              {}
+func (NopRecorder) Throttled(string)                   {}
+func (NopRecorder) Connected(clientconn.ConnectTiming) {}
+func (NopRecorder) RoundTrip(time.Duration)            {}
+func (NopRecorder) ConnectionFailed(string)            {}
+func (NopRecorder) ConnectionOpened()                  {}
+func (NopRecorder) ConnectionClosed()                  {}
+func (NopRecorder) Reconnected()                       {}
+func (NopRecorder) RunFinished(scenarios.Result)       {}

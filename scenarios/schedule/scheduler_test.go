@@ -4,12 +4,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubprobe/hubprobe/internal/benchhub"
+	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
 )
 
 func TestSchedulerSkipsOverlappingRunsAndStopsPromptly(t *testing.T) {
-	srv := benchhub.StartTest(t)
+	srv := benchtest.StartTest(t)
 	f := scenariostest.NewSchedulerFixture(t, srv.URL)
 	s := scenariostest.Scenario("echo", 1, 1500*time.Millisecond, 500*time.Millisecond)
 	s.Schedule, s.Timeout = "@every 1s", 10*time.Second
@@ -27,7 +27,7 @@ func TestSchedulerSkipsOverlappingRunsAndStopsPromptly(t *testing.T) {
 }
 
 func TestSchedulerApplyRemovesScenarios(t *testing.T) {
-	srv := benchhub.StartTest(t)
+	srv := benchtest.StartTest(t)
 	f := scenariostest.NewSchedulerFixture(t, srv.URL)
 	defer f.Sched.Stop()
 	s := scenariostest.Scenario("echo", 1, 30*time.Second, 500*time.Millisecond)

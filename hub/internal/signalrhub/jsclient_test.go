@@ -10,7 +10,7 @@ import (
 
 	"github.com/hubprobe/hubprobe/hub/internal/core"
 	"github.com/hubprobe/hubprobe/hub/internal/wiretest"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 )
 
 const jsClientDir = "testdata/jsclient"
@@ -134,5 +134,5 @@ func checkJSRun(t *testing.T, name string, r wiretest.JSResult) {
 // ensureNodeModules installs the pinned clients with npm ci when needed.
 func ensureNodeModules(t *testing.T) {
 	t.Helper()
-	testlocal.NodeModules(t, jsClientDir, "@microsoft/signalr", "@microsoft/signalr-protocol-msgpack")
+	localtest.NodeModules(t, jsClientDir, "@microsoft/signalr", "@microsoft/signalr-protocol-msgpack")
 }

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 )
 
 // TestServer serves one part of the hub on 127.0.0.1 in the tests of that
@@ -25,7 +25,7 @@ var _ Server = (*TestServer)(nil)
 // access key, and closeHub closes it before the server stops listening.
 func Serve(t testing.TB, h http.Handler, path, accessKey string, closeHub func()) *TestServer {
 	t.Helper()
-	s := &TestServer{ts: testlocal.Server(t, h), path: path, accessKey: accessKey, closeHub: closeHub}
+	s := &TestServer{ts: localtest.Server(t, h), path: path, accessKey: accessKey, closeHub: closeHub}
 	t.Cleanup(s.Close)
 	return s
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/hubprobe/hubprobe/azure/entratest"
 	"github.com/hubprobe/hubprobe/hub/internal/core"
 	"github.com/hubprobe/hubprobe/hub/internal/wiretest"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 )
 
 // entraChecks are the checks of entra.mjs, in order.
@@ -33,11 +33,11 @@ var entraChecks = []string{
 // TLS, as the SDK sends bearer tokens over https only, with local auth
 // disabled.
 func TestOfficialWebPubSubSDKsWithEntra(t *testing.T) {
-	testlocal.NodeModules(t, clientDir, "@azure/web-pubsub", "@azure/web-pubsub-client")
+	localtest.NodeModules(t, clientDir, "@azure/web-pubsub", "@azure/web-pubsub-client")
 	const clientID, secret = "3c2b1a09-8f7e-4d6c-b5a4-938271605f4e", "js-sdk-secret-value"
 	rig := entratest.New(t, entratest.Options{Secrets: map[string]string{clientID: secret}})
 	h := newHub(t, Config{}, core.Config{EntraIssuer: rig.Issuer(), EntraHTTPClient: rig.HTTPClient(), DisableLocalAuth: true})
-	srv := testlocal.TLSServer(t, h.handler())
+	srv := localtest.TLSServer(t, h.handler())
 	t.Cleanup(h.Close) // before the server closes
 	settings, _ := json.Marshal(map[string]string{
 		"endpoint": srv.URL, "hub": "chat", "clientId": clientID, "clientSecret": secret,

@@ -12,7 +12,7 @@ import (
 
 	"github.com/hubprobe/hubprobe/hub/internal/core"
 	"github.com/hubprobe/hubprobe/hub/internal/wiretest"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
@@ -40,7 +40,7 @@ var sdkChecks = []string{
 // client tokens from the hub's connection string and calling the REST API,
 // and the express event handler the hub sends the client's events to.
 func TestOfficialWebPubSubSDKs(t *testing.T) {
-	testlocal.NodeModules(t, clientDir, "@azure/web-pubsub", "@azure/web-pubsub-client", "@azure/web-pubsub-express", "express")
+	localtest.NodeModules(t, clientDir, "@azure/web-pubsub", "@azure/web-pubsub-client", "@azure/web-pubsub-express", "express")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "client.mjs")

@@ -1,8 +1,8 @@
-// Package benchhub hosts the vendor benchmark hub contract on
+// Package benchtest hosts the vendor benchmark hub contract on
 // github.com/philippseith/signalr, a SignalR server hubprobe did not write, so
 // tests can hold hubprobe's client and scenarios against a third-party
 // implementation.
-package benchhub
+package benchtest
 
 import (
 	"context"

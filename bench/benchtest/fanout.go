@@ -1,4 +1,4 @@
-package benchhub
+package benchtest
 
 import (
 	"slices"

@@ -1,7 +1,7 @@
-// Package testlocal gives tests servers that listen on 127.0.0.1 only,
+// Package localtest gives tests servers that listen on 127.0.0.1 only,
 // contexts that bound every test in time, and the checks that a
 // connection ended and left no goroutine behind.
-package testlocal
+package localtest
 
 import (
 	"context"

@@ -1,6 +1,6 @@
-// Package promtool runs Debian's promtool for the tests that check hubprobe's
+// Package promtooltest runs Debian's promtool for the tests that check hubprobe's
 // rules and dashboard queries with Prometheus's own engine.
-package promtool
+package promtooltest
 
 import (
 	"context"

@@ -1,9 +1,9 @@
-// Package faultserver is a SignalR hub on 127.0.0.1 that misbehaves on
+// Package faulttest is a SignalR hub on 127.0.0.1 that misbehaves on
 // purpose. Healthy, it speaks just enough of the benchmark hub contract for
 // an echo scenario (negotiate, WebSockets, JSON hub protocol, OnConnected,
 // Echo → RecordLatency); a Script makes it fail in one chosen way, so tests
 // can show what hubprobe reports for each fault a real hub can have.
-package faultserver
+package faulttest
 
 import (
 	"errors"
@@ -262,7 +262,7 @@ func ClosedPortURL() (string, error) {
 	}
 	addr := l.Addr().String()
 	if err := l.Close(); err != nil {
-		return "", errors.Join(errors.New("faultserver: closing probe listener"), err)
+		return "", errors.Join(errors.New("faulttest: closing probe listener"), err)
 	}
 	return "http://" + addr + hubPath, nil
 }

@@ -1,4 +1,4 @@
-package testlocal
+package localtest
 
 import (
 	"context"

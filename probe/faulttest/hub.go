@@ -1,4 +1,4 @@
-package faultserver
+package faulttest
 
 import (
 	"bytes"
