@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+
+	"github.com/hubprobe/hubprobe/internal/sleep"
 )
 
 // ResponseObserver is told the status code of every HTTP response, under
@@ -117,7 +119,7 @@ func (o RESTOptions) withTransportDefaults() RESTOptions {
 		o.Now = time.Now
 	}
 	if o.Sleep == nil {
-		o.Sleep = restSleep
+		o.Sleep = sleep.For
 	}
 	if o.Jitter == nil {
 		o.Jitter = rand.Float64

@@ -42,15 +42,3 @@ func (t *restTransport) retryWait(ctx context.Context, rerr *RESTError, attempt 
 func restBackoff(retry int, jitter float64) time.Duration {
 	return throttle.Backoff{Base: restBackoffBase, Cap: restBackoffCap, Min: restMinWait}.Wait(retry, jitter)
 }
-
-// restSleep waits for d or until ctx ends.
-func restSleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}

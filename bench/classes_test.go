@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/capacity"
 )
 
 // classOf is the latencyBounds class of a latency, by the rule
-// scenarios.StepTally.Classes follows: below bound i, at or above the one
-// before (scenarios tests that the search counts it so).
+// capacity.StepTally.Classes follows: below bound i, at or above the one
+// before (package capacity tests that the search counts it so).
 func classOf(latency time.Duration) int {
 	for i, b := range latencyBounds {
 		if latency < b {
@@ -34,24 +35,24 @@ func tallyOf(latencies ...time.Duration) []int64 {
 
 // oneStep is a run of a single step that expected the given deliveries
 // and had those of tally delivered by the end.
-func oneStep(expected int64, tally []int64) scenarios.Steps {
+func oneStep(expected int64, tally []int64) capacity.Steps {
 	var delivered int64
 	for _, n := range tally {
 		delivered += n
 	}
-	return scenarios.Steps{
-		Capacity: scenarios.Capacity{
+	return capacity.Steps{
+		Capacity: capacity.Capacity{
 			Result:     scenarios.Result{Start: start, Outcome: scenarios.ResultSuccess},
-			StopReason: scenarios.StopAllSending,
-			Steps: []scenarios.CapacityStep{{Number: 1, Senders: 500, Duration: time.Second,
+			StopReason: capacity.StopAllSending,
+			Steps: []capacity.Step{{Number: 1, Senders: 500, Duration: time.Second,
 				Sent: expected, Expected: expected, Received: delivered}},
 		},
-		Tallies: []scenarios.StepTally{{Began: start, Settled: start.Add(time.Second), Delivered: delivered, Classes: tally}},
+		Tallies: []capacity.StepTally{{Began: start, Settled: start.Add(time.Second), Delivered: delivered, Classes: tally}},
 	}
 }
 
 // reportOf renders a one-step report of echoPlan, as text and as JSON.
-func reportOf(t *testing.T, steps scenarios.Steps) (Item, string, JSONItem) {
+func reportOf(t *testing.T, steps capacity.Steps) (Item, string, JSONItem) {
 	t.Helper()
 	rep := echoPlan().report(steps)
 	rep.Planned = 1

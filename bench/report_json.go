@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/capacity"
 )
 
 // JSONReport is `hubprobe bench --output json`: the benchmark's own result
@@ -49,7 +49,7 @@ type JSONLatency struct {
 // judged (the benchmark's stop rule gives passed and verdict), and the
 // final count of its deliveries.
 type JSONStep struct {
-	scenarios.CapacityStepReport
+	capacity.StepReport
 	Connected     int   `json:"connected"`
 	Delivered     int64 `json:"delivered"`
 	SlowDelivered int64 `json:"slow_delivered"`
@@ -101,7 +101,7 @@ func (r *Report) jsonRun() JSONRun {
 	return run
 }
 
-func (it Item) json(step scenarios.CapacityStepReport) JSONItem {
+func (it Item) json(step capacity.StepReport) JSONItem {
 	classes := make(map[string]int64, len(v2Classes))
 	for _, c := range v2Classes {
 		classes[c.Name] = sumClasses(it.Tally.Classes, c.from, c.to)
@@ -116,7 +116,7 @@ func (it Item) json(step scenarios.CapacityStepReport) JSONItem {
 		Latency:        JSONLatency{PercentileList: percentiles, LatencyList: it.latencyList()},
 		LatencyClasses: classes, Suspicious: len(it.Suspicious) > 0, SuspiciousReasons: append([]string{}, it.Suspicious...),
 		Hubprobe: JSONStep{
-			CapacityStepReport: step, Connected: it.Connected, Delivered: it.Tally.Delivered,
+			StepReport: step, Connected: it.Connected, Delivered: it.Tally.Delivered,
 			SlowDelivered: it.Slow, Lost: it.Lost, ObjectiveMet: it.Passed(),
 		},
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/capacity"
 )
 
 var start = time.Date(2020, 8, 24, 6, 54, 38, 0, time.UTC)
@@ -32,20 +33,20 @@ func classes(pairs ...int64) []int64 {
 }
 
 // passingRun is two clean steps after 9 s of connecting.
-func passingRun() scenarios.Steps {
+func passingRun() capacity.Steps {
 	q := scenarios.Quantiles{P50: 1200 * time.Microsecond, P90: 2 * time.Millisecond, P99: 45 * time.Millisecond, Max: 250 * time.Millisecond}
-	return scenarios.Steps{
-		Capacity: scenarios.Capacity{
+	return capacity.Steps{
+		Capacity: capacity.Capacity{
 			Result:     scenarios.Result{Start: start, Outcome: scenarios.ResultSuccess},
-			StopReason: scenarios.StopAllSending,
-			Steps: []scenarios.CapacityStep{
+			StopReason: capacity.StopAllSending,
+			Steps: []capacity.Step{
 				{Number: 1, Senders: 500, Duration: time.Second, Sent: 500, Expected: 500, Received: 500, Latency: q,
 					SentBytes: 1_081_000, ReceivedBytes: 1_092_500},
 				{Number: 2, Senders: 1000, Duration: time.Second, Sent: 1000, Expected: 1000, Received: 1000, Latency: q,
 					SentBytes: 2_162_000, ReceivedBytes: 2_185_000},
 			},
 		},
-		Tallies: []scenarios.StepTally{
+		Tallies: []capacity.StepTally{
 			{Began: start.Add(9 * time.Second), Settled: start.Add(10*time.Second + 300*time.Millisecond), Delivered: 500, Classes: classes(0, 450, 1, 50)},
 			{Began: start.Add(10*time.Second + 300*time.Millisecond), Settled: start.Add(11*time.Second + 900*time.Millisecond), Delivered: 1000, Classes: classes(0, 985, 3, 10, 5, 5)},
 		},
@@ -55,23 +56,23 @@ func passingRun() scenarios.Steps {
 // slowRun is a first step where 10 % of messages were still missing when
 // it was judged: the conditional stop ends the ramp there. 70 of them
 // arrived late, 30 never.
-func slowRun() scenarios.Steps {
-	return scenarios.Steps{
-		Capacity: scenarios.Capacity{
+func slowRun() capacity.Steps {
+	return capacity.Steps{
+		Capacity: capacity.Capacity{
 			Result:     scenarios.Result{Start: start, Outcome: scenarios.ResultSuccess},
-			StopReason: scenarios.StopSlowMessages,
-			Steps: []scenarios.CapacityStep{{Number: 1, Senders: 500, Duration: time.Second, Sent: 1000, Expected: 1000, Received: 900,
+			StopReason: capacity.StopSlowMessages,
+			Steps: []capacity.Step{{Number: 1, Senders: 500, Duration: time.Second, Sent: 1000, Expected: 1000, Received: 900,
 				Latency: scenarios.Quantiles{P50: time.Millisecond, P90: 3 * time.Millisecond, P99: 8 * time.Millisecond, Max: 9 * time.Millisecond},
-				Verdict: scenarios.StopSlowMessages}},
+				Verdict: capacity.StopSlowMessages}},
 		},
-		Tallies: []scenarios.StepTally{
+		Tallies: []capacity.StepTally{
 			{Began: start.Add(2 * time.Second), Settled: start.Add(4 * time.Second), Delivered: 970, Classes: classes(0, 900, 11, 60, 13, 10)},
 		},
 	}
 }
 
 func TestTextReportLayout(t *testing.T) {
-	for name, steps := range map[string]scenarios.Steps{"pass": passingRun(), "stopped": slowRun()} {
+	for name, steps := range map[string]capacity.Steps{"pass": passingRun(), "stopped": slowRun()} {
 		var out bytes.Buffer
 		if err := echoPlan().report(steps).WriteText(&out); err != nil {
 			t.Fatal(err)
@@ -122,9 +123,9 @@ func TestReportVerdicts(t *testing.T) {
 	lossy.Tallies[1].Delivered, lossy.Tallies[1].Classes = 999, classes(0, 999)
 	empty := passingRun()
 	empty.Steps[0].Sent, empty.Steps[0].Expected, empty.Tallies[0].Delivered, empty.Tallies[0].Classes = 0, 0, 0, classes()
-	failed := scenarios.Steps{Capacity: scenarios.Capacity{Result: scenarios.Result{Start: start, Outcome: scenarios.ResultFailure, Error: "connect: refused"}}}
+	failed := capacity.Steps{Capacity: capacity.Capacity{Result: scenarios.Result{Start: start, Outcome: scenarios.ResultFailure, Error: "connect: refused"}}}
 	for _, c := range []struct {
-		steps scenarios.Steps
+		steps capacity.Steps
 		want  string
 	}{
 		{passingRun(), "PASS (every step: 99 % of messages under 1 s, nothing lost)"},
@@ -145,16 +146,16 @@ func TestReportVerdicts(t *testing.T) {
 func TestConditionalStop(t *testing.T) {
 	p := echoPlan()
 	for _, c := range []struct {
-		step scenarios.CapacityStep
+		step capacity.Step
 		want string
 	}{
-		{scenarios.CapacityStep{Expected: 1000, Received: 1000, Slow: 10}, ""},
-		{scenarios.CapacityStep{Expected: 1000, Received: 1000, Slow: 11}, scenarios.StopSlowMessages},
-		{scenarios.CapacityStep{Expected: 1000, Received: 989}, scenarios.StopSlowMessages},
-		{scenarios.CapacityStep{}, ""},
-		{scenarios.CapacityStep{Expected: 1000, Received: 1000, FailedConnections: 10}, ""},
-		{scenarios.CapacityStep{Expected: 1000, Received: 1000, FailedConnections: 11, Throttled: 3}, scenarios.StopConnectionFailures},
-		{scenarios.CapacityStep{Expected: 1000, Received: 1000, Throttled: 3}, ""},
+		{capacity.Step{Expected: 1000, Received: 1000, Slow: 10}, ""},
+		{capacity.Step{Expected: 1000, Received: 1000, Slow: 11}, capacity.StopSlowMessages},
+		{capacity.Step{Expected: 1000, Received: 989}, capacity.StopSlowMessages},
+		{capacity.Step{}, ""},
+		{capacity.Step{Expected: 1000, Received: 1000, FailedConnections: 10}, ""},
+		{capacity.Step{Expected: 1000, Received: 1000, FailedConnections: 11, Throttled: 3}, capacity.StopConnectionFailures},
+		{capacity.Step{Expected: 1000, Received: 1000, Throttled: 3}, ""},
 	} {
 		if got := p.conditionalStop(c.step, 1000); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.step, got, c.want)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/capacity"
 )
 
 const separator = "-----------"
@@ -152,7 +152,7 @@ func (r *Report) stopped() string {
 	last := r.Items[len(r.Items)-1]
 	var why string
 	switch r.Steps.StopReason {
-	case scenarios.StopConnectionFailures:
+	case capacity.StopConnectionFailures:
 		why = fmt.Sprintf("connection fail percentage %.2f%% is greater than connectionFailPercentage %.2f%%",
 			share(int64(last.Step.FailedConnections), int64(r.Plan.Connections))*100, r.Plan.ConnectionFailShare*100)
 	default:

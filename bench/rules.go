@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/capacity"
 )
 
 // latencyBounds split every step's deliveries finely enough for both of
@@ -69,12 +69,12 @@ func sumClasses(classes []int64, from, to int) int64 {
 // the file's threshold. Messages still missing when the step is judged
 // are already 1 s late and count as such. A step with nothing received,
 // like one with no connections, passes, as its NaN share does there.
-func (p *Plan) conditionalStop(s scenarios.CapacityStep, connections int) string {
+func (p *Plan) conditionalStop(s capacity.Step, connections int) string {
 	if connections > 0 && float64(s.FailedConnections)/float64(connections) > p.ConnectionFailShare {
-		return scenarios.StopConnectionFailures
+		return capacity.StopConnectionFailures
 	}
 	if seen := s.Received + s.Missing(); seen > 0 && float64(s.Slow+s.Missing())/float64(seen) > p.SlowShare {
-		return scenarios.StopSlowMessages
+		return capacity.StopSlowMessages
 	}
 	return ""
 }

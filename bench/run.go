@@ -10,6 +10,7 @@ import (
 
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/capacity"
 )
 
 // Run runs the plan against its target: all connections, then the file's
@@ -33,14 +34,14 @@ func (p *Plan) Run(ctx context.Context, log zerolog.Logger) (*Report, error) {
 	runner, s := job.Runner, job.Runner.Scenario
 	runCtx, cancel := context.WithTimeout(ctx, s.Timeout)
 	defer cancel()
-	steps := runner.SearchSteps(runCtx, scenarios.StepOptions{Judge: p.conditionalStop, LatencyBounds: latencyBounds})
+	steps := capacity.SearchSteps(runCtx, runner, capacity.StepOptions{Judge: p.conditionalStop, LatencyBounds: latencyBounds})
 	return p.report(steps), nil
 }
 
 // Report is a finished bench run: one item per step that ran.
 type Report struct {
 	Plan  *Plan
-	Steps scenarios.Steps
+	Steps capacity.Steps
 	Items []Item
 	// Planned is how many steps the file's ramp has.
 	Planned int
@@ -51,8 +52,8 @@ type Report struct {
 
 // Item is one step with the benchmark's figures worked out.
 type Item struct {
-	Step  scenarios.CapacityStep
-	Tally scenarios.StepTally
+	Step  capacity.Step
+	Tally capacity.StepTally
 	// Connected is how many connections were up when the step was judged.
 	Connected int
 	// Seconds is the step's time as the benchmark prints it: whole
@@ -94,7 +95,7 @@ func (r *Report) Write(w io.Writer, format string) error {
 	return r.WriteText(w)
 }
 
-func (p *Plan) report(steps scenarios.Steps) *Report {
+func (p *Plan) report(steps capacity.Steps) *Report {
 	r := &Report{Plan: p, Steps: steps, Planned: p.Search.Steps(p.Connections)}
 	if len(steps.Tallies) > 0 {
 		r.Established = steps.Tallies[0].Began.Sub(steps.Result.Start)

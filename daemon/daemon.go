@@ -20,6 +20,8 @@ import (
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/capacity"
+	"github.com/hubprobe/hubprobe/scenarios/schedule"
 )
 
 // historySize is how many recent runs the status page lists.
@@ -34,7 +36,7 @@ type Options struct {
 	// Shard is this process's part of every scenario; Search tunes sharded
 	// capacity searches.
 	Shard  scenarios.Shard
-	Search scenarios.SearchOptions
+	Search capacity.SearchOptions
 	// EventHandlerAddr is where the Web PubSub event handler also listens,
 	// for a service that is not embedded; empty: loopback only.
 	EventHandlerAddr string
@@ -59,7 +61,7 @@ type Daemon struct {
 	capacity       *exporter.CapacityLog
 	config         *config.SafeConfig
 	parts          parts
-	sched          *scenarios.Scheduler
+	sched          *schedule.Scheduler
 	pauses         scenarios.Pauses // per target, kept across reloads
 	// creds signs in with Microsoft Entra ID, one credential per sign-in
 	// kept across reloads, so azidentity's token caches are too.
@@ -85,7 +87,7 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 	if d.parts, err = startParts(ctx, opts, d.metrics, d.metrics); err != nil {
 		return nil, err
 	}
-	d.sched = scenarios.NewScheduler(ctx, opts.Logger)
+	d.sched = schedule.New(ctx, opts.Logger, opts.Search)
 	d.readers = newMonitorReaders(ctx, opts, &d.creds, d.monitorMetrics, d.metrics)
 	if err := d.Apply(d.config.Get()); err != nil {
 		d.Stop()

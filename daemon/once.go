@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"io"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/capacity"
+	"github.com/hubprobe/hubprobe/scenarios/schedule"
 )
 
 // errStopped is a one-off run that ended before it could start.
@@ -53,11 +56,27 @@ func NewOnce(ctx context.Context, cfg *config.Config, sc config.Scenario, opts O
 // instant, when every shard starts), runs it and prints the report to w in
 // format, a search's plot to plotFile when set.
 func (o *Once) Run(ctx context.Context, w io.Writer, format, plotFile string) (scenarios.Verdict, error) {
-	at, ok := o.job.Runner.WaitForStart(ctx, o.opts.Logger)
+	at, ok := schedule.WaitForStart(ctx, o.job.Runner, o.opts.Logger)
 	if !ok {
 		return scenarios.VerdictMissed, errStopped
 	}
-	return o.job.Runner.RunAndReport(ctx, at, w, format, plotFile)
+	return o.runAndReport(ctx, at, w, format, plotFile)
+}
+
+// runAndReport runs the scenario once from at within its timeout (a
+// capacity_search scenario runs its search), prints the report to w in
+// format, writes a search's plot to plotFile when set, and returns the
+// verdict. The error is one of writing the report.
+func (o *Once) runAndReport(ctx context.Context, at time.Time, w io.Writer, format, plotFile string) (scenarios.Verdict, error) {
+	rn := o.job.Runner
+	ctx, cancel := context.WithDeadline(ctx, at.Add(rn.Scenario.Timeout))
+	defer cancel()
+	if rn.Scenario.Mode == config.ModeCapacitySearch {
+		c := capacity.SearchAt(ctx, rn, o.opts.Search, at)
+		return c.Verdict(), capacity.WriteReport(w, c, format, plotFile)
+	}
+	res := rn.RunAt(ctx, at)
+	return res.Verdict(rn.Senders()), scenarios.WriteRunReport(w, res, rn.Scenario, format)
 }
 
 // Close stops the hubs and the event handler.

@@ -31,8 +31,7 @@ func startParts(ctx context.Context, opts Options, metrics *exporter.Metrics, si
 
 // resolver binds scenarios to these hubs, to opts and to metrics.
 func (p parts) resolver(opts Options, metrics *exporter.Metrics) scenarios.Resolver {
-	return scenarios.Resolver{Hubs: p.hubs, Recorder: metrics.ScenarioRecorder, Logger: opts.Logger,
-		Shard: opts.Shard, Search: opts.Search}
+	return scenarios.Resolver{Hubs: p.hubs, Recorder: metrics.ScenarioRecorder, Logger: opts.Logger, Shard: opts.Shard}
 }
 
 func (p parts) close() {

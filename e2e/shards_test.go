@@ -18,7 +18,7 @@ import (
 
 	"github.com/hubprobe/hubprobe/alerts"
 	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/schedule"
 )
 
 // The sharded test normally takes about 45 s: the capacity search starts
@@ -162,7 +162,7 @@ func soonestSchedule(t *testing.T, earliest time.Time) (string, time.Time) {
 	var bestAt time.Time
 	for n := 30; n < 90; n++ {
 		spec := fmt.Sprintf("@every %ds", n)
-		at, err := scenarios.NextStart(config.Scenario{Name: "ramp", Schedule: spec}, true, earliest)
+		at, err := schedule.NextStart(config.Scenario{Name: "ramp", Schedule: spec}, true, earliest)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,29 +4,29 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/capacity"
 )
 
 // CapacityLog keeps the last measured capacity search of each scenario for
 // the status page and its plots. It is safe for concurrent use.
 type CapacityLog struct {
 	mu   sync.Mutex
-	last map[scenarioKey]scenarios.Capacity
+	last map[scenarioKey]capacity.Capacity
 }
 
 // NewCapacityLog returns an empty log.
 func NewCapacityLog() *CapacityLog {
-	return &CapacityLog{last: map[scenarioKey]scenarios.Capacity{}}
+	return &CapacityLog{last: map[scenarioKey]capacity.Capacity{}}
 }
 
-func (l *CapacityLog) add(target, scenario string, c scenarios.Capacity) {
+func (l *CapacityLog) add(target, scenario string, c capacity.Capacity) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.last[scenarioKey{target, scenario}] = c
 }
 
 // Last returns the last measured search of a scenario.
-func (l *CapacityLog) Last(target, scenario string) (scenarios.Capacity, bool) {
+func (l *CapacityLog) Last(target, scenario string) (capacity.Capacity, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	c, ok := l.last[scenarioKey{target, scenario}]
@@ -41,9 +41,9 @@ func (l *CapacityLog) Forget(target, scenario string) {
 }
 
 // all returns every kept search, by target and scenario.
-func (l *CapacityLog) all() []scenarios.Capacity {
+func (l *CapacityLog) all() []capacity.Capacity {
 	l.mu.Lock()
-	out := make([]scenarios.Capacity, 0, len(l.last))
+	out := make([]capacity.Capacity, 0, len(l.last))
 	for _, c := range l.last {
 		out = append(out, c)
 	}

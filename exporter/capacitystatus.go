@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/capacity"
 )
 
 // capacityView is one scenario's last capacity search on the status page.
@@ -26,7 +26,7 @@ type capacityView struct {
 	PlotURL                   string  `json:"plot_url"`
 }
 
-func capacityViews(list []scenarios.Capacity) []capacityView {
+func capacityViews(list []capacity.Capacity) []capacityView {
 	out := make([]capacityView, 0, len(list))
 	for _, c := range list {
 		found, _ := c.Found()

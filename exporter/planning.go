@@ -6,7 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/capacity"
 	"github.com/hubprobe/hubprobe/tiers"
 )
 
@@ -127,11 +127,11 @@ func (m *Metrics) Tiers() map[string]tiers.TierLimits {
 	return out
 }
 
-var _ scenarios.CapacityRecorder = (*recorder)(nil)
+var _ capacity.Recorder = (*recorder)(nil)
 
 // CapacityFound exports a measured capacity search. The figures are those
 // of its last step that held; when none did they are 0.
-func (r *recorder) CapacityFound(c scenarios.Capacity) {
+func (r *recorder) CapacityFound(c capacity.Capacity) {
 	if r.st.forgotten.Load() || !c.Measured() {
 		return
 	}
@@ -148,7 +148,7 @@ func (r *recorder) CapacityFound(c scenarios.Capacity) {
 	p.capacityBandwidth.WithLabelValues(t, s, DirectionOutbound).Set(found.OutboundBytesPerSecond())
 	p.capacitySteps.WithLabelValues(t, s).Set(float64(len(c.Steps)))
 	p.capacitySenders.WithLabelValues(t, s).Set(float64(found.Senders))
-	for _, reason := range scenarios.StopReasons {
+	for _, reason := range capacity.StopReasons {
 		v := 0.0
 		if reason == c.StopReason {
 			v = 1

@@ -14,14 +14,15 @@ import (
 
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/capacity"
 	"github.com/hubprobe/hubprobe/tiers"
 )
 
 // rampSearch is a search of echo-ws whose third step broke the 1 s rule:
 // the capacity is step 2, 4 senders, 40 msg/s in, 100000 bytes/s in.
-func rampSearch() scenarios.Capacity {
-	step := func(n, senders int, sent, received, slow, bytesIn, bytesOut int64, verdict string) scenarios.CapacityStep {
-		return scenarios.CapacityStep{
+func rampSearch() capacity.Capacity {
+	step := func(n, senders int, sent, received, slow, bytesIn, bytesOut int64, verdict string) capacity.Step {
+		return capacity.Step{
 			Number: n, Senders: senders, Duration: 10 * time.Second, Sent: sent, Expected: sent, Received: received,
 			Slow: slow, SentBytes: bytesIn, ReceivedBytes: bytesOut, Verdict: verdict,
 			Latency: scenarios.Quantiles{P50: 5 * time.Millisecond, P99: time.Duration(n) * 300 * time.Millisecond},
@@ -29,16 +30,16 @@ func rampSearch() scenarios.Capacity {
 	}
 	s := config.DefaultScenario
 	s.Name, s.Target, s.Kind, s.Connections = echoWS.Scenario, echoWS.Target, echoWS.Kind, 10
-	return scenarios.Capacity{
+	return capacity.Capacity{
 		Result: scenarios.Result{Target: echoWS.Target, Scenario: echoWS.Scenario, Kind: echoWS.Kind,
 			Start: runStart, Duration: 40 * time.Second, Outcome: scenarios.ResultSuccess},
 		Scenario: s,
-		Steps: []scenarios.CapacityStep{
+		Steps: []capacity.Step{
 			step(1, 2, 200, 200, 0, 500000, 520000, ""),
 			step(2, 4, 400, 400, 1, 1000000, 1040000, ""),
-			step(3, 6, 600, 300, 100, 1500000, 800000, scenarios.StopSlowMessages),
+			step(3, 6, 600, 300, 100, 1500000, 800000, capacity.StopSlowMessages),
 		},
-		StopReason: scenarios.StopSlowMessages,
+		StopReason: capacity.StopSlowMessages,
 	}
 }
 
@@ -46,7 +47,7 @@ func rampSearch() scenarios.Capacity {
 // echo-ws and a tier for hub-a.
 func feedPlanning(t *testing.T, m *Metrics) {
 	t.Helper()
-	rec, ok := m.Recorder(echoWS).(scenarios.CapacityRecorder)
+	rec, ok := m.Recorder(echoWS).(capacity.Recorder)
 	if !ok {
 		t.Fatal("the exporter's recorder does not record capacity searches")
 	}
@@ -90,7 +91,7 @@ var capacityNames = []string{
 
 func TestCapacityFoundExportsTheLastStepThatHeld(t *testing.T) {
 	reg, m := newTestMetrics(t)
-	rec := m.Recorder(echoWS).(scenarios.CapacityRecorder)
+	rec := m.Recorder(echoWS).(capacity.Recorder)
 	failed := rampSearch()
 	failed.StopReason = "" // could not finish: nothing is exported
 	rec.CapacityFound(failed)
@@ -107,15 +108,15 @@ func TestCapacityWithoutPassingStepIsZero(t *testing.T) {
 	reg, m := newTestMetrics(t)
 	c := rampSearch()
 	c.Steps = c.Steps[2:]
-	m.Recorder(echoWS).(scenarios.CapacityRecorder).CapacityFound(c)
+	m.Recorder(echoWS).(capacity.Recorder).CapacityFound(c)
 	if got := testutil.ToFloat64(m.planning.capacityMessages.WithLabelValues("hub-a", "echo-ws", DirectionInbound)); got != 0 {
 		t.Errorf("capacity with no passing step = %g, want 0", got)
 	}
 	if got := testutil.ToFloat64(m.planning.capacitySteps.WithLabelValues("hub-a", "echo-ws")); got != 1 {
 		t.Errorf("steps = %g, want 1", got)
 	}
-	if n := testutil.CollectAndCount(reg, "hubprobe_capacity_stop_reason"); n != len(scenarios.StopReasons) {
-		t.Errorf("%d stop reason series, want %d", n, len(scenarios.StopReasons))
+	if n := testutil.CollectAndCount(reg, "hubprobe_capacity_stop_reason"); n != len(capacity.StopReasons) {
+		t.Errorf("%d stop reason series, want %d", n, len(capacity.StopReasons))
 	}
 }
 

@@ -5,7 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/capacity"
 )
 
 // shardMetrics say which shard of how many this process is, so that rules
@@ -64,7 +64,7 @@ const (
 )
 
 // stepFigures are a step's figures by name, the values of the figure label.
-func stepFigures(f scenarios.StepFigures) map[string]float64 {
+func stepFigures(f capacity.StepFigures) map[string]float64 {
 	s := f.Step
 	saturated := 0.0
 	if f.Saturated {
@@ -78,11 +78,11 @@ func stepFigures(f scenarios.StepFigures) map[string]float64 {
 	}
 }
 
-var _ scenarios.StepPublisher = (*recorder)(nil)
+var _ capacity.StepPublisher = (*recorder)(nil)
 
 // PublishStep replaces the scenario's step series with those of f: one
 // step of one search is exported at a time.
-func (r *recorder) PublishStep(f scenarios.StepFigures) {
+func (r *recorder) PublishStep(f capacity.StepFigures) {
 	r.m.mu.Lock()
 	defer r.m.mu.Unlock()
 	if r.st.forgotten.Load() {

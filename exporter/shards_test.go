@@ -6,7 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/capacity"
 )
 
 func TestShardGauges(t *testing.T) {
@@ -27,13 +27,13 @@ hubprobe_shard_info{shard="2"} 1
 // publishStep exports step n of a search named "run-a" for echoWS.
 func publishStep(t *testing.T, m *Metrics, n int) {
 	t.Helper()
-	p, ok := m.Recorder(echoWS).(scenarios.StepPublisher)
+	p, ok := m.Recorder(echoWS).(capacity.StepPublisher)
 	if !ok {
 		t.Fatal("the exporter's recorder does not publish capacity steps")
 	}
-	p.PublishStep(scenarios.StepFigures{
+	p.PublishStep(capacity.StepFigures{
 		Run: "run-a", Connections: 4, Saturated: n == 2,
-		Step: scenarios.CapacityStep{Number: n, Senders: n, Sent: int64(10 * n), Expected: int64(10 * n), Received: int64(10*n - 1),
+		Step: capacity.Step{Number: n, Senders: n, Sent: int64(10 * n), Expected: int64(10 * n), Received: int64(10*n - 1),
 			Slow: 1, Unsent: 0, Throttled: int64(n - 1), FailedConnections: n - 1},
 	})
 }
@@ -68,7 +68,7 @@ func TestPublishStepKeepsTheLastStep(t *testing.T) {
 // The aggregator's query sums one step's series by figure, and its answer
 // is read back into the totals the search judges.
 func TestStepQueryAndTotals(t *testing.T) {
-	key := scenarios.StepKey{Target: "hub", Scenario: "ramp", Run: "abc", Step: 3}
+	key := capacity.StepKey{Target: "hub", Scenario: "ramp", Run: "abc", Step: 3}
 	if q := stepQuery(key); q != `sum by (figure) (hubprobe_capacity_step{target="hub", scenario="ramp", run="abc", step="3"})` {
 		t.Errorf("query %s", q)
 	}
@@ -76,7 +76,7 @@ func TestStepQueryAndTotals(t *testing.T) {
 		FigureShards: 3, FigureConnections: 30, FigureSaturated: 1, FigureSenders: 6, FigureSent: 60, FigureExpected: 60,
 		FigureReceived: 58, FigureSlow: 2, FigureUnsent: 1, FigureThrottled: 4, FigureFailedConnections: 2,
 	}, 3)
-	want := scenarios.StepTotals{Shards: 3, Connections: 30, Saturated: 1, Step: scenarios.CapacityStep{
+	want := capacity.StepTotals{Shards: 3, Connections: 30, Saturated: 1, Step: capacity.Step{
 		Number: 3, Senders: 6, Sent: 60, Expected: 60, Received: 58, Slow: 2, Unsent: 1, Throttled: 4, FailedConnections: 2,
 	}}
 	if got != want {

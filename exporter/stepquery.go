@@ -9,7 +9,7 @@ import (
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 
-	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/capacity"
 )
 
 // stepQueryTimeout bounds one query; the search asks again until its
@@ -22,7 +22,7 @@ type StepAggregator struct {
 	api v1.API
 }
 
-var _ scenarios.StepAggregator = (*StepAggregator)(nil)
+var _ capacity.StepAggregator = (*StepAggregator)(nil)
 
 // NewStepAggregator queries the Prometheus at url (http or https, with
 // any path prefix it is served under).
@@ -35,23 +35,23 @@ func NewStepAggregator(url string) (*StepAggregator, error) {
 }
 
 // stepQuery sums one step's series over the shards, one sample per figure.
-func stepQuery(key scenarios.StepKey) string {
+func stepQuery(key capacity.StepKey) string {
 	return fmt.Sprintf(`sum by (figure) (%s_capacity_step{target=%q, scenario=%q, run=%q, step="%d"})`,
 		namespace, key.Target, key.Scenario, key.Run, key.Step)
 }
 
 // SumStep returns the step's figures summed over the shards that exported
 // them; Shards is 0 while none has.
-func (a *StepAggregator) SumStep(ctx context.Context, key scenarios.StepKey) (scenarios.StepTotals, error) {
+func (a *StepAggregator) SumStep(ctx context.Context, key capacity.StepKey) (capacity.StepTotals, error) {
 	ctx, cancel := context.WithTimeout(ctx, stepQueryTimeout)
 	defer cancel()
 	v, _, _, err := a.api.Query(ctx, stepQuery(key), time.Now())
 	if err != nil {
-		return scenarios.StepTotals{}, fmt.Errorf("querying Prometheus: %w", err)
+		return capacity.StepTotals{}, fmt.Errorf("querying Prometheus: %w", err)
 	}
 	vec, ok := v.(model.Vector)
 	if !ok {
-		return scenarios.StepTotals{}, fmt.Errorf("querying Prometheus: a %s, not an instant vector", v.Type())
+		return capacity.StepTotals{}, fmt.Errorf("querying Prometheus: a %s, not an instant vector", v.Type())
 	}
 	sums := map[string]int64{}
 	for _, s := range vec {
@@ -61,12 +61,12 @@ func (a *StepAggregator) SumStep(ctx context.Context, key scenarios.StepKey) (sc
 }
 
 // totalsOf reads the summed figures into the search's totals.
-func totalsOf(sums map[string]int64, step int) scenarios.StepTotals {
-	return scenarios.StepTotals{
+func totalsOf(sums map[string]int64, step int) capacity.StepTotals {
+	return capacity.StepTotals{
 		Shards:      int(sums[FigureShards]),
 		Connections: int(sums[FigureConnections]),
 		Saturated:   int(sums[FigureSaturated]),
-		Step: scenarios.CapacityStep{
+		Step: capacity.Step{
 			Number: step, Senders: int(sums[FigureSenders]),
 			Sent: sums[FigureSent], Expected: sums[FigureExpected], Received: sums[FigureReceived], Slow: sums[FigureSlow],
 			Unsent: sums[FigureUnsent], Throttled: sums[FigureThrottled], FailedConnections: int(sums[FigureFailedConnections]),

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/sleep"
 	"github.com/hubprobe/hubprobe/probe/clientconn"
 	"github.com/hubprobe/hubprobe/probe/signalrclient"
 	"github.com/hubprobe/hubprobe/signalr"
@@ -32,7 +33,7 @@ func (rn *Runner) connectAll(ctx context.Context, run *Run) error {
 	if err != nil {
 		return err
 	}
-	n := rn.connections()
+	n := rn.Connections()
 	clients := make([]*Client, n)
 	errs := make([]error, n)
 	limit := make(chan struct{}, rn.connectConcurrency())
@@ -89,7 +90,7 @@ func (rn *Runner) dialer(run *Run) (dialFunc, error) {
 func waitRegistered(ctx context.Context, run *Run) {
 	deadline := time.Now().Add(onConnectedWait)
 	for run.onConnected.Load() < int64(len(run.Clients)) && time.Now().Before(deadline) {
-		if !sleepCtx(ctx, 2*time.Millisecond) {
+		if sleep.For(ctx, 2*time.Millisecond) != nil {
 			return
 		}
 	}

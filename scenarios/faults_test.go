@@ -442,29 +442,23 @@ func schedulerAgainstHungTarget(t *testing.T) {
 	f := newSchedulerFixture(t, srv.URL())
 	s := faultScenario("scheduled", 2)
 	s.Schedule, s.Timeout = "@every 1s", 3*time.Second
-	if err := f.sched.Apply(oneJob(f.metrics, f.url, s), false); err != nil {
+	if err := f.Sched.Apply(oneJob(f.Metrics, f.URL, s), false); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(t, 10*time.Second, func() bool {
-		return counter(t, f.reg, "hubprobe_runs_total", "result", "failure") >= 3
+		return counter(t, f.Reg, "hubprobe_runs_total", "result", "failure") >= 3
 	})
-	stopped := make(chan struct{})
-	go func() { f.sched.Stop(); close(stopped) }()
-	select {
-	case <-stopped:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Stop did not return within 5 s")
-	}
+	stopBounded(t, f.Sched)
 	// Stop may cancel a run mid-connect: that run fails, but its
 	// connections did not, so they are not counted.
-	failed := counter(t, f.reg, "hubprobe_runs_total", "result", "failure")
-	if got := counter(t, f.reg, "hubprobe_connection_failures_total", "reason", "timeout"); got != 2*failed && got != 2*(failed-1) {
+	failed := counter(t, f.Reg, "hubprobe_runs_total", "result", "failure")
+	if got := counter(t, f.Reg, "hubprobe_connection_failures_total", "reason", "timeout"); got != 2*failed && got != 2*(failed-1) {
 		t.Errorf("connection_failures_total{reason=timeout} = %v after %v failed runs of 2 connections", got, failed)
 	}
-	if got := counter(t, f.reg, "hubprobe_connection_failures_total", "reason", "negotiate"); got != 0 {
+	if got := counter(t, f.Reg, "hubprobe_connection_failures_total", "reason", "negotiate"); got != 0 {
 		t.Errorf("connection_failures_total{reason=negotiate} = %v: a cancelled connect was counted as a hub failure", got)
 	}
-	if got := counter(t, f.reg, "hubprobe_runs_total", "result", "success"); got != 0 {
+	if got := counter(t, f.Reg, "hubprobe_runs_total", "result", "success"); got != 0 {
 		t.Errorf("runs_total{result=success} = %v against a hung target", got)
 	}
 }

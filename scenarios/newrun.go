@@ -12,7 +12,7 @@ import (
 func (rn *Runner) newRun(cfg config.Scenario, rec Recorder, kind Kind, at time.Time) *Run {
 	run := &Run{
 		Config: cfg, ID: runID(cfg.Name, at), shard: rn.Shard, first: rn.Shard.First(cfg.Connections),
-		tracker: newTracker(rec, rn.connections()), endpoint: rn.Endpoint,
+		tracker: newTracker(rec, rn.Connections()), endpoint: rn.Endpoint,
 	}
 	run.tracker.runID, run.tracker.first = run.ID, run.first
 	run.payloads = newPayloadBuilder(runMarker(run.ID, rn.Shard), cfg.MessageSize)
@@ -23,14 +23,14 @@ func (rn *Runner) newRun(cfg config.Scenario, rec Recorder, kind Kind, at time.T
 	return run
 }
 
-// connections is this shard's share of the scenario's connections.
-func (rn *Runner) connections() int { return rn.Shard.Share(rn.Scenario.Connections) }
+// Connections is this shard's share of the scenario's connections.
+func (rn *Runner) Connections() int { return rn.Shard.Share(rn.Scenario.Connections) }
 
 // Senders is how many of this shard's connections send in a run: its share
 // of senders, or all its connections when senders is 0.
 func (rn *Runner) Senders() int {
 	if s := rn.Scenario.Senders; s > 0 {
-		return min(rn.Shard.Share(s), rn.connections())
+		return min(rn.Shard.Share(s), rn.Connections())
 	}
-	return rn.connections()
+	return rn.Connections()
 }

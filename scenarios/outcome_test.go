@@ -1,7 +1,7 @@
 package scenarios
 
-// Tests of what a run or search concludes: its verdict, and whether a
-// failure was throttling.
+// Tests of what a run concludes: its verdict, and whether a failure was
+// throttling.
 
 import (
 	"fmt"
@@ -31,26 +31,6 @@ func TestResultVerdict(t *testing.T) {
 		{"failed", Result{Outcome: ResultFailure, Received: 100}, 3, VerdictMissed},
 	} {
 		if got := c.res.Verdict(c.senders); got != c.want {
-			t.Errorf("%s: verdict %d, want %d", c.name, got, c.want)
-		}
-	}
-}
-
-func TestCapacityVerdict(t *testing.T) {
-	held := CapacityStep{Number: 1}
-	missed := CapacityStep{Number: 2, Verdict: StopSlowMessages}
-	for _, c := range []struct {
-		name string
-		c    Capacity
-		want Verdict
-	}{
-		{"a step held, then one missed", Capacity{Steps: []CapacityStep{held, missed}, StopReason: StopSlowMessages}, VerdictMet},
-		{"every step held to max_steps", Capacity{Steps: []CapacityStep{held}, StopReason: StopMaxSteps}, VerdictMet},
-		{"the first step missed", Capacity{Steps: []CapacityStep{missed}, StopReason: StopSlowMessages}, VerdictMissed},
-		{"unfinished after a held step", Capacity{Steps: []CapacityStep{held}}, VerdictMissed},
-		{"probe saturated after a held step", Capacity{Steps: []CapacityStep{held, missed}, StopReason: StopProbeSaturated}, VerdictInconclusive},
-	} {
-		if got := c.c.Verdict(); got != c.want {
 			t.Errorf("%s: verdict %d, want %d", c.name, got, c.want)
 		}
 	}

@@ -2,6 +2,9 @@
 // clients, sets up routes (groups, target connections), paces sends
 // open-loop, accounts for every expected delivery and reports through a
 // Recorder. Each kind lives in its own file and registers in kinds below.
+// A run paces one sending window; the capacity search (package capacity)
+// drives the same connections through a Session, and package schedule
+// decides when either happens.
 package scenarios
 
 import (

@@ -123,18 +123,18 @@ func (r Result) WriteText(w io.Writer) error {
 		fmt.Sprintf("    Duplicated: %d, reordered: %d", r.Duplicated, r.Reordered),
 		fmt.Sprintf("    Requests/sec: %.2f", float64(r.Sent)/secs),
 		fmt.Sprintf("    Responses/sec: %.2f", float64(r.Received)/secs),
-		fmt.Sprintf("    Write throughput: %s/s", humanBytes(float64(r.SentBytes)/secs)),
-		fmt.Sprintf("    Read throughput: %s/s", humanBytes(float64(r.ReceivedBytes)/secs)),
+		fmt.Sprintf("    Write throughput: %s/s", FormatBytes(float64(r.SentBytes)/secs)),
+		fmt.Sprintf("    Read throughput: %s/s", FormatBytes(float64(r.ReceivedBytes)/secs)),
 		"  Latency:",
-		fmt.Sprintf("    50.00%%: %s", fmtLatency(r.Latency.P50)),
-		fmt.Sprintf("    90.00%%: %s", fmtLatency(r.Latency.P90)),
-		fmt.Sprintf("    99.00%%: %s", fmtLatency(r.Latency.P99)),
-		fmt.Sprintf("    max:    %s", fmtLatency(r.Latency.Max)),
+		fmt.Sprintf("    50.00%%: %s", FormatLatency(r.Latency.P50)),
+		fmt.Sprintf("    90.00%%: %s", FormatLatency(r.Latency.P90)),
+		fmt.Sprintf("    99.00%%: %s", FormatLatency(r.Latency.P99)),
+		fmt.Sprintf("    max:    %s", FormatLatency(r.Latency.Max)),
 		fmt.Sprintf("    >= 1 s: %d of %d", r.SlowMessages, r.Received),
 		"  Where the time goes:",
 		"    network round trip: " + fmtMeasured(r.RoundTrips, r.RoundTrip),
 		"    hub time:           " + fmtMeasured(r.HubTimes, r.HubTime),
-		fmt.Sprintf("  Probe send lag: p99 %s, max %s; sent %d of %d scheduled", fmtLatency(r.SendLag.P99), fmtLatency(r.MaxSendLag), r.Sent, r.Scheduled),
+		fmt.Sprintf("  Probe send lag: p99 %s, max %s; sent %d of %d scheduled", FormatLatency(r.SendLag.P99), FormatLatency(r.MaxSendLag), r.Sent, r.Scheduled),
 		"  Throttled: " + fmtThrottled(r.Throttled),
 		"  Result: " + verdict(r),
 	}
@@ -156,9 +156,9 @@ func batchLines(r Result) []string {
 	b := r.BatchLatency
 	return []string{
 		fmt.Sprintf("  Batches: %d, time to last message:", r.Batches),
-		fmt.Sprintf("    50.00%%: %s", fmtLatency(b.P50)),
-		fmt.Sprintf("    99.00%%: %s", fmtLatency(b.P99)),
-		fmt.Sprintf("    max:    %s", fmtLatency(b.Max)),
+		fmt.Sprintf("    50.00%%: %s", FormatLatency(b.P50)),
+		fmt.Sprintf("    99.00%%: %s", FormatLatency(b.P99)),
+		fmt.Sprintf("    max:    %s", FormatLatency(b.Max)),
 	}
 }
 
@@ -191,10 +191,12 @@ func fmtMeasured(n int64, q Quantiles) string {
 	if n == 0 {
 		return "not measured"
 	}
-	return fmt.Sprintf("p50 %s, p99 %s", fmtLatency(q.P50), fmtLatency(q.P99))
+	return fmt.Sprintf("p50 %s, p99 %s", FormatLatency(q.P50), FormatLatency(q.P99))
 }
 
-func fmtLatency(d time.Duration) string {
+// FormatLatency writes a latency as every report does: in milliseconds,
+// to the microsecond.
+func FormatLatency(d time.Duration) string {
 	return fmt.Sprintf("%.3f ms", float64(d)/float64(time.Millisecond))
 }
 
@@ -217,7 +219,9 @@ func fmtThrottled(m map[string]int64) string {
 	return s
 }
 
-func humanBytes(b float64) string {
+// FormatBytes writes a byte count (or rate) in binary units, as every
+// report does.
+func FormatBytes(b float64) string {
 	units := []string{"B", "KB", "MB", "GB"}
 	i := 0
 	for b >= 1024 && i < len(units)-1 {

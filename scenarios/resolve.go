@@ -21,6 +21,15 @@ type EmbeddedHubs interface {
 	ConnectionString(target string) (cs string, ok bool)
 }
 
+// Job is one scenario resolved against its target, ready to run on its
+// schedule.
+type Job struct {
+	Runner *Runner
+	// Target is what the runner's endpoint was resolved from: a change to
+	// it restarts the job as a change to the scenario does.
+	Target *config.Target
+}
+
 // Resolver turns the scenarios of a config into jobs: each bound to the
 // endpoint its target resolves to and to the recorder its runs report to.
 type Resolver struct {
@@ -36,10 +45,8 @@ type Resolver struct {
 	// AuthType, one credential per sign-in kept across runs; nil builds
 	// a credential for every resolve.
 	Credentials *azure.Credentials
-	// Shard is this process's part of every scenario; Search tunes sharded
-	// capacity searches.
-	Shard  Shard
-	Search SearchOptions
+	// Shard is this process's part of every scenario.
+	Shard Shard
 }
 
 // Jobs resolves every scenario of cfg, in order.
@@ -71,7 +78,6 @@ func (r Resolver) Job(cfg *config.Config, s config.Scenario) (Job, error) {
 		Recorder: r.Recorder(s),
 		Logger:   r.Logger.With().Str("target", s.Target).Str("scenario", s.Name).Logger(),
 		Shard:    r.Shard,
-		Search:   r.Search,
 	}}, nil
 }
 

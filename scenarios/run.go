@@ -1,11 +1,13 @@
 package scenarios
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -99,6 +101,43 @@ func (r *Run) Delivered(receiver int, payload json.RawMessage) {
 	}
 }
 
+// recordLatency handles the hub's RecordLatency(p) to the client at index
+// receiver and, from ServerPush, RecordLatency(p, i): one delivery of p (the
+// i-th of its batch), and for the batch's last index the end of a batch.
+// Payloads of other runs are ignored.
+func (r *Run) recordLatency(receiver int, args []json.RawMessage) {
+	if len(args) == 0 {
+		return
+	}
+	us, id, ok := r.payloads.Parse(args[0])
+	if !ok {
+		return
+	}
+	_, seq := splitMessageID(id)
+	pos := uint64(seq)
+	if r.batchSize > 0 {
+		index, ok := batchIndex(args, r.batchSize)
+		if !ok {
+			return
+		}
+		pos = pos*uint64(r.batchSize) + uint64(index)
+	}
+	latency := sinceStamp(us)
+	if r.tracker.delivered(receiver, id, pos, latency) && r.batchSize > 0 && pos%uint64(r.batchSize) == uint64(r.batchSize-1) {
+		r.tracker.batchDone(latency)
+	}
+}
+
+// batchIndex reads the index argument of a batch message, which must be
+// below size.
+func batchIndex(args []json.RawMessage, size int) (int, bool) {
+	if len(args) < 2 {
+		return 0, false
+	}
+	i, err := strconv.Atoi(string(bytes.TrimSpace(args[1])))
+	return i, err == nil && i >= 0 && i < size
+}
+
 // sendOne sends sender's next message, in buf, and counts it as sent when
 // the hub took it; a message whose send failed is expected nowhere.
 func (r *Run) sendOne(ctx context.Context, kind Kind, sender int, lag time.Duration, buf *[]byte) error {
@@ -126,8 +165,6 @@ type Runner struct {
 	// Shard is this process's part of the scenario; the zero value runs
 	// all of it.
 	Shard Shard
-	// Search tunes a sharded capacity search; see SearchOptions.
-	Search SearchOptions
 
 	pauseOnce sync.Once
 	pauseOwn  *Pause
@@ -138,36 +175,21 @@ type Runner struct {
 func (rn *Runner) Run(ctx context.Context) Result { return rn.RunAt(ctx, time.Now()) }
 
 // RunAt performs the run scheduled to start at at, which names it: every
-// shard running the scenario at that instant runs the same run.
+// shard running the scenario at that instant runs the same run. It runs
+// the scenario as a run whatever its mode: the scheduler gives a
+// capacity_search scenario to package capacity instead.
 func (rn *Runner) RunAt(ctx context.Context, at time.Time) Result {
-	if rn.Scenario.Mode == config.ModeCapacitySearch {
-		return rn.SearchCapacityAt(ctx, at).Result
-	}
-	start := time.Now()
-	res := Result{Scenario: rn.Scenario.Name, Target: rn.Scenario.Target, Kind: rn.Scenario.Kind, Start: start}
-	factory, err := rn.kindFactory()
-	if err != nil {
-		return rn.finish(res, nil, err)
-	}
-	kind := factory(rn.Scenario)
-	run := rn.newRun(rn.Scenario, rn.Recorder, kind, at)
-	return rn.finish(res, run, rn.execute(ctx, run, kind))
+	return rn.Drive(ctx, at, rn.Scenario, rn.Recorder, rn.execute)
 }
 
-func (rn *Runner) execute(ctx context.Context, run *Run, kind Kind) error {
-	defer rn.closeAll(ctx, run)
-	if err := rn.connectAll(ctx, run); err != nil {
-		return err
-	}
-	run.routes = make([]route, len(run.Clients))
-	if err := kind.Prepare(ctx, run); err != nil {
-		return fmt.Errorf("prepare: %w", err)
-	}
-	sendErr := rn.pace(ctx, run, kind)
-	rn.drain(ctx, run)
+// execute paces the run's one sending window, then waits for what is in
+// flight and checks every connection.
+func (rn *Runner) execute(ctx context.Context, s *Session) error {
+	run := s.run
+	sendErr := rn.pace(ctx, s)
 	// What has not arrived by now is lost, whatever comes while the run
 	// pings its connections and closes them.
-	run.tracker.closed.Store(true)
+	s.Drain(ctx)
 	if !run.tracker.complete() {
 		rn.checkAlive(ctx, run)
 	}
@@ -197,7 +219,7 @@ func (rn *Runner) finish(res Result, run *Run, err error) Result {
 	if err != nil {
 		res.Outcome, res.Error = ResultFailure, err.Error()
 		rn.Logger.Warn().Str("err", res.Error).Msg("run failed")
-	} else if why := saturation(res, rn.maxSendLag()); why != "" {
+	} else if why := saturation(res, rn.MaxSendLag()); why != "" {
 		res.Outcome, res.Error = ResultInconclusive, why
 		rn.Logger.Warn().Str("why", why).Msg("run inconclusive")
 	}
@@ -210,20 +232,19 @@ func (rn *Runner) finish(res Result, run *Run, err error) Result {
 // While the target throttles, sends that fall due are counted as throttled
 // instead (see Pause). Every send is bounded by the window plus the stall
 // wait, so a hub that blocks cannot stretch the run.
-func (rn *Runner) pace(ctx context.Context, run *Run, kind Kind) error {
-	p := pacer{senders: run.Senders(), interval: rn.Scenario.SendInterval, duration: rn.Scenario.Duration, lateLimit: rn.maxSendLag()}
-	sendCtx, cancel := context.WithTimeout(ctx, p.duration+p.lateLimit+rn.stallWait())
+func (rn *Runner) pace(ctx context.Context, s *Session) error {
+	run, senders, duration := s.run, s.run.Senders(), rn.Scenario.Duration
+	sendCtx, cancel := context.WithTimeout(ctx, duration+rn.MaxSendLag()+rn.stallWait())
 	defer cancel()
 	var firstErr error
 	var refused refusedSends
-	failed := make([]bool, p.senders)
+	failed := make([]bool, senders)
 	var buf []byte
-	began := time.Now()
-	made := p.run(sendCtx, func(sender int, lag time.Duration) {
+	s.Pace(sendCtx, senders, duration, func(sender int, lag time.Duration) {
 		if failed[sender] || refused.held(run, rn.pause(), time.Now()) {
 			return
 		}
-		err := run.sendOne(sendCtx, kind, sender, lag, &buf)
+		err := run.sendOne(sendCtx, s.kind, sender, lag, &buf)
 		if refused.add(run, rn.pause(), err) {
 			return // counted as throttled, not as sent; the sender goes on
 		}
@@ -234,16 +255,15 @@ func (rn *Runner) pace(ctx context.Context, run *Run, kind Kind) error {
 			}
 		}
 	})
-	run.tracker.paced(p.total(), made, time.Since(began))
 	if firstErr == nil {
 		firstErr = refused.err()
 	}
 	return firstErr
 }
 
-// maxSendLag is the scenario's max_send_lag, or its default for a scenario
+// MaxSendLag is the scenario's max_send_lag, or its default for a scenario
 // built without one.
-func (rn *Runner) maxSendLag() time.Duration {
+func (rn *Runner) MaxSendLag() time.Duration {
 	if d := rn.Scenario.MaxSendLag; d > 0 {
 		return d
 	}

@@ -2,7 +2,6 @@ package scenarios_test
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,21 +12,20 @@ import (
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
 )
 
-// scenario returns a small, fast scenario of the given kind.
-func scenario(kind string, connections int, duration, interval time.Duration) config.Scenario {
-	s := config.DefaultScenario
-	s.Name, s.Target, s.Kind = kind, "hub", kind
-	s.Connections, s.Duration, s.SendInterval = connections, duration, interval
-	s.MessageSize = 256
-	s.LossTimeout = 2 * time.Second
-	s.GroupSize = config.DefaultGroupSize
-	// Many small runs share two cores here; the saturation verdict has
-	// tests of its own, so these tolerate a late pacer.
-	s.MaxSendLag = 2 * time.Second
-	return s
-}
+// The shared rigs, under the names the tests of this package use.
+var (
+	scenario            = scenariostest.Scenario
+	counter             = scenariostest.Counter
+	waitUntil           = scenariostest.WaitUntil
+	oneJob              = scenariostest.OneJob
+	newSchedulerFixture = scenariostest.NewSchedulerFixture
+	stopBounded         = scenariostest.StopBounded
+)
+
+type nopRecorder = scenariostest.NopRecorder
 
 type runOutcome struct {
 	res     scenarios.Result
@@ -50,49 +48,6 @@ func runAgainst(t *testing.T, url string, s config.Scenario) runOutcome {
 }
 
 func startThirdParty(t *testing.T) *benchtest.Server { return benchtest.StartTest(t) }
-
-func counter(t *testing.T, reg *prometheus.Registry, name string, labels ...string) float64 {
-	t.Helper()
-	families, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]string{}
-	for i := 0; i+1 < len(labels); i += 2 {
-		want[labels[i]] = labels[i+1]
-	}
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-	metrics:
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				// quantile is a label only in the text format; summaries
-				// carry it on each quantile, matched below.
-				if v, ok := want[l.GetName()]; ok && v != l.GetValue() {
-					continue metrics
-				}
-			}
-			switch {
-			case m.Counter != nil:
-				return m.GetCounter().GetValue()
-			case m.Gauge != nil:
-				return m.GetGauge().GetValue()
-			case m.Histogram != nil:
-				return float64(m.GetHistogram().GetSampleCount())
-			case m.Summary != nil:
-				for _, q := range m.GetSummary().GetQuantile() {
-					if strconv.FormatFloat(q.GetQuantile(), 'g', -1, 64) == want["quantile"] {
-						return q.GetValue()
-					}
-				}
-			}
-		}
-	}
-	t.Fatalf("no series %s%v", name, labels)
-	return 0
-}
 
 func assertCounts(t *testing.T, o runOutcome, sent, expected int64) {
 	t.Helper()

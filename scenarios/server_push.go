@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strconv"
@@ -29,41 +28,4 @@ func (serverPush) Prepare(context.Context, *Run) error { return nil }
 func (k serverPush) Send(ctx context.Context, r *Run, sender int, payload json.RawMessage) (int, error) {
 	count := json.RawMessage(strconv.Itoa(k.batch))
 	return k.batch, r.Clients[sender].Conn.Send(ctx, "ServerPush", payload, count)
-}
-
-// recordLatency handles the hub's RecordLatency(p) to the client at index
-// receiver and, from ServerPush, RecordLatency(p, i): one delivery of p (the
-// i-th of its batch), and for the batch's last index the end of a batch.
-// Payloads of other runs are ignored.
-func (r *Run) recordLatency(receiver int, args []json.RawMessage) {
-	if len(args) == 0 {
-		return
-	}
-	us, id, ok := r.payloads.Parse(args[0])
-	if !ok {
-		return
-	}
-	_, seq := splitMessageID(id)
-	pos := uint64(seq)
-	if r.batchSize > 0 {
-		index, ok := batchIndex(args, r.batchSize)
-		if !ok {
-			return
-		}
-		pos = pos*uint64(r.batchSize) + uint64(index)
-	}
-	latency := sinceStamp(us)
-	if r.tracker.delivered(receiver, id, pos, latency) && r.batchSize > 0 && pos%uint64(r.batchSize) == uint64(r.batchSize-1) {
-		r.tracker.batchDone(latency)
-	}
-}
-
-// batchIndex reads the index argument of a batch message, which must be
-// below size.
-func batchIndex(args []json.RawMessage, size int) (int, bool) {
-	if len(args) < 2 {
-		return 0, false
-	}
-	i, err := strconv.Atoi(string(bytes.TrimSpace(args[1])))
-	return i, err == nil && i >= 0 && i < size
 }

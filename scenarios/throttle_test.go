@@ -21,6 +21,8 @@ import (
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/capacity"
+	"github.com/hubprobe/hubprobe/scenarios/schedule"
 	"github.com/hubprobe/hubprobe/throttle"
 )
 
@@ -38,7 +40,7 @@ func TestConnectionQuotaFailsEveryScheduledRun(t *testing.T) {
 	}
 	s := scenario("echo", 4, 200*time.Millisecond, 100*time.Millisecond)
 	s.Schedule, s.Timeout, s.ConnectTimeout = "@every 1s", 3*time.Second, 2*time.Second
-	sched := scenarios.NewScheduler(context.Background(), zerolog.Nop())
+	sched := schedule.New(context.Background(), zerolog.Nop(), capacity.SearchOptions{})
 	if err := sched.Apply(oneJob(m, srv.URL(), s), false); err != nil {
 		t.Fatal(err)
 	}
@@ -115,17 +117,6 @@ func checkStatusShowsThrottle(t *testing.T, reg *prometheus.Registry, history *e
 		}
 	}
 	t.Errorf("/status.json shows no failed run with its connection_limit throttles: %+v", status.Recent)
-}
-
-func stopBounded(t *testing.T, sched *scenarios.Scheduler) {
-	t.Helper()
-	stopped := make(chan struct{})
-	go func() { sched.Stop(); close(stopped) }()
-	select {
-	case <-stopped:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Stop did not return within 5 s")
-	}
 }
 
 // Past the hub's message rate limit each sending connection is closed with

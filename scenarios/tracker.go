@@ -10,9 +10,9 @@ import (
 	"github.com/hubprobe/hubprobe/probe/clientconn"
 )
 
-// slowThreshold is the capacity definition's line: a delivery at or above it
-// counts against the 99 % budget.
-const slowThreshold = time.Second
+// SlowThreshold is the capacity definition's line: a delivery at or above
+// it counts against the 99 % budget.
+const SlowThreshold = time.Second
 
 // tracker accounts for one run's deliveries. Counts are atomics because
 // every connection's read goroutine reports into it; only the exact-quantile
@@ -57,17 +57,18 @@ func newTracker(rec Recorder, clients int) *tracker {
 		rec:        rec,
 		ids:        newIdentities(clients),
 		roundTrips: make([]atomic.Int64, clients),
-		latencies:  newDurationHistogram(),
-		sendLags:   newDurationHistogram(),
-		rtts:       newDurationHistogram(),
-		hubTimes:   newDurationHistogram(),
+		latencies:  NewDurationHistogram(),
+		sendLags:   NewDurationHistogram(),
+		rtts:       NewDurationHistogram(),
+		hubTimes:   NewDurationHistogram(),
 		throttled:  map[string]int64{},
 	}
 }
 
-// newDurationHistogram keeps durations from 1 µs to an hour, in
-// microseconds, to 3 significant digits.
-func newDurationHistogram() *hdrhistogram.Histogram {
+// NewDurationHistogram keeps durations from 1 µs to an hour, in
+// microseconds, to 3 significant digits: every latency and lag histogram
+// of a run and of a capacity search's steps.
+func NewDurationHistogram() *hdrhistogram.Histogram {
 	return hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)
 }
 
@@ -167,7 +168,7 @@ func (t *tracker) raiseSlowest(latency time.Duration) bool {
 
 func (t *tracker) countDelivery(d Delivery) {
 	t.received.Add(1)
-	if d.Latency >= slowThreshold {
+	if d.Latency >= SlowThreshold {
 		t.slow.Add(1)
 	}
 	t.latencySum.Add(int64(d.Latency))
@@ -258,7 +259,7 @@ func (t *tracker) fill(r *Result) {
 }
 
 // countBatches makes the tracker keep times to last message (server_push).
-func (t *tracker) countBatches() { t.batches = newDurationHistogram() }
+func (t *tracker) countBatches() { t.batches = NewDurationHistogram() }
 
 // quantilesOf reads exact quantiles of a histogram in microseconds; all
 // zero when it is empty.

@@ -11,6 +11,7 @@ import (
 	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/capacity"
 	"github.com/hubprobe/hubprobe/webpubsub"
 	"github.com/hubprobe/hubprobe/webpubsub/eventhandler"
 )
@@ -97,8 +98,8 @@ func TestWebPubSubCapacitySearch(t *testing.T) {
 	s.Protocol, s.GroupSize, s.Mode = webpubsub.ProtocolJSON, 2, config.ModeCapacitySearch
 	s.CapacitySearch = &config.CapacitySearch{BaseSending: 2, Step: 2, StepDuration: 300 * time.Millisecond}
 	runner := &scenarios.Runner{Scenario: s, Endpoint: ep, Recorder: nopRecorder{}}
-	c := runner.SearchCapacity(localtest.Ctx(t, 20*time.Second))
-	if c.StopReason != scenarios.StopAllSending || len(c.Steps) != 2 {
+	c := capacity.Search(localtest.Ctx(t, 20*time.Second), runner, capacity.SearchOptions{})
+	if c.StopReason != capacity.StopAllSending || len(c.Steps) != 2 {
 		t.Fatalf("stopped for %q after %d steps (%s), want all_sending after 2", c.StopReason, len(c.Steps), c.Result.Error)
 	}
 	// 4 senders every 100 ms for 300 ms, each to a group of 2.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/capacity"
 )
 
 // Environment variables the shard flags read: the chart's StatefulSet sets
@@ -73,23 +74,23 @@ func (c *cli) addServeFlags(cmd *kingpin.CmdClause) {
 	cmd.Flag("capacity.prometheus-url", "Prometheus that scrapes every shard: a sharded capacity search judges each step by all shards' figures, "+
 		"read from its query API (without it, each shard judges its own).").StringVar(&f.prometheusURL)
 	cmd.Flag("capacity.prometheus-wait", "How long each step of a sharded capacity search waits for Prometheus to hold every shard's figures: "+
-		"at least the scrape interval.").Default(scenarios.DefaultAggregateWait.String()).DurationVar(&f.prometheusWait)
+		"at least the scrape interval.").Default(capacity.DefaultAggregateWait.String()).DurationVar(&f.prometheusWait)
 }
 
 // resolve parses the shard and what sharded capacity searches are judged
 // by; an error is a usage error.
-func (f serveSettings) resolve() (scenarios.Shard, scenarios.SearchOptions, error) {
+func (f serveSettings) resolve() (scenarios.Shard, capacity.SearchOptions, error) {
 	shard, err := f.shard.shard()
 	if err != nil {
-		return shard, scenarios.SearchOptions{}, err
+		return shard, capacity.SearchOptions{}, err
 	}
 	search, err := f.searchOptions()
 	return shard, search, err
 }
 
 // searchOptions builds what a sharded capacity search is judged by.
-func (f serveSettings) searchOptions() (scenarios.SearchOptions, error) {
-	opts := scenarios.SearchOptions{Wait: f.prometheusWait}
+func (f serveSettings) searchOptions() (capacity.SearchOptions, error) {
+	opts := capacity.SearchOptions{Wait: f.prometheusWait}
 	if f.prometheusWait <= 0 {
 		return opts, fmt.Errorf("--capacity.prometheus-wait %s must be positive", f.prometheusWait)
 	}

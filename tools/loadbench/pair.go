@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/sleep"
 	"github.com/hubprobe/hubprobe/tools/loadbench/floor"
 )
 
@@ -57,7 +58,7 @@ func runPair(ctx context.Context, spec pairSpec, o options) (m measurement, err 
 	if err != nil {
 		return m, err
 	}
-	if err := sleepCtx(ctx, settleTime); err != nil {
+	if err := sleep.For(ctx, settleTime); err != nil {
 		return m, err
 	}
 	w := &watcher{server: srv, n: o.n, window: o.measuredWindow()}
@@ -140,15 +141,4 @@ func parseReport(b []byte) (clientReport, error) {
 		return r, errors.New("the client's report shows no connections or no round trips")
 	}
 	return r, nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

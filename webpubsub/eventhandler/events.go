@@ -6,8 +6,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 
+	"github.com/hubprobe/hubprobe/internal/sleep"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
@@ -75,14 +75,8 @@ func (h *Handler) echo(w http.ResponseWriter, r *http.Request, hub string, dataT
 		h.refuse(w, http.StatusBadRequest, "", "user event data is not valid JSON", hub)
 		return
 	}
-	if h.opts.Delay > 0 {
-		t := time.NewTimer(h.opts.Delay)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			return // the service gave up; nobody reads an answer
-		}
+	if h.opts.Delay > 0 && sleep.For(r.Context(), h.opts.Delay) != nil {
+		return // the service gave up; nobody reads an answer
 	}
 	w.Header().Set("Content-Type", responseType(dataType))
 	w.WriteHeader(http.StatusOK)

@@ -1,15 +1,18 @@
-package scenarios
+package capacity
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"text/tabwriter"
+
+	"github.com/hubprobe/hubprobe/scenarios"
 )
 
-// CapacityReport is the machine-readable form of a capacity search, as
-// printed by `hubprobe run --output json` for a capacity_search scenario.
-type CapacityReport struct {
+// Report is the machine-readable form of a capacity search, as printed by
+// `hubprobe run --output json` for a capacity_search scenario.
+type Report struct {
 	Target              string  `json:"target"`
 	Scenario            string  `json:"scenario"`
 	Kind                string  `json:"kind"`
@@ -20,42 +23,42 @@ type CapacityReport struct {
 	// StopReason is one of StopReasons, empty when the search failed.
 	StopReason string `json:"stop_reason"`
 	// Capacity is the last step that held; null when none did.
-	Capacity *CapacityStepReport  `json:"capacity"`
-	Steps    []CapacityStepReport `json:"steps"`
-	Outcome  string               `json:"outcome"`
-	Error    string               `json:"error,omitempty"`
+	Capacity *StepReport  `json:"capacity"`
+	Steps    []StepReport `json:"steps"`
+	Outcome  string       `json:"outcome"`
+	Error    string       `json:"error,omitempty"`
 }
 
-// CapacityStepReport is one step of a CapacityReport.
-type CapacityStepReport struct {
-	Step                      int           `json:"step"`
-	Sending                   int           `json:"sending_connections"`
-	DurationSeconds           float64       `json:"duration_seconds"`
-	Sent                      int64         `json:"sent"`
-	Expected                  int64         `json:"expected"`
-	Received                  int64         `json:"received"`
-	Slow                      int64         `json:"slow"`
-	Missing                   int64         `json:"missing"`
-	SlowShare                 float64       `json:"slow_share"`
-	InboundMessagesPerSecond  float64       `json:"inbound_messages_per_second"`
-	OutboundMessagesPerSecond float64       `json:"outbound_messages_per_second"`
-	InboundBytesPerSecond     float64       `json:"inbound_bytes_per_second"`
-	OutboundBytesPerSecond    float64       `json:"outbound_bytes_per_second"`
-	Throttled                 int64         `json:"throttled"`
-	FailedConnections         int           `json:"failed_connections"`
-	Latency                   LatencyReport `json:"latency_seconds"`
-	MaxSendLagSeconds         float64       `json:"max_send_lag_seconds"`
-	Passed                    bool          `json:"passed"`
-	Verdict                   string        `json:"verdict,omitempty"`
+// StepReport is one step of a Report.
+type StepReport struct {
+	Step                      int                     `json:"step"`
+	Sending                   int                     `json:"sending_connections"`
+	DurationSeconds           float64                 `json:"duration_seconds"`
+	Sent                      int64                   `json:"sent"`
+	Expected                  int64                   `json:"expected"`
+	Received                  int64                   `json:"received"`
+	Slow                      int64                   `json:"slow"`
+	Missing                   int64                   `json:"missing"`
+	SlowShare                 float64                 `json:"slow_share"`
+	InboundMessagesPerSecond  float64                 `json:"inbound_messages_per_second"`
+	OutboundMessagesPerSecond float64                 `json:"outbound_messages_per_second"`
+	InboundBytesPerSecond     float64                 `json:"inbound_bytes_per_second"`
+	OutboundBytesPerSecond    float64                 `json:"outbound_bytes_per_second"`
+	Throttled                 int64                   `json:"throttled"`
+	FailedConnections         int                     `json:"failed_connections"`
+	Latency                   scenarios.LatencyReport `json:"latency_seconds"`
+	MaxSendLagSeconds         float64                 `json:"max_send_lag_seconds"`
+	Passed                    bool                    `json:"passed"`
+	Verdict                   string                  `json:"verdict,omitempty"`
 }
 
 // Report converts the search to its JSON form.
-func (c Capacity) Report() CapacityReport {
-	r := CapacityReport{
+func (c Capacity) Report() Report {
+	r := Report{
 		Target: c.Result.Target, Scenario: c.Result.Scenario, Kind: c.Result.Kind, Profile: c.Scenario.ProfileSummary(),
 		Connections: c.Scenario.Connections, MessageSize: c.Scenario.MessageSize,
 		SendIntervalSeconds: c.Scenario.SendInterval.Seconds(),
-		StopReason:          c.StopReason, Steps: []CapacityStepReport{},
+		StopReason:          c.StopReason, Steps: []StepReport{},
 		Outcome: c.Result.Outcome, Error: c.Result.Error,
 	}
 	for _, s := range c.Steps {
@@ -68,15 +71,15 @@ func (c Capacity) Report() CapacityReport {
 	return r
 }
 
-func (s CapacityStep) report() CapacityStepReport {
-	return CapacityStepReport{
+func (s Step) report() StepReport {
+	return StepReport{
 		Step: s.Number, Sending: s.Senders, DurationSeconds: s.Duration.Seconds(),
 		Sent: s.Sent, Expected: s.Expected, Received: s.Received, Slow: s.Slow, Missing: s.Missing(),
 		SlowShare:                s.SlowShare(),
 		InboundMessagesPerSecond: s.InboundMessagesPerSecond(), OutboundMessagesPerSecond: s.OutboundMessagesPerSecond(),
 		InboundBytesPerSecond: s.InboundBytesPerSecond(), OutboundBytesPerSecond: s.OutboundBytesPerSecond(),
 		Throttled: s.Throttled, FailedConnections: s.FailedConnections,
-		Latency: LatencyReport{
+		Latency: scenarios.LatencyReport{
 			P50: s.Latency.P50.Seconds(), P90: s.Latency.P90.Seconds(), P99: s.Latency.P99.Seconds(), Max: s.Latency.Max.Seconds(),
 		},
 		MaxSendLagSeconds: s.MaxSendLag.Seconds(), Passed: s.Passed(), Verdict: s.Verdict,
@@ -122,8 +125,8 @@ func (c Capacity) writeSteps(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%d\t%d\t%.2f\t%.2f\t%s/s\t%s/s\t%s\t%s\t%s\t%.2f %%\t%d\t%d\t%s\t\n",
 			st.Number, st.Senders, st.InboundMessagesPerSecond(), st.OutboundMessagesPerSecond(),
-			humanBytes(st.InboundBytesPerSecond()), humanBytes(st.OutboundBytesPerSecond()),
-			fmtLatency(st.Latency.P50), fmtLatency(st.Latency.P99), fmtLatency(st.Latency.Max),
+			scenarios.FormatBytes(st.InboundBytesPerSecond()), scenarios.FormatBytes(st.OutboundBytesPerSecond()),
+			scenarios.FormatLatency(st.Latency.P50), scenarios.FormatLatency(st.Latency.P99), scenarios.FormatLatency(st.Latency.Max),
 			100*st.SlowShare(), st.Throttled, st.FailedConnections, result)
 	}
 	return tw.Flush()
@@ -138,7 +141,7 @@ func (c Capacity) conclusion() []string {
 	if found, ok := c.Found(); ok {
 		lines = append(lines, fmt.Sprintf("  Capacity: %.2f msg/s in, %.2f msg/s out, %s/s in, %s/s out at step %d (%d sending connections)",
 			found.InboundMessagesPerSecond(), found.OutboundMessagesPerSecond(),
-			humanBytes(found.InboundBytesPerSecond()), humanBytes(found.OutboundBytesPerSecond()), found.Number, found.Senders))
+			scenarios.FormatBytes(found.InboundBytesPerSecond()), scenarios.FormatBytes(found.OutboundBytesPerSecond()), found.Number, found.Senders))
 	} else {
 		lines = append(lines, "  Capacity: none; the first step already broke the capacity definition")
 	}
@@ -146,7 +149,7 @@ func (c Capacity) conclusion() []string {
 }
 
 func (c Capacity) stopText() string {
-	last := CapacityStep{}
+	last := Step{}
 	if len(c.Steps) > 0 {
 		last = c.Steps[len(c.Steps)-1]
 	}
@@ -162,6 +165,52 @@ func (c Capacity) stopText() string {
 	default:
 		return fmt.Sprintf("max_steps reached after %d steps; the capacity is at least the last step", len(c.Steps))
 	}
+}
+
+// Verdict of a search: met when it finished and at least one step held,
+// for the capacity is then known.
+func (c Capacity) Verdict() scenarios.Verdict {
+	if c.StopReason == StopProbeSaturated {
+		return scenarios.VerdictInconclusive
+	}
+	if _, held := c.Found(); c.Measured() && held {
+		return scenarios.VerdictMet
+	}
+	return scenarios.VerdictMissed
+}
+
+// WriteReport prints a capacity search in format (scenarios.FormatText or
+// FormatJSON) and, when plotFile is set and a step ran, writes its plot
+// (SVG) there; the text report then says where.
+func WriteReport(w io.Writer, c Capacity, format, plotFile string) error {
+	var err error
+	if format == scenarios.FormatJSON {
+		err = c.WriteJSON(w)
+	} else {
+		err = c.WriteText(w)
+	}
+	if err != nil || plotFile == "" || len(c.Steps) == 0 {
+		return err
+	}
+	if err := writePlotFile(c, plotFile); err != nil {
+		return fmt.Errorf("writing the plot: %w", err)
+	}
+	if format != scenarios.FormatJSON {
+		_, err = fmt.Fprintf(w, "  Plot: %s\n", plotFile)
+	}
+	return err
+}
+
+func writePlotFile(c Capacity, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := c.WritePlot(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func writeLines(w io.Writer, lines []string) error {

@@ -1,4 +1,4 @@
-package scenarios
+package schedule
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/internal/sleep"
+	"github.com/hubprobe/hubprobe/scenarios"
 )
 
 // maxStartOffset caps the start offset of start_jitter.
@@ -95,29 +97,10 @@ func NextStart(sc config.Scenario, startJitter bool, t time.Time) (time.Time, er
 	return c.next(t), nil
 }
 
-// sleepUntil waits for t; false when ctx ended first.
-func sleepUntil(ctx context.Context, t time.Time) bool {
-	return sleepCtx(ctx, time.Until(t))
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
-// WaitForStart is when a one-off run starts: now, or for a shard the
+// WaitForStart is when a one-off run of rn starts: now, or for a shard the
 // scenario's next scheduled instant, waited for, so every shard starts
 // together. ok is false when ctx ended first.
-func (rn *Runner) WaitForStart(ctx context.Context, log zerolog.Logger) (time.Time, bool) {
+func WaitForStart(ctx context.Context, rn *scenarios.Runner, log zerolog.Logger) (time.Time, bool) {
 	if !rn.Shard.Sharded() {
 		return time.Now(), true
 	}
@@ -127,12 +110,8 @@ func (rn *Runner) WaitForStart(ctx context.Context, log zerolog.Logger) (time.Ti
 	}
 	log.Info().Time("start", at).Int("shard", rn.Shard.Index).Int("shards", rn.Shard.Count).
 		Msg("waiting for the scenario's next scheduled instant, when every shard starts")
-	t := time.NewTimer(time.Until(at))
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
+	if sleep.Until(ctx, at) != nil {
 		return time.Time{}, false
-	case <-t.C:
-		return at, true
 	}
+	return at, true
 }

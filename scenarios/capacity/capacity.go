@@ -1,11 +1,18 @@
-package scenarios
+// Package capacity finds how much a hub holds: the capacity search ramps
+// a scenario's sending connections step by step until a step breaks the
+// capacity definition (99 % of messages under 1 s, no failed connection,
+// no throttling), and reports each step as a table, JSON and a plot. The
+// shards of a sharded search step in lockstep and can be judged on their
+// summed figures. A search runs on the scenario engine (package scenarios)
+// and reports as one of its runs.
+package capacity
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/scenarios"
 )
 
 // Stop reasons of a capacity search: why the ramp ended. The first three
@@ -31,9 +38,9 @@ var StopReasons = []string{StopSlowMessages, StopConnectionFailures, StopThrottl
 // messages at 1 s or more, or of connections failed, ends the search.
 const capacityShareMax = 0.01
 
-// CapacityStep is what one step of a capacity search measured. Messages are
+// Step is what one step of a capacity search measured. Messages are
 // counted by the step that sent them, wherever they arrive.
-type CapacityStep struct {
+type Step struct {
 	Number   int // 1-based
 	Senders  int
 	Duration time.Duration // the step's sending time, the denominator of its rates
@@ -50,7 +57,7 @@ type CapacityStep struct {
 	Throttled     int64
 	// FailedConnections counts connections dropped or unable to send so far.
 	FailedConnections int
-	Latency           Quantiles
+	Latency           scenarios.Quantiles
 	MaxSendLag        time.Duration
 	// SendLagP99 is the p99 of the pacer's lateness; Unsent, the sends the
 	// pacer had not made when the step's window closed. A p99 over
@@ -63,21 +70,21 @@ type CapacityStep struct {
 }
 
 // Passed reports whether the step held to the capacity definition.
-func (s CapacityStep) Passed() bool { return s.Verdict == "" }
+func (s Step) Passed() bool { return s.Verdict == "" }
 
 // Missing counts messages of the step that had not arrived 1 s after it.
-func (s CapacityStep) Missing() int64 { return max(s.Expected-s.Received, 0) }
+func (s Step) Missing() int64 { return max(s.Expected-s.Received, 0) }
 
 // SlowShare is the share of the step's messages that took 1 s or more,
 // missing ones included; 1 when the step expected nothing.
-func (s CapacityStep) SlowShare() float64 {
+func (s Step) SlowShare() float64 {
 	if s.Expected <= 0 {
 		return 1
 	}
 	return float64(s.Slow+s.Missing()) / float64(s.Expected)
 }
 
-func (s CapacityStep) perSecond(n int64) float64 {
+func (s Step) perSecond(n int64) float64 {
 	if s.Duration <= 0 {
 		return 0
 	}
@@ -85,111 +92,103 @@ func (s CapacityStep) perSecond(n int64) float64 {
 }
 
 // InboundMessagesPerSecond is the rate the probe sent to the hub.
-func (s CapacityStep) InboundMessagesPerSecond() float64 { return s.perSecond(s.Sent) }
+func (s Step) InboundMessagesPerSecond() float64 { return s.perSecond(s.Sent) }
 
 // OutboundMessagesPerSecond is the rate of deliveries the hub made of the
 // step's messages, fan-out counted per receiver.
-func (s CapacityStep) OutboundMessagesPerSecond() float64 { return s.perSecond(s.Received) }
+func (s Step) OutboundMessagesPerSecond() float64 { return s.perSecond(s.Received) }
 
 // InboundBytesPerSecond is the probe's wire bandwidth towards the hub.
-func (s CapacityStep) InboundBytesPerSecond() float64 { return s.perSecond(s.SentBytes) }
+func (s Step) InboundBytesPerSecond() float64 { return s.perSecond(s.SentBytes) }
 
 // OutboundBytesPerSecond is the hub's wire bandwidth towards the probe.
-func (s CapacityStep) OutboundBytesPerSecond() float64 { return s.perSecond(s.ReceivedBytes) }
+func (s Step) OutboundBytesPerSecond() float64 { return s.perSecond(s.ReceivedBytes) }
 
 // Capacity is the outcome of a capacity search.
 type Capacity struct {
 	// Result is the search as one run: what the history, the status page
 	// and hubprobe_runs_total see.
-	Result Result
+	Result scenarios.Result
 	// Scenario is the configuration the search ran with.
 	Scenario config.Scenario
-	Steps    []CapacityStep
+	Steps    []Step
 	// StopReason is one of StopReasons; empty when the search could not
 	// finish (Result.Error says why).
 	StopReason string
 }
 
 // Found returns the last step that held: the capacity.
-func (c Capacity) Found() (CapacityStep, bool) {
+func (c Capacity) Found() (Step, bool) {
 	for i := len(c.Steps) - 1; i >= 0; i-- {
 		if c.Steps[i].Passed() {
 			return c.Steps[i], true
 		}
 	}
-	return CapacityStep{}, false
+	return Step{}, false
 }
 
 // Measured reports whether the search found the hub's capacity: it ended
 // for one of StopReasons other than the probe's own saturation.
 func (c Capacity) Measured() bool { return c.StopReason != "" && c.StopReason != StopProbeSaturated }
 
-// CapacityRecorder is implemented by recorders that export capacity
-// searches. SearchCapacity calls it once per measured search.
-type CapacityRecorder interface {
+// Recorder is implemented by recorders that export capacity searches. A
+// search calls it once it has measured the capacity.
+type Recorder interface {
 	CapacityFound(c Capacity)
 }
 
-// SearchCapacity runs the scenario's capacity search now: one set of
-// connections, and steps of ever more senders until a step breaks the
-// capacity definition. Like Run it reports the search as a run and closes
-// everything it opened.
-func (rn *Runner) SearchCapacity(ctx context.Context) Capacity {
-	return rn.SearchCapacityAt(ctx, time.Now())
+// Search runs rn's capacity search now: one set of connections, and steps
+// of ever more senders until a step breaks the capacity definition. Like
+// a run it reports the search as a run, to rn's recorder, and closes
+// everything it opened. opts tune a sharded search.
+func Search(ctx context.Context, rn *scenarios.Runner, opts SearchOptions) Capacity {
+	return SearchAt(ctx, rn, opts, time.Now())
 }
 
-// SearchCapacityAt runs the search scheduled to start at at. The shards of
-// a sharded search step in lockstep from that instant (see stepClock).
-func (rn *Runner) SearchCapacityAt(ctx context.Context, at time.Time) Capacity {
-	return rn.search(ctx, newStepRecorder(rn.Recorder), at)
+// SearchAt runs the search scheduled to start at at. The shards of a
+// sharded search step in lockstep from that instant (see stepClock).
+func SearchAt(ctx context.Context, rn *scenarios.Runner, opts SearchOptions, at time.Time) Capacity {
+	return (&searcher{Runner: rn, opts: opts}).search(ctx, newStepRecorder(rn.Recorder), at)
+}
+
+// searcher runs one scenario's capacity search.
+type searcher struct {
+	*scenarios.Runner
+	opts SearchOptions
 }
 
 // search runs the capacity search with steps accounting for every step.
-func (rn *Runner) search(ctx context.Context, steps *stepRecorder, at time.Time) Capacity {
-	c := Capacity{Scenario: rn.Scenario}
-	res := Result{Scenario: rn.Scenario.Name, Target: rn.Scenario.Target, Kind: rn.Scenario.Kind, Start: time.Now()}
-	factory, err := rn.kindFactory()
-	if err != nil {
-		c.Result = rn.finish(res, nil, err)
-		return c
-	}
-	cfg := rn.Scenario
+func (sr *searcher) search(ctx context.Context, steps *stepRecorder, at time.Time) Capacity {
+	c := Capacity{Scenario: sr.Scenario}
+	cfg := sr.Scenario
 	// Any connection may send in a later step, so every one gets a route.
 	cfg.Senders = 0
-	kind := factory(cfg)
-	run := rn.newRun(cfg, steps, kind, at)
-	err = rn.ramp(ctx, run, kind, steps, &c, at)
-	if err != nil {
-		c.StopReason = ""
-	}
-	c.Result = rn.finish(res, run, err)
-	if cr, ok := rn.Recorder.(CapacityRecorder); ok && c.Measured() {
+	c.Result = sr.Drive(ctx, at, cfg, steps, func(ctx context.Context, run *scenarios.Session) error {
+		err := sr.ramp(ctx, run, steps, &c, at)
+		if err != nil {
+			c.StopReason = ""
+		}
+		return err
+	})
+	if cr, ok := sr.Recorder.(Recorder); ok && c.Measured() {
 		cr.CapacityFound(c)
 	}
 	return c
 }
 
-// ramp connects, prepares, and runs steps until one breaks the definition
-// or the ramp is exhausted. A sharded search sizes its ramp and judges its
-// failures by all the scenario's connections, every shard sending its share
-// of each step's senders.
-func (rn *Runner) ramp(ctx context.Context, run *Run, kind Kind, rec *stepRecorder, c *Capacity, at time.Time) error {
-	defer rn.closeAll(ctx, run)
-	if err := rn.connectAll(ctx, run); err != nil {
-		return err
-	}
-	run.routes = make([]route, len(run.Clients))
-	if err := kind.Prepare(ctx, run); err != nil {
-		return fmt.Errorf("prepare: %w", err)
-	}
-	total := rn.Scenario.Connections
+// ramp runs steps until one breaks the definition or the ramp is
+// exhausted. A sharded search sizes its ramp and judges its failures by
+// all the scenario's connections, every shard sending its share of each
+// step's senders.
+func (sr *searcher) ramp(ctx context.Context, run *scenarios.Session, rec *stepRecorder, c *Capacity, at time.Time) error {
+	total := sr.Scenario.Connections
 	search := config.CapacitySearchFor(total)
-	if rn.Scenario.CapacitySearch != nil {
-		search = *rn.Scenario.CapacitySearch
+	if sr.Scenario.CapacitySearch != nil {
+		search = *sr.Scenario.CapacitySearch
 	}
-	health := newConnHealth(len(run.Clients))
+	health := newConnHealth(run.Connections())
 	n := search.Steps(total)
-	clock, err := rn.stepClock(ctx, search, at, n)
+	clock, err := sr.stepClock(ctx, search, at, n)
 	if err != nil {
 		return err
 	}
@@ -197,9 +196,9 @@ func (rn *Runner) ramp(ctx context.Context, run *Run, kind Kind, rec *stepRecord
 		if err := clock.begin(ctx, i); err != nil {
 			return err
 		}
-		step, err := rn.step(ctx, run, kind, rec, health, search, i)
+		step, err := sr.step(ctx, run, rec, health, search, i)
 		if err == nil {
-			step.Verdict, err = rn.verdict(ctx, run, rec, step, clock.start(i+1))
+			step.Verdict, err = sr.verdict(ctx, run, rec, step, clock.start(i+1))
 		}
 		if err != nil {
 			return err
@@ -216,62 +215,59 @@ func (rn *Runner) ramp(ctx context.Context, run *Run, kind Kind, rec *stepRecord
 			c.StopReason = StopMaxSteps
 		}
 	}
-	rn.drain(ctx, run)
-	run.tracker.closed.Store(true)
+	run.Drain(ctx)
 	return ctx.Err()
 }
 
 // step sends with this shard's share of search.Senders(i) connections for
 // one step duration and waits for the step's messages to arrive or turn 1 s
 // old; verdict then judges it.
-func (rn *Runner) step(ctx context.Context, run *Run, kind Kind, rec *stepRecorder, health *connHealth,
-	search config.CapacitySearch, i int) (CapacityStep, error) {
-	senders := rn.Shard.Share(search.Senders(i))
-	p := pacer{senders: senders, interval: rn.Scenario.SendInterval, duration: search.StepDuration, lateLimit: rn.maxSendLag()}
-	sentBefore, expectedBefore := run.tracker.sent.Load(), run.tracker.expected.Load()
+func (sr *searcher) step(ctx context.Context, run *scenarios.Session, rec *stepRecorder, health *connHealth,
+	search config.CapacitySearch, i int) (Step, error) {
+	senders := sr.Shard.Share(search.Senders(i))
+	sentBefore, expectedBefore := run.Sent(), run.Expected()
 	stats := rec.begin()
 	began := time.Now()
-	paced := rn.paceStep(ctx, run, kind, p, health)
+	paced := paceStep(ctx, run, senders, search.StepDuration, health)
 	sendTime := max(time.Since(began), search.StepDuration)
-	expected := run.tracker.expected.Load() - expectedBefore
-	settle(ctx, rec, stats, expected, time.Now().Add(slowThreshold))
+	expected := run.Expected() - expectedBefore
+	settle(ctx, rec, stats, expected, time.Now().Add(scenarios.SlowThreshold))
 	if err := ctx.Err(); err != nil {
-		return CapacityStep{}, err
+		return Step{}, err
 	}
 	rec.idle()
 	failed, throttledDrops := health.check(run)
 	step := rec.snapshot(stats)
-	step.Number, step.Senders, step.Duration, step.MaxSendLag = i+1, p.senders, sendTime, paced.maxLag
+	step.Number, step.Senders, step.Duration, step.MaxSendLag = i+1, senders, sendTime, paced.maxLag
 	step.SendLagP99, step.Unsent = paced.lagP99, paced.unsent
-	step.Sent, step.Expected = run.tracker.sent.Load()-sentBefore, expected
+	step.Sent, step.Expected = run.Sent()-sentBefore, expected
 	step.FailedConnections, step.Throttled = failed, step.Throttled+throttledDrops
 	return step, nil
 }
 
-// paceStep sends on the open-loop schedule of p. A sender whose send fails
-// is marked failed and sends no more; it counts as a failed connection. It
-// returns how the pacer kept to the schedule.
-func (rn *Runner) paceStep(ctx context.Context, run *Run, kind Kind, p pacer, health *connHealth) pacing {
-	lags := newDurationHistogram()
+// paceStep sends from senders connections for duration on the open-loop
+// schedule. A sender whose send fails is marked failed and sends no more;
+// it counts as a failed connection. It returns how the pacer kept to the
+// schedule.
+func paceStep(ctx context.Context, run *scenarios.Session, senders int, duration time.Duration, health *connHealth) pacing {
+	lags := scenarios.NewDurationHistogram()
 	var maxLag time.Duration
 	var buf []byte
-	began := time.Now()
-	made := p.run(ctx, func(sender int, lag time.Duration) {
+	scheduled, made := run.Pace(ctx, senders, duration, func(sender int, lag time.Duration) {
 		maxLag = max(maxLag, lag)
 		_ = lags.RecordValue(max(lag.Microseconds(), 1))
 		if health.failed[sender] {
 			return
 		}
-		err := run.sendOne(ctx, kind, sender, lag, &buf)
-		if new(refusedSends).add(run, rn.pause(), err) {
+		refused, err := run.Send(ctx, sender, lag, &buf)
+		if refused {
 			return // a throttle stops the search; the sender is not broken
 		}
 		if err != nil && ctx.Err() == nil {
 			health.sendFailed(sender)
 		}
 	})
-	run.tracker.paced(p.total(), made, time.Since(began))
-	return pacing{maxLag: maxLag, lagP99: time.Duration(lags.ValueAtQuantile(99)) * time.Microsecond, unsent: p.total() - made}
+	return pacing{maxLag: maxLag, lagP99: time.Duration(lags.ValueAtQuantile(99)) * time.Microsecond, unsent: scheduled - made}
 }
 
 // pacing is how a step's pacer kept to its schedule.
@@ -298,7 +294,7 @@ func settle(ctx context.Context, rec *stepRecorder, stats *stepStats, expected i
 // connections come first: they make the other figures incomplete. A step
 // with no senders (a shard's share of a small step) has no messages to
 // judge.
-func judge(s CapacityStep, connections int, maxSendLag time.Duration) string {
+func judge(s Step, connections int, maxSendLag time.Duration) string {
 	switch {
 	case probeSaturated(s, maxSendLag):
 		return StopProbeSaturated
@@ -313,7 +309,7 @@ func judge(s CapacityStep, connections int, maxSendLag time.Duration) string {
 }
 
 // probeSaturated reports whether the probe could not drive the step.
-func probeSaturated(s CapacityStep, maxSendLag time.Duration) bool {
+func probeSaturated(s Step, maxSendLag time.Duration) bool {
 	return s.SendLagP99 > maxSendLag || s.Unsent > 0
 }
 
@@ -334,17 +330,13 @@ func (h *connHealth) sendFailed(i int) { h.failed[i] = true }
 // were the hub throttling. Like the rest of the search they stay out of the
 // scenario's connection failure and throttle series: the search provoked
 // them.
-func (h *connHealth) check(run *Run) (failed int, throttled int64) {
-	for i, c := range run.Clients {
-		select {
-		case <-c.done():
-			if !h.dropped[i] {
-				h.dropped[i] = true
-				if _, ok := throttledBy(c.err()); ok {
-					throttled++
-				}
+func (h *connHealth) check(run *scenarios.Session) (failed int, throttled int64) {
+	for i := range run.Connections() {
+		if ended, byThrottle := run.Ended(i); ended && !h.dropped[i] {
+			h.dropped[i] = true
+			if byThrottle {
+				throttled++
 			}
-		default:
 		}
 		if h.failed[i] || h.dropped[i] {
 			failed++

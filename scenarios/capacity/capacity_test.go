@@ -1,4 +1,4 @@
-package scenarios_test
+package capacity_test
 
 import (
 	"bytes"
@@ -12,19 +12,22 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
-	"github.com/hubprobe/hubprobe/probe/clientconn"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/capacity"
+	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
+	"github.com/hubprobe/hubprobe/scenarios/schedule"
 )
 
 // saturatingHub is the embedded hub made to saturate: while the messages it
-// receives stay at or under capacity per second it delivers at once; above,
-// every delivery waits (rate/capacity − 1) × 50 s, at most 3 s. The rate is
+// receives stay at or under limit per second it delivers at once; above,
+// every delivery waits (rate/limit − 1) × 50 s, at most 3 s. The rate is
 // measured over the last second, so it follows a step of the ramp.
-func saturatingHub(t *testing.T, capacity float64) string {
+func saturatingHub(t *testing.T, limit float64) string {
 	t.Helper()
 	reg := prometheus.NewRegistry()
 	h, srv := hubtest.StartHub(t, hub.Options{}, reg)
@@ -32,7 +35,7 @@ func saturatingHub(t *testing.T, capacity float64) string {
 	go func() {
 		defer close(done)
 		followLoad(stop, reg, func(rate float64) {
-			over := max(rate/capacity-1, 0)
+			over := max(rate/limit-1, 0)
 			h.SetDeliveryDelay(min(time.Duration(over*50*float64(time.Second)), 3*time.Second))
 		})
 	}()
@@ -85,11 +88,11 @@ func hubReceived(reg *prometheus.Registry) float64 {
 type captureRecorder struct {
 	scenarios.Recorder
 	mu   sync.Mutex
-	last *scenarios.Capacity
+	last *capacity.Capacity
 }
 
-func (c *captureRecorder) CapacityFound(found scenarios.Capacity) {
-	c.Recorder.(scenarios.CapacityRecorder).CapacityFound(found)
+func (c *captureRecorder) CapacityFound(found capacity.Capacity) {
+	c.Recorder.(capacity.Recorder).CapacityFound(found)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.last = &found
@@ -101,7 +104,7 @@ func (c *captureRecorder) CapacityFound(found scenarios.Capacity) {
 // past 1 s, so the capacity is step 2 and the reason slow_messages.
 func TestCapacitySearchStopsWhereTheHubSaturates(t *testing.T) {
 	url := saturatingHub(t, 50)
-	s := scenario("echo", 4, time.Second, 50*time.Millisecond)
+	s := scenariostest.Scenario("echo", 4, time.Second, 50*time.Millisecond)
 	s.Name, s.LossTimeout, s.Mode = "echo-capacity", 4*time.Second, config.ModeCapacitySearch
 	s.CapacitySearch = &config.CapacitySearch{BaseSending: 1, Step: 1, StepDuration: time.Second}
 	reg := prometheus.NewRegistry()
@@ -115,7 +118,7 @@ func TestCapacitySearchStopsWhereTheHubSaturates(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
-	res := runner.Run(ctx) // the scheduler's entry point runs the search for this mode
+	res := schedule.Run(ctx, runner, capacity.SearchOptions{}, time.Now()) // the scheduler's entry point runs the search for this mode
 	if res.Outcome != scenarios.ResultSuccess {
 		t.Fatalf("search failed: %s", res.Error)
 	}
@@ -143,9 +146,9 @@ func TestCapacitySearchStopsWhereTheHubSaturates(t *testing.T) {
 	checkExported(t, reg, s, found)
 }
 
-func checkSteps(t *testing.T, c scenarios.Capacity) {
+func checkSteps(t *testing.T, c capacity.Capacity) {
 	t.Helper()
-	if c.StopReason != scenarios.StopSlowMessages || len(c.Steps) != 3 {
+	if c.StopReason != capacity.StopSlowMessages || len(c.Steps) != 3 {
 		t.Fatalf("stopped for %q after %d steps, want slow_messages after 3: %+v", c.StopReason, len(c.Steps), c.Steps)
 	}
 	for i, st := range c.Steps {
@@ -166,7 +169,7 @@ func checkSteps(t *testing.T, c scenarios.Capacity) {
 
 // checkExported compares the exported capacity with the step it came from,
 // and checks the search stayed out of the SLO series.
-func checkExported(t *testing.T, reg *prometheus.Registry, s config.Scenario, found scenarios.CapacityStep) {
+func checkExported(t *testing.T, reg *prometheus.Registry, s config.Scenario, found capacity.Step) {
 	t.Helper()
 	labels := []string{"target", s.Target, "scenario", s.Name}
 	gauges := []struct {
@@ -179,22 +182,22 @@ func checkExported(t *testing.T, reg *prometheus.Registry, s config.Scenario, fo
 		{"hubprobe_capacity_bandwidth_bytes_per_second", "outbound", found.OutboundBytesPerSecond()},
 	}
 	for _, g := range gauges {
-		if got := counter(t, reg, g.name, append(labels, "direction", g.direction)...); got != g.want || got <= 0 {
+		if got := scenariostest.Counter(t, reg, g.name, append(labels, "direction", g.direction)...); got != g.want || got <= 0 {
 			t.Errorf("%s{direction=%q} = %g, want the capacity step's %g", g.name, g.direction, got, g.want)
 		}
 	}
 	for name, want := range map[string]float64{"hubprobe_capacity_steps": 3, "hubprobe_capacity_senders": 2} {
-		if got := counter(t, reg, name, labels...); got != want {
+		if got := scenariostest.Counter(t, reg, name, labels...); got != want {
 			t.Errorf("%s = %g, want %g", name, got, want)
 		}
 	}
-	if got := counter(t, reg, "hubprobe_capacity_stop_reason", append(labels, "reason", "slow_messages")...); got != 1 {
+	if got := scenariostest.Counter(t, reg, "hubprobe_capacity_stop_reason", append(labels, "reason", "slow_messages")...); got != 1 {
 		t.Errorf("stop reason slow_messages = %g, want 1", got)
 	}
-	if got := counter(t, reg, "hubprobe_messages_sent_total", labels...); got != 0 {
+	if got := scenariostest.Counter(t, reg, "hubprobe_messages_sent_total", labels...); got != 0 {
 		t.Errorf("the search fed %g messages into hubprobe_messages_sent_total, want none", got)
 	}
-	if got := counter(t, reg, "hubprobe_runs_total", append(labels, "result", "success")...); got != 1 {
+	if got := scenariostest.Counter(t, reg, "hubprobe_runs_total", append(labels, "result", "success")...); got != 1 {
 		t.Errorf("runs_total{result=success} = %g, want 1", got)
 	}
 }
@@ -203,15 +206,15 @@ func checkExported(t *testing.T, reg *prometheus.Registry, s config.Scenario, fo
 // saturates: every connection ends up sending and the search says the
 // capacity is at least the last step.
 func TestCapacitySearchRunsOutOfSenders(t *testing.T) {
-	srv := startThirdParty(t)
-	s := scenario("broadcast", 3, time.Second, 100*time.Millisecond)
+	srv := benchtest.StartTest(t)
+	s := scenariostest.Scenario("broadcast", 3, time.Second, 100*time.Millisecond)
 	s.Mode = config.ModeCapacitySearch
 	s.CapacitySearch = &config.CapacitySearch{BaseSending: 1, Step: 2, StepDuration: 300 * time.Millisecond}
-	runner := &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: srv.URL}, Recorder: nopRecorder{}}
+	runner := &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: srv.URL}, Recorder: scenariostest.NopRecorder{}}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c := runner.SearchCapacity(ctx)
-	if c.StopReason != scenarios.StopAllSending || len(c.Steps) != 2 {
+	c := capacity.Search(ctx, runner, capacity.SearchOptions{})
+	if c.StopReason != capacity.StopAllSending || len(c.Steps) != 2 {
 		t.Fatalf("stopped for %q after %d steps (%s), want all_sending after 2", c.StopReason, len(c.Steps), c.Result.Error)
 	}
 	found, _ := c.Found()
@@ -238,29 +241,29 @@ func TestCapacitySearchRunsOutOfSenders(t *testing.T) {
 
 // A search that cannot connect reports a failed run and no capacity.
 func TestCapacitySearchThatCannotConnect(t *testing.T) {
-	dead := startThirdParty(t)
+	dead := benchtest.StartTest(t)
 	url := dead.URL
 	dead.Close()
-	s := scenario("echo", 2, time.Second, 100*time.Millisecond)
+	s := scenariostest.Scenario("echo", 2, time.Second, 100*time.Millisecond)
 	s.Mode, s.ConnectTimeout = config.ModeCapacitySearch, 2*time.Second
 	rec := &captureRecorder{Recorder: capacityNop{}}
 	runner := &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: url}, Recorder: rec}
-	c := runner.SearchCapacity(context.Background())
+	c := capacity.Search(context.Background(), runner, capacity.SearchOptions{})
 	if c.Result.Outcome != scenarios.ResultFailure || c.Measured() || rec.last != nil {
 		t.Errorf("outcome %q, measured %v, exported %v; want a failure with nothing exported", c.Result.Outcome, c.Measured(), rec.last != nil)
 	}
 }
 
 func TestCapacityReportAndPlot(t *testing.T) {
-	c := scenarios.Capacity{
+	c := capacity.Capacity{
 		Result:     scenarios.Result{Target: "hub", Scenario: "echo", Kind: "echo", Outcome: scenarios.ResultSuccess},
 		Scenario:   config.DefaultScenario,
-		StopReason: scenarios.StopThrottled,
-		Steps: []scenarios.CapacityStep{
+		StopReason: capacity.StopThrottled,
+		Steps: []capacity.Step{
 			{Number: 1, Senders: 5, Duration: 10 * time.Second, Sent: 50, Expected: 50, Received: 50,
 				SentBytes: 120000, ReceivedBytes: 130000, Latency: scenarios.Quantiles{P99: 20 * time.Millisecond}},
 			{Number: 2, Senders: 10, Duration: 10 * time.Second, Sent: 100, Expected: 100, Received: 100, Throttled: 3,
-				Latency: scenarios.Quantiles{P99: 2 * time.Second}, Verdict: scenarios.StopThrottled},
+				Latency: scenarios.Quantiles{P99: 2 * time.Second}, Verdict: capacity.StopThrottled},
 		},
 	}
 	var text bytes.Buffer
@@ -279,7 +282,7 @@ func TestCapacityReportAndPlot(t *testing.T) {
 	if err := c.WriteJSON(&js); err != nil {
 		t.Fatal(err)
 	}
-	var report scenarios.CapacityReport
+	var report capacity.Report
 	if err := json.Unmarshal(js.Bytes(), &report); err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +296,7 @@ func TestCapacityReportAndPlot(t *testing.T) {
 // checkPlot parses the SVG: three series with a point per step, and the
 // dashed 1 s line on the latency axis (0 to 2.5 s here: p99 2 s × 1.1,
 // rounded up).
-func checkPlot(t *testing.T, c scenarios.Capacity) {
+func checkPlot(t *testing.T, c capacity.Capacity) {
 	t.Helper()
 	var svg bytes.Buffer
 	if err := c.WritePlot(&svg); err != nil {
@@ -331,27 +334,6 @@ func checkPlot(t *testing.T, c scenarios.Capacity) {
 	}
 }
 
-// nopRecorder discards everything.
-type nopRecorder struct{}
+type capacityNop struct{ scenariostest.NopRecorder }
 
-func (nopRecorder) HTTPResponse(string, int)           {}
-func (nopRecorder) BytesSent(int)                      {}
-func (nopRecorder) BytesReceived(int)                  {}
-func (nopRecorder) MessageSent()                       {}
-func (nopRecorder) MessageReceived(scenarios.Delivery) {}
-func (nopRecorder) MessagesLost(int)                   {}
-func (nopRecorder) MessageDuplicated()                 {}
-func (nopRecorder) MessageReordered()                  {}
-func (nopRecorder) SendLag(time.Duration)              {}
-func (nopRecorder) Throttled(string)                   {}
-func (nopRecorder) Connected(clientconn.ConnectTiming) {}
-func (nopRecorder) RoundTrip(time.Duration)            {}
-func (nopRecorder) ConnectionFailed(string)            {}
-func (nopRecorder) ConnectionOpened()                  {}
-func (nopRecorder) ConnectionClosed()                  {}
-func (nopRecorder) Reconnected()                       {}
-func (nopRecorder) RunFinished(scenarios.Result)       {}
-
-type capacityNop struct{ nopRecorder }
-
-func (capacityNop) CapacityFound(scenarios.Capacity) {}
+func (capacityNop) CapacityFound(capacity.Capacity) {}

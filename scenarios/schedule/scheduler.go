@@ -1,4 +1,8 @@
-package scenarios
+// Package schedule owns time: it runs every scenario on its schedule,
+// aligned to the clock so that processes and shards sharing a scenario run
+// it at the same instants, and hands each run to the scenario engine or,
+// for a capacity_search scenario, to the capacity search.
+package schedule
 
 import (
 	"context"
@@ -10,16 +14,10 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/internal/sleep"
+	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/capacity"
 )
-
-// Job is one scenario resolved against its target, ready to run on its
-// schedule (see Resolver).
-type Job struct {
-	Runner *Runner
-	// Target is what the runner's endpoint was resolved from: a change to
-	// it restarts the job as a change to the scenario does.
-	Target *config.Target
-}
 
 // Scheduler owns time: it runs every scenario on its schedule, never two runs
 // of one scenario at once, each bounded by its timeout and cancelled with the
@@ -27,8 +25,9 @@ type Job struct {
 // multiple of 30 s since the Unix epoch), so processes sharing a scenario run
 // it together.
 type Scheduler struct {
-	ctx context.Context
-	log zerolog.Logger
+	ctx    context.Context
+	log    zerolog.Logger
+	search capacity.SearchOptions
 
 	mu      sync.Mutex
 	entries map[string]*entry
@@ -39,16 +38,17 @@ type Scheduler struct {
 type entry struct {
 	scenario config.Scenario
 	target   *config.Target
-	runner   *Runner
+	runner   *scenarios.Runner
 	clock    runClock
 	ctx      context.Context
 	cancel   context.CancelFunc
 	running  atomic.Bool
 }
 
-// NewScheduler starts an empty scheduler; Apply gives it jobs.
-func NewScheduler(ctx context.Context, log zerolog.Logger) *Scheduler {
-	return &Scheduler{ctx: ctx, log: log, entries: map[string]*entry{}}
+// New starts an empty scheduler; Apply gives it jobs. search tunes the
+// sharded capacity searches it runs.
+func New(ctx context.Context, log zerolog.Logger, search capacity.SearchOptions) *Scheduler {
+	return &Scheduler{ctx: ctx, log: log, search: search, entries: map[string]*entry{}}
 }
 
 // Apply makes the schedule match jobs: new scenarios start, removed ones
@@ -56,13 +56,13 @@ func NewScheduler(ctx context.Context, log zerolog.Logger) *Scheduler {
 // ones keep their rhythm. With startJitter, scenarios sharing a schedule are
 // spread out rather than started at once. A job with no connection on this
 // shard is not scheduled.
-func (s *Scheduler) Apply(jobs []Job, startJitter bool) error {
+func (s *Scheduler) Apply(jobs []scenarios.Job, startJitter bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	wanted := map[string]bool{}
 	for _, j := range jobs {
 		sc := j.Runner.Scenario
-		if j.Runner.connections() == 0 {
+		if j.Runner.Connections() == 0 {
 			s.log.Info().Str("scenario", sc.Name).Int("connections", sc.Connections).Int("shards", j.Runner.Shard.Count).
 				Msg("this shard has none of the scenario's connections; not running it")
 			continue
@@ -86,7 +86,7 @@ func (s *Scheduler) Apply(jobs []Job, startJitter bool) error {
 	return nil
 }
 
-func (s *Scheduler) add(j Job, startJitter bool) error {
+func (s *Scheduler) add(j scenarios.Job, startJitter bool) error {
 	sc := j.Runner.Scenario
 	clock, err := newRunClock(sc, startJitter)
 	if err != nil {
@@ -114,14 +114,14 @@ func (s *Scheduler) loop(e *entry) {
 	// same instants.
 	if !e.runner.Shard.Sharded() {
 		first := time.Now().Add(e.clock.offset)
-		if !sleepUntil(e.ctx, first) {
+		if sleep.Until(e.ctx, first) != nil {
 			return
 		}
 		s.wg.Add(1)
 		s.fire(e, first)
 	}
 	next := e.clock.next(time.Now())
-	for sleepUntil(e.ctx, next) {
+	for sleep.Until(e.ctx, next) == nil {
 		s.wg.Add(1)
 		go s.fire(e, next)
 		next = e.clock.next(time.Now())
@@ -133,16 +133,26 @@ func (s *Scheduler) loop(e *entry) {
 func (s *Scheduler) fire(e *entry, at time.Time) {
 	defer s.wg.Done()
 	if !e.running.CompareAndSwap(false, true) {
-		e.runner.Recorder.RunFinished(Result{
+		e.runner.Recorder.RunFinished(scenarios.Result{
 			Target: e.scenario.Target, Scenario: e.scenario.Name, Kind: e.scenario.Kind,
-			Start: time.Now(), Outcome: ResultSkipped, Error: "previous run still in progress",
+			Start: time.Now(), Outcome: scenarios.ResultSkipped, Error: "previous run still in progress",
 		})
 		return
 	}
 	defer e.running.Store(false)
 	ctx, cancel := context.WithTimeout(e.ctx, e.scenario.Timeout)
 	defer cancel()
-	e.runner.RunAt(ctx, at)
+	Run(ctx, e.runner, s.search, at)
+}
+
+// Run runs rn's scenario once, as scheduled at at: a capacity_search
+// scenario runs its capacity search, tuned by search, every other one a
+// run.
+func Run(ctx context.Context, rn *scenarios.Runner, search capacity.SearchOptions, at time.Time) scenarios.Result {
+	if rn.Scenario.Mode == config.ModeCapacitySearch {
+		return capacity.SearchAt(ctx, rn, search, at).Result
+	}
+	return rn.RunAt(ctx, at)
 }
 
 // Stop cancels every run and waits for them to close their connections.

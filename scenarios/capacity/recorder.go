@@ -1,4 +1,4 @@
-package scenarios
+package capacity
 
 import (
 	"sync"
@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/hubprobe/hubprobe/scenarios"
 )
 
 // stepRecorder sits between a capacity search's tracker and the scenario's
@@ -17,7 +19,7 @@ import (
 // and send lag to the search: a search drives the hub past its capacity on
 // purpose, and those series feed the alerts that watch the canary's SLO.
 type stepRecorder struct {
-	Recorder // connection and run events go through unchanged
+	scenarios.Recorder // connection and run events go through unchanged
 
 	current atomic.Pointer[stepStats]
 	opts    StepOptions // set before the first step
@@ -39,11 +41,11 @@ type stepStats struct {
 	classes        []int64                 // by opts.LatencyBounds; nil without them
 }
 
-func newStepRecorder(inner Recorder) *stepRecorder { return &stepRecorder{Recorder: inner} }
+func newStepRecorder(inner scenarios.Recorder) *stepRecorder { return &stepRecorder{Recorder: inner} }
 
 // begin starts a new step now.
 func (r *stepRecorder) begin() *stepStats {
-	s := &stepStats{start: time.Now(), latencies: newDurationHistogram()}
+	s := &stepStats{start: time.Now(), latencies: scenarios.NewDurationHistogram()}
 	if r.opts.LatencyBounds != nil {
 		s.classes = make([]int64, len(r.opts.LatencyBounds)+1)
 	}
@@ -64,8 +66,8 @@ func (r *stepRecorder) received(s *stepStats) int64 {
 }
 
 // snapshot freezes what the step measured so far.
-func (r *stepRecorder) snapshot(s *stepStats) CapacityStep {
-	step := CapacityStep{
+func (r *stepRecorder) snapshot(s *stepStats) Step {
+	step := Step{
 		SentBytes: s.sentBytes.Load(), ReceivedBytes: s.receivedBytes.Load(), Throttled: s.throttled.Load(),
 	}
 	r.mu.Lock()
@@ -74,13 +76,13 @@ func (r *stepRecorder) snapshot(s *stepStats) CapacityStep {
 	step.Received, step.Slow = s.received, s.slow
 	if s.latencies.TotalCount() > 0 {
 		q := func(p float64) time.Duration { return time.Duration(s.latencies.ValueAtQuantile(p)) * time.Microsecond }
-		step.Latency = Quantiles{P50: q(50), P90: q(90), P99: q(99), Max: time.Duration(s.latencies.Max()) * time.Microsecond}
+		step.Latency = scenarios.Quantiles{P50: q(50), P90: q(90), P99: q(99), Max: time.Duration(s.latencies.Max()) * time.Microsecond}
 	}
 	return step
 }
 
 // MessageReceived finds the step that sent the message from its send time.
-func (r *stepRecorder) MessageReceived(d Delivery) {
+func (r *stepRecorder) MessageReceived(d scenarios.Delivery) {
 	latency := d.Latency
 	sentAt := time.Now().Add(-latency)
 	r.mu.Lock()
@@ -91,7 +93,7 @@ func (r *stepRecorder) MessageReceived(d Delivery) {
 			continue
 		}
 		s.received++
-		if latency >= slowThreshold {
+		if latency >= scenarios.SlowThreshold {
 			s.slow++
 		}
 		_ = s.latencies.RecordValue(max(latency.Microseconds(), 1))

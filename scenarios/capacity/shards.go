@@ -1,4 +1,4 @@
-package scenarios
+package capacity
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/internal/sleep"
+	"github.com/hubprobe/hubprobe/scenarios"
 )
 
 // A sharded capacity search steps in lockstep: step i starts at the same
@@ -48,7 +50,7 @@ func (o SearchOptions) wait() time.Duration {
 type StepFigures struct {
 	// Run is the search's run id, the same on every shard.
 	Run  string
-	Step CapacityStep
+	Step Step
 	// Connections are the shard's connections; Saturated says its probe
 	// could not drive the step.
 	Connections int
@@ -77,7 +79,7 @@ type StepTotals struct {
 	Saturated int
 	// Step holds the summed Senders, Sent, Expected, Received, Slow,
 	// Throttled, Unsent and FailedConnections.
-	Step CapacityStep
+	Step Step
 }
 
 // verdict judges the totals as one process's step.
@@ -104,17 +106,17 @@ type stepClock struct {
 
 // stepClock returns the search's step clock, after checking that a ramp of
 // n steps ends within the run's deadline.
-func (rn *Runner) stepClock(ctx context.Context, search config.CapacitySearch, at time.Time, n int) (*stepClock, error) {
-	if !rn.Shard.Sharded() {
+func (sr *searcher) stepClock(ctx context.Context, search config.CapacitySearch, at time.Time, n int) (*stepClock, error) {
+	if !sr.Shard.Sharded() {
 		return nil, nil
 	}
 	gather := stepMargin
-	if rn.Search.Aggregator != nil {
-		gather += rn.Search.wait()
+	if sr.opts.Aggregator != nil {
+		gather += sr.opts.wait()
 	}
 	c := &stepClock{
-		first:  at.Add(max(rn.Scenario.ConnectTimeout, time.Second)),
-		period: search.StepDuration + rn.maxSendLag() + slowThreshold + gather,
+		first:  at.Add(max(sr.Scenario.ConnectTimeout, time.Second)),
+		period: search.StepDuration + sr.MaxSendLag() + scenarios.SlowThreshold + gather,
 	}
 	if deadline, ok := ctx.Deadline(); ok && c.start(n).After(deadline) {
 		return nil, fmt.Errorf("a sharded search of %d steps of %s ends %s after its start, after its timeout: raise timeout (and the schedule's interval)",
@@ -144,41 +146,38 @@ func (c *stepClock) begin(ctx context.Context, i int) error {
 		}
 		return fmt.Errorf("step %d began on every shard %s before this shard could: the shards are out of step", i+1, late.Round(time.Millisecond))
 	}
-	if !sleepUntil(ctx, due) {
-		return ctx.Err()
-	}
-	return nil
+	return sleep.Until(ctx, due)
 }
 
 // verdict publishes the step and judges it: from the totals of every shard
 // when the search is sharded and has an aggregator, from this shard's own
 // figures otherwise. The totals must be complete by deadline, the next
 // step's start.
-func (rn *Runner) verdict(ctx context.Context, run *Run, rec *stepRecorder, step CapacityStep, deadline time.Time) (string, error) {
-	if p, ok := rn.Recorder.(StepPublisher); ok {
-		p.PublishStep(StepFigures{Run: run.ID, Step: step, Connections: len(run.Clients), Saturated: probeSaturated(step, rn.maxSendLag())})
+func (sr *searcher) verdict(ctx context.Context, run *scenarios.Session, rec *stepRecorder, step Step, deadline time.Time) (string, error) {
+	if p, ok := sr.Recorder.(StepPublisher); ok {
+		p.PublishStep(StepFigures{Run: run.ID(), Step: step, Connections: run.Connections(), Saturated: probeSaturated(step, sr.MaxSendLag())})
 	}
-	if !rn.Shard.Sharded() || rn.Search.Aggregator == nil {
-		return rec.judge(step, len(run.Clients), rn.maxSendLag()), nil
+	if !sr.Shard.Sharded() || sr.opts.Aggregator == nil {
+		return rec.judge(step, run.Connections(), sr.MaxSendLag()), nil
 	}
-	key := StepKey{Target: rn.Scenario.Target, Scenario: rn.Scenario.Name, Run: run.ID, Step: step.Number}
-	totals, err := rn.awaitShards(ctx, key, deadline)
+	key := StepKey{Target: sr.Scenario.Target, Scenario: sr.Scenario.Name, Run: run.ID(), Step: step.Number}
+	totals, err := sr.awaitShards(ctx, key, deadline)
 	if err != nil {
 		return "", err
 	}
-	return totals.verdict(rn.maxSendLag()), nil
+	return totals.verdict(sr.MaxSendLag()), nil
 }
 
 // awaitShards asks the aggregator for the step's totals until every shard
 // is in them, or deadline passes.
-func (rn *Runner) awaitShards(ctx context.Context, key StepKey, deadline time.Time) (StepTotals, error) {
+func (sr *searcher) awaitShards(ctx context.Context, key StepKey, deadline time.Time) (StepTotals, error) {
 	waitCtx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	tick := time.NewTicker(aggregatePoll)
 	defer tick.Stop()
-	want := rn.Shard.Count
+	want := sr.Shard.Count
 	for {
-		t, last := rn.Search.Aggregator.SumStep(waitCtx, key)
+		t, last := sr.opts.Aggregator.SumStep(waitCtx, key)
 		switch {
 		case last == nil && t.Shards == want:
 			return t, nil

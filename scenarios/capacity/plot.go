@@ -1,4 +1,4 @@
-package scenarios
+package capacity
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"github.com/hubprobe/hubprobe/scenarios"
 )
 
 // Plot geometry, in SVG user units.
@@ -60,9 +62,9 @@ func (c Capacity) WritePlot(w io.Writer) error {
 	fmt.Fprintf(&b, `<text x="%g" y="22" font-size="14" font-weight="bold">%s</text>`+"\n", plotLeft, escape(c.title()))
 	a.axes(&b, c.Steps)
 	a.limitLine(&b)
-	a.series(&b, "inbound", "#1f77b4", c.Steps, func(s CapacityStep) float64 { return a.yRate(s.InboundMessagesPerSecond()) })
-	a.series(&b, "outbound", "#2ca02c", c.Steps, func(s CapacityStep) float64 { return a.yRate(s.OutboundMessagesPerSecond()) })
-	a.series(&b, "p99", "#ff7f0e", c.Steps, func(s CapacityStep) float64 { return a.ySecond(s.Latency.P99.Seconds()) })
+	a.series(&b, "inbound", "#1f77b4", c.Steps, func(s Step) float64 { return a.yRate(s.InboundMessagesPerSecond()) })
+	a.series(&b, "outbound", "#2ca02c", c.Steps, func(s Step) float64 { return a.yRate(s.OutboundMessagesPerSecond()) })
+	a.series(&b, "p99", "#ff7f0e", c.Steps, func(s Step) float64 { return a.ySecond(s.Latency.P99.Seconds()) })
 	a.legend(&b)
 	b.WriteString("</svg>\n")
 	_, err := w.Write(b.Bytes())
@@ -78,7 +80,7 @@ func (c Capacity) title() string {
 }
 
 // axes draws the frame, the ticks of both value axes and the step labels.
-func (a plotArea) axes(b *bytes.Buffer, steps []CapacityStep) {
+func (a plotArea) axes(b *bytes.Buffer, steps []Step) {
 	bottom, right := plotHeight-plotBottom, plotWidth-plotRight
 	fmt.Fprintf(b, `<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="#999"/>`+"\n",
 		plotLeft, plotTop, right-plotLeft, bottom-plotTop)
@@ -102,7 +104,7 @@ func (a plotArea) axes(b *bytes.Buffer, steps []CapacityStep) {
 
 // limitLine is the capacity definition: p99 under 1 s.
 func (a plotArea) limitLine(b *bytes.Buffer) {
-	y := a.ySecond(slowThreshold.Seconds())
+	y := a.ySecond(scenarios.SlowThreshold.Seconds())
 	fmt.Fprintf(b, `<line class="limit" x1="%g" y1="%.1f" x2="%g" y2="%.1f" stroke="#d62728" stroke-width="1.5" stroke-dasharray="6 4"/>`+"\n",
 		plotLeft, y, plotWidth-plotRight, y)
 	fmt.Fprintf(b, `<text x="%g" y="%.1f" fill="#d62728" text-anchor="end">p99 limit 1 s</text>`+"\n", plotWidth-plotRight-4, y-4)
@@ -110,7 +112,7 @@ func (a plotArea) limitLine(b *bytes.Buffer) {
 
 // series draws one polyline with a marker per step; failed steps get a
 // red marker.
-func (a plotArea) series(b *bytes.Buffer, name, color string, steps []CapacityStep, y func(CapacityStep) float64) {
+func (a plotArea) series(b *bytes.Buffer, name, color string, steps []Step, y func(Step) float64) {
 	points := make([]string, len(steps))
 	for i, s := range steps {
 		points[i] = fmt.Sprintf("%.1f,%.1f", a.x(s.Number), y(s))
@@ -127,9 +129,9 @@ func (a plotArea) series(b *bytes.Buffer, name, color string, steps []CapacitySt
 	}
 }
 
-func stepTooltip(s CapacityStep) string {
+func stepTooltip(s Step) string {
 	t := fmt.Sprintf("%d sending, %.1f msg/s in, %.1f msg/s out, p99 %s", s.Senders,
-		s.InboundMessagesPerSecond(), s.OutboundMessagesPerSecond(), fmtLatency(s.Latency.P99))
+		s.InboundMessagesPerSecond(), s.OutboundMessagesPerSecond(), scenarios.FormatLatency(s.Latency.P99))
 	if !s.Passed() {
 		t += ", stopped: " + s.Verdict
 	}

@@ -1,9 +1,11 @@
-package scenarios
+package capacity
 
 import (
 	"context"
 	"sort"
 	"time"
+
+	"github.com/hubprobe/hubprobe/scenarios"
 )
 
 // StepOptions run a capacity search by another method's rules: `hubprobe
@@ -15,7 +17,7 @@ type StepOptions struct {
 	// returns "" to go on, or the reason, one of StopSlowMessages,
 	// StopConnectionFailures and StopThrottled (the bounded values the
 	// exporter knows). Nil judges by the capacity definition.
-	Judge func(step CapacityStep, connections int) string
+	Judge func(step Step, connections int) string
 	// LatencyBounds, ascending, make every step count its deliveries by
 	// latency class; see StepTally.Classes.
 	LatencyBounds []time.Duration
@@ -41,19 +43,19 @@ type Steps struct {
 	Tallies []StepTally
 }
 
-// SearchSteps runs the scenario's capacity search as SearchCapacity does,
-// with opts.
-func (rn *Runner) SearchSteps(ctx context.Context, opts StepOptions) Steps {
+// SearchSteps runs rn's capacity search as Search does, unsharded, with
+// opts.
+func SearchSteps(ctx context.Context, rn *scenarios.Runner, opts StepOptions) Steps {
 	rec := newStepRecorder(rn.Recorder)
 	rec.opts = opts
-	c := rn.search(ctx, rec, time.Now())
+	c := (&searcher{Runner: rn}).search(ctx, rec, time.Now())
 	return Steps{Capacity: c, Tallies: rec.tallies(len(c.Steps))}
 }
 
 // judge applies the caller's stop rule, or the capacity definition. A
 // step the probe could not drive stops any search: what it measured is
 // not the hub's.
-func (r *stepRecorder) judge(s CapacityStep, connections int, maxSendLag time.Duration) string {
+func (r *stepRecorder) judge(s Step, connections int, maxSendLag time.Duration) string {
 	if probeSaturated(s, maxSendLag) {
 		return StopProbeSaturated
 	}

@@ -1,29 +1,32 @@
-package scenarios_test
+package capacity_test
 
 import (
 	"context"
 	"testing"
 	"time"
 
+	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/capacity"
+	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
 )
 
 // A caller's stop rule ends the ramp where it says, and every step counts
 // its deliveries by the caller's latency classes.
 func TestSearchStepsTakesTheCallersRuleAndClasses(t *testing.T) {
-	srv := startThirdParty(t)
+	srv := benchtest.StartTest(t)
 	srv.EchoDelay.Store(int64(120 * time.Millisecond))
-	s := scenario("echo", 4, time.Second, 100*time.Millisecond)
+	s := scenariostest.Scenario("echo", 4, time.Second, 100*time.Millisecond)
 	s.Mode = config.ModeCapacitySearch
 	s.CapacitySearch = &config.CapacitySearch{BaseSending: 1, Step: 1, StepDuration: 300 * time.Millisecond}
-	runner := &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: srv.URL}, Recorder: nopRecorder{}}
+	runner := &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: srv.URL}, Recorder: scenariostest.NopRecorder{}}
 	var judged []int
-	opts := scenarios.StepOptions{
-		Judge: func(step scenarios.CapacityStep, connections int) string {
+	opts := capacity.StepOptions{
+		Judge: func(step capacity.Step, connections int) string {
 			judged = append(judged, step.Senders)
 			if step.Senders == 2 {
-				return scenarios.StopSlowMessages
+				return capacity.StopSlowMessages
 			}
 			return ""
 		},
@@ -31,8 +34,8 @@ func TestSearchStepsTakesTheCallersRuleAndClasses(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	steps := runner.SearchSteps(ctx, opts)
-	if steps.StopReason != scenarios.StopSlowMessages || len(steps.Steps) != 2 || len(judged) != 2 {
+	steps := capacity.SearchSteps(ctx, runner, opts)
+	if steps.StopReason != capacity.StopSlowMessages || len(steps.Steps) != 2 || len(judged) != 2 {
 		t.Fatalf("stopped for %q after %d steps, judged %v (%s); want slow_messages after 2", steps.StopReason, len(steps.Steps), judged, steps.Result.Error)
 	}
 	if len(steps.Tallies) != 2 {

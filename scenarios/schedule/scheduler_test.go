@@ -1,0 +1,46 @@
+package schedule_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/hubprobe/hubprobe/bench/benchtest"
+	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
+)
+
+func TestSchedulerSkipsOverlappingRunsAndStopsPromptly(t *testing.T) {
+	srv := benchtest.StartTest(t)
+	f := scenariostest.NewSchedulerFixture(t, srv.URL)
+	s := scenariostest.Scenario("echo", 1, 1500*time.Millisecond, 500*time.Millisecond)
+	s.Schedule, s.Timeout = "@every 1s", 10*time.Second
+	if err := f.Sched.Apply(scenariostest.OneJob(f.Metrics, f.URL, s), false); err != nil {
+		t.Fatal(err)
+	}
+	scenariostest.WaitUntil(t, 6*time.Second, func() bool {
+		return scenariostest.Counter(t, f.Reg, "hubprobe_runs_total", "result", "skipped") >= 1 &&
+			scenariostest.Counter(t, f.Reg, "hubprobe_runs_total", "result", "success") >= 1
+	})
+	scenariostest.StopBounded(t, f.Sched)
+	if got := scenariostest.Counter(t, f.Reg, "hubprobe_connections_active"); got != 0 {
+		t.Fatalf("connections_active = %v after Stop, want 0", got)
+	}
+}
+
+func TestSchedulerApplyRemovesScenarios(t *testing.T) {
+	srv := benchtest.StartTest(t)
+	f := scenariostest.NewSchedulerFixture(t, srv.URL)
+	defer f.Sched.Stop()
+	s := scenariostest.Scenario("echo", 1, 30*time.Second, 500*time.Millisecond)
+	s.Schedule, s.Timeout = "@every 1h", time.Minute
+	if err := f.Sched.Apply(scenariostest.OneJob(f.Metrics, f.URL, s), false); err != nil {
+		t.Fatal(err)
+	}
+	scenariostest.WaitUntil(t, 5*time.Second, func() bool { return scenariostest.Counter(t, f.Reg, "hubprobe_messages_sent_total") >= 2 })
+	// Removing the scenario cancels its 30 s run: it ends as a failure now.
+	if err := f.Sched.Apply(nil, false); err != nil {
+		t.Fatal(err)
+	}
+	scenariostest.WaitUntil(t, 5*time.Second, func() bool {
+		return scenariostest.Counter(t, f.Reg, "hubprobe_runs_total", "result", "failure") == 1
+	})
+}
