@@ -561,7 +561,7 @@ var exporterShapedSeries = map[string]string{
 // histogramSeries adds the buckets and count of a classic histogram.
 func histogramSeries(series map[string]string, name string, bounds ...string) {
 	for i, le := range append(bounds, "+Inf") {
-		series[fmt.Sprintf(`%s_bucket{target="hub",scenario="echo",le="%s"}`, name, le)] = fmt.Sprintf("0+%dx60", 5+i)
+		series[fmt.Sprintf(`%s_bucket{target="hub",scenario="echo",le=%q}`, name, le)] = fmt.Sprintf("0+%dx60", 5+i)
 	}
 	series[fmt.Sprintf(`%s_count{target="hub",scenario="echo"}`, name)] = fmt.Sprintf("0+%dx60", 5+len(bounds))
 	series[fmt.Sprintf(`%s_sum{target="hub",scenario="echo"}`, name)] = "0+1x60"
