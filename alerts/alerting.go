@@ -64,13 +64,14 @@ func hubAlerts(cfg Config) []alert {
 		summary: fmt.Sprintf("More than %s of hub messages take over 1 s.", percent(cfg.SlowShareMax)),
 		description: fmt.Sprintf("{{ $value | humanizePercentage }} of the messages of scenario {{ $labels.scenario }} "+
 			"on target {{ $labels.target }} took over 1 s over the last %s; the capacity definition allows %s.",
-			cfg.RateWindow, percent(cfg.SlowShareMax)),
+			cfg.RateWindow, percent(cfg.SlowShareMax)) + cfg.whereTheTimeGoes(),
 	}, {
 		name: AlertLatencyP99NearLimit, severity: SeverityWarning, forDuration: "15m",
 		expr:    cfg.unlessSaturated(fmt.Sprintf("%s > %g", cfg.latencyP99Record(), cfg.NearLimitSeconds)),
 		summary: "Hub message p99 latency is close to the 1 s capacity limit.",
 		description: fmt.Sprintf("The p99 message latency of scenario {{ $labels.scenario }} on target {{ $labels.target }} "+
-			"is {{ $value | humanizeDuration }} over the last %s, above the %g s warning line.", cfg.RateWindow, cfg.NearLimitSeconds),
+			"is {{ $value | humanizeDuration }} over the last %s, above the %g s warning line.", cfg.RateWindow, cfg.NearLimitSeconds) +
+			cfg.whereTheTimeGoes(),
 	}, {
 		name: AlertServerLoadHigh, severity: SeverityWarning, forDuration: "15m",
 		expr:    fmt.Sprintf("%s > %g", ServerLoadRecord, cfg.ServerLoadMax),
@@ -93,6 +94,20 @@ func hubAlerts(cfg Config) []alert {
 		description: fmt.Sprintf("{{ $value | humanizePercentage }} of the deliveries expected by scenario {{ $labels.scenario }} "+
 			"on target {{ $labels.target }} never arrived over the last %s (limit %s).", cfg.RateWindow, percent(cfg.LostShareMax)),
 	}, cfg.tierHeadroomAlert()}
+}
+
+// whereTheTimeGoes is the latency alerts' last sentence: which side of
+// the scenario's latency dominates, the hub's own time or the network's
+// round trip, from their recorded p99s (a template query, so the alert
+// says it when it fires, not only the dashboard).
+func (cfg Config) whereTheTimeGoes() string {
+	sel := "{target=%q,scenario=%q}"
+	return fmt.Sprintf(` {{ $hub := printf "%[1]s%[3]s" $labels.target $labels.scenario | query }}`+
+		`{{ $network := printf "%[2]s%[3]s" $labels.target $labels.scenario | query }}`+
+		`{{ if and $hub $network }}The hub's own time is {{ $hub | first | value | humanizeDuration }} at p99 and the network's round trip `+
+		`{{ $network | first | value | humanizeDuration }}: {{ if gt ($hub | first | value) ($network | first | value) }}`+
+		`the hub dominates.{{ else }}the network dominates.{{ end }}{{ else }}No hub time or network round trip is recorded for it.{{ end }}`,
+		cfg.hubTimeP99Record(), cfg.roundTripP99Record(), sel)
 }
 
 // probeAlerts are about connecting and running scenarios, and about hubprobe

@@ -14,8 +14,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/hubprobe/hubprobe/alerts/promtooltest"
 	"github.com/hubprobe/hubprobe/internal/catalogue"
-	"github.com/hubprobe/hubprobe/internal/promtool"
 )
 
 // repoRoot is the repository root as seen from this package's directory,
@@ -155,6 +155,8 @@ func TestRecordingRuleNamesAreLevelMetricOperation(t *testing.T) {
 	want := []string{
 		"target_scenario:hubprobe_message_latency_slow:ratio_rate5m",
 		"target_scenario:hubprobe_message_latency_seconds:p99_rate5m",
+		"target_scenario:hubprobe_message_hub_time_seconds:p99_rate5m",
+		"target_scenario:hubprobe_network_round_trip_seconds:p99_rate5m",
 		"target:hubprobe_server_load:ratio",
 		"target:hubprobe_tier_usage:current",
 		"target:hubprobe_tier_utilization:ratio",
@@ -228,8 +230,8 @@ func TestHistogramsAreReadInBothForms(t *testing.T) {
 			t.Errorf("%s%s reads %s in one form only:\n%s", r.Record, r.Alert, h, r.Expr)
 		}
 	}
-	if readers != 4 {
-		t.Errorf("%d rules read a histogram, want 4: the slow share, p99, connect failure and send lag records", readers)
+	if readers != 6 {
+		t.Errorf("%d rules read a histogram, want 6: the slow share, p99, hub time p99, round trip p99, connect failure and send lag records", readers)
 	}
 }
 
@@ -315,5 +317,5 @@ func readYAML(t *testing.T, path string, v any) {
 
 func runPromtool(t *testing.T, args ...string) string {
 	t.Helper()
-	return promtool.Run(t, args...)
+	return promtooltest.Run(t, args...)
 }

@@ -40,6 +40,7 @@ func TestRenderedRulesKeepTheNativeAnswer(t *testing.T) {
 	}
 	want := []string{
 		DefaultConfig.connectFailureShareRecord(), DefaultConfig.latencyP99Record(),
+		DefaultConfig.hubTimeP99Record(), DefaultConfig.roundTripP99Record(),
 		DefaultConfig.sendLagP99Record(), DefaultConfig.slowShareRecord(),
 	}
 	sort.Strings(joined)

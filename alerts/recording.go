@@ -17,9 +17,11 @@ const byTargetScenario = "sum by (" + targetScenario + ")"
 // The histograms the rules read. Each is read through package histogramql,
 // which answers whether Prometheus stored it classic, native or both.
 const (
-	latencyHistogram = "hubprobe_message_latency_seconds"
-	connectHistogram = "hubprobe_connect_duration_seconds"
-	sendLagHistogram = "hubprobe_send_lag_seconds"
+	latencyHistogram   = "hubprobe_message_latency_seconds"
+	hubTimeHistogram   = "hubprobe_message_hub_time_seconds"
+	roundTripHistogram = "hubprobe_network_round_trip_seconds"
+	connectHistogram   = "hubprobe_connect_duration_seconds"
+	sendLagHistogram   = "hubprobe_send_lag_seconds"
 )
 
 // Names of the recorded series, level:metric:operation.
@@ -29,6 +31,16 @@ func (cfg Config) slowShareRecord() string {
 
 func (cfg Config) latencyP99Record() string {
 	return "target_scenario:hubprobe_message_latency_seconds:p99_rate" + cfg.RateWindow
+}
+
+// hubTimeP99Record and roundTripP99Record are the two sides of a
+// message's latency, which the latency alerts' descriptions weigh.
+func (cfg Config) hubTimeP99Record() string {
+	return "target_scenario:hubprobe_message_hub_time_seconds:p99_rate" + cfg.RateWindow
+}
+
+func (cfg Config) roundTripP99Record() string {
+	return "target_scenario:hubprobe_network_round_trip_seconds:p99_rate" + cfg.RateWindow
 }
 
 func (cfg Config) lostShareRecord() string {
@@ -55,12 +67,14 @@ const ServerLoadRecord = "target:hubprobe_server_load:ratio"
 func recordingRules(cfg Config) []Rule {
 	return append([]Rule{
 		{Record: cfg.slowShareRecord(), Expr: cfg.slowShareExpr()},
-		{Record: cfg.latencyP99Record(), Expr: either("", histogramql.Quantile(0.99, targetScenario, cfg.windowRate, latencyHistogram))},
+		{Record: cfg.latencyP99Record(), Expr: cfg.p99Expr(latencyHistogram)},
+		{Record: cfg.hubTimeP99Record(), Expr: cfg.p99Expr(hubTimeHistogram)},
+		{Record: cfg.roundTripP99Record(), Expr: cfg.p99Expr(roundTripHistogram)},
 		{Record: cfg.lostShareRecord(), Expr: cfg.shareExpr(
 			"hubprobe_messages_lost_total", cfg.sumRate("hubprobe_messages_received_total"))},
 		{Record: cfg.connectFailureShareRecord(), Expr: cfg.shareExpr(
 			"hubprobe_connection_failures_total", histogramql.Count(targetScenario, cfg.windowRate, connectHistogram).Or())},
-		{Record: cfg.sendLagP99Record(), Expr: either("", histogramql.Quantile(0.99, targetScenario, cfg.windowRate, sendLagHistogram))},
+		{Record: cfg.sendLagP99Record(), Expr: cfg.p99Expr(sendLagHistogram)},
 		{Record: cfg.runFailureShareRecord(), Expr: cfg.runFailureShareExpr()},
 		{Record: ServerLoadRecord, Expr: "max by (target) (" + cfg.selector("hubprobe_server_load_ratio") + ")"},
 	}, append(cfg.tierRecordingRules(), cfg.shardTotalRules()...)...)
@@ -71,6 +85,12 @@ func recordingRules(cfg Config) []Rule {
 // histogramql.ShareUnderOneSecond).
 func (cfg Config) slowShareExpr() string {
 	return fmt.Sprintf("1 - (\n%s\n)", either("  ", histogramql.ShareUnderOneSecond(targetScenario, cfg.windowRate, latencyHistogram)))
+}
+
+// p99Expr is the p99 of histogram per target and scenario, over
+// RateWindow, from whichever form Prometheus stores.
+func (cfg Config) p99Expr(histogram string) string {
+	return either("", histogramql.Quantile(0.99, targetScenario, cfg.windowRate, histogram))
 }
 
 // either lays out both forms of a histogram quantity joined by `or` (see

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/throttle"
 )
 
@@ -52,7 +52,7 @@ type restResponse struct {
 
 func newRESTEmulator(t *testing.T, responses ...restResponse) *restEmulator {
 	e := &restEmulator{t: t, key: []byte(azureTestKey), now: time.Now, responses: responses}
-	e.endpoint = testlocal.Server(t, http.HandlerFunc(e.serve)).URL
+	e.endpoint = localtest.Server(t, http.HandlerFunc(e.serve)).URL
 	return e
 }
 
@@ -213,7 +213,7 @@ func checkRESTCall(t *testing.T, version, name string, call func(context.Context
 	emu := newRESTEmulator(t, restResponse{status: status})
 	obs := &recordingObserver{}
 	client := emu.client(t, RESTOptions{APIVersion: version, Observer: obs})
-	if err := call(testlocal.Ctx(t, 5*time.Second), client); err != nil {
+	if err := call(localtest.Ctx(t, 5*time.Second), client); err != nil {
 		t.Errorf("%s %s: %v", version, name, err)
 		return
 	}
@@ -240,7 +240,7 @@ func TestRESTMintsAFreshTokenPerRequest(t *testing.T) {
 	emu := newRESTEmulator(t, restResponse{status: http.StatusAccepted})
 	clock := newFakeRESTTime()
 	client := emu.client(t, clock.options(1))
-	ctx := testlocal.Ctx(t, 5*time.Second)
+	ctx := localtest.Ctx(t, 5*time.Second)
 	for i := range 2 {
 		if err := client.SendToGroup(ctx, "g", "recv", restArgs); err != nil {
 			t.Fatal(err)
@@ -276,7 +276,7 @@ func TestRESTUnexpectedStatusIsRESTErrorWithoutRetry(t *testing.T) {
 	for _, c := range cases {
 		emu := newRESTEmulator(t, c.resp)
 		clock := newFakeRESTTime()
-		err := c.call(testlocal.Ctx(t, 5*time.Second), emu.client(t, clock.options(1)))
+		err := c.call(localtest.Ctx(t, 5*time.Second), emu.client(t, clock.options(1)))
 		var re *RESTError
 		if !errors.As(err, &re) || re.StatusCode != c.resp.status || re.Attempts != 1 {
 			t.Errorf("HTTP %d: err %v, want a RESTError after 1 attempt", c.resp.status, err)
@@ -301,7 +301,7 @@ func TestREST429HonoursRetryAfterSeconds(t *testing.T) {
 	opts := clock.options(1)
 	obs := &recordingObserver{}
 	opts.Observer = obs
-	if err := emu.client(t, opts).SendToGroup(testlocal.Ctx(t, 5*time.Second), "g", "recv", restArgs); err != nil {
+	if err := emu.client(t, opts).SendToGroup(localtest.Ctx(t, 5*time.Second), "g", "recv", restArgs); err != nil {
 		t.Fatal(err)
 	}
 	if got := clock.waits(); fmt.Sprint(got) != "[2s 2s]" {
@@ -329,7 +329,7 @@ func TestREST429HonoursRetryAfterDate(t *testing.T) {
 		restResponse{status: 429, header: map[string]string{"Retry-After": date}},
 		restResponse{status: 429, header: map[string]string{"Retry-After": past}},
 		restResponse{status: 202})
-	if err := emu.client(t, clock.options(1)).Broadcast(testlocal.Ctx(t, 5*time.Second), "recv", restArgs); err != nil {
+	if err := emu.client(t, clock.options(1)).Broadcast(localtest.Ctx(t, 5*time.Second), "recv", restArgs); err != nil {
 		t.Fatal(err)
 	}
 	// The date is 3 s ahead; a date already past falls back to the backoff
@@ -346,7 +346,7 @@ func TestREST429WithoutRetryAfterBacksOffExponentially(t *testing.T) {
 	}{{1, "[100ms 200ms 400ms]"}, {0.5, "[50ms 100ms 200ms]"}, {0, "[10ms 10ms 10ms]"}} {
 		emu := newRESTEmulator(t, restResponse{status: 429, body: "Too many requests"})
 		clock := newFakeRESTTime()
-		err := emu.client(t, clock.options(c.jitter)).Broadcast(testlocal.Ctx(t, 5*time.Second), "recv", restArgs)
+		err := emu.client(t, clock.options(c.jitter)).Broadcast(localtest.Ctx(t, 5*time.Second), "recv", restArgs)
 		if got := fmt.Sprint(clock.waits()); got != c.want {
 			t.Errorf("jitter %v: waits %s, want %s", c.jitter, got, c.want)
 		}
@@ -399,7 +399,7 @@ func TestRESTRetryLimits(t *testing.T) {
 		if c.opts != nil {
 			c.opts(&opts)
 		}
-		err := emu.client(t, opts).Broadcast(testlocal.Ctx(t, 5*time.Second), "recv", restArgs)
+		err := emu.client(t, opts).Broadcast(localtest.Ctx(t, 5*time.Second), "recv", restArgs)
 		var re *RESTError
 		if !errors.As(err, &re) || re.Attempts != c.requests || len(emu.seen()) != c.requests {
 			t.Errorf("%s: %v after %d requests, want %d", c.name, err, len(emu.seen()), c.requests)
@@ -411,7 +411,7 @@ func TestREST429RetryAfterRealTime(t *testing.T) {
 	emu := newRESTEmulator(t, restResponse{status: 429, header: map[string]string{"Retry-After": "2"}}, restResponse{status: 202})
 	client := emu.client(t, RESTOptions{})
 	start := time.Now()
-	if err := client.Broadcast(testlocal.Ctx(t, 6*time.Second), "recv", restArgs); err != nil {
+	if err := client.Broadcast(localtest.Ctx(t, 6*time.Second), "recv", restArgs); err != nil {
 		t.Fatal(err)
 	}
 	elapsed := time.Since(start)
@@ -428,7 +428,7 @@ func TestREST429RetryAfterRealTime(t *testing.T) {
 func TestRESTGivesUpAtOnceWhenWaitOutlastsDeadline(t *testing.T) {
 	emu := newRESTEmulator(t, restResponse{status: 429, header: map[string]string{"Retry-After": "10"}})
 	start := time.Now()
-	err := emu.client(t, RESTOptions{}).Broadcast(testlocal.Ctx(t, 3*time.Second), "recv", restArgs)
+	err := emu.client(t, RESTOptions{}).Broadcast(localtest.Ctx(t, 3*time.Second), "recv", restArgs)
 	var re *RESTError
 	if !errors.As(err, &re) || re.RetryAfter != 10*time.Second || re.Attempts != 1 {
 		t.Errorf("err %v, want the 429 with RetryAfter 10s", err)
@@ -477,7 +477,7 @@ func TestRESTWrongKeyIs401AndSecretsStayOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	var errs []error
-	err = client.Broadcast(testlocal.Ctx(t, 5*time.Second), "recv", restArgs)
+	err = client.Broadcast(localtest.Ctx(t, 5*time.Second), "recv", restArgs)
 	var re *RESTError
 	if !errors.As(err, &re) || re.StatusCode != http.StatusUnauthorized || re.Attempts != 1 {
 		t.Errorf("wrong key: %v, want a 401 RESTError", err)
@@ -495,7 +495,7 @@ func TestRESTWrongKeyIs401AndSecretsStayOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = deadClient.SendToUser(testlocal.Ctx(t, 5*time.Second), "u", "recv", restArgs)
+	err = deadClient.SendToUser(localtest.Ctx(t, 5*time.Second), "u", "recv", restArgs)
 	if err == nil || errors.As(err, &re) {
 		t.Errorf("send to a closed port: %v, want a transport error", err)
 	}
@@ -518,7 +518,7 @@ func TestRESTWrongKeyIs401AndSecretsStayOut(t *testing.T) {
 func TestRESTValidatesBeforeSending(t *testing.T) {
 	emu := newRESTEmulator(t, restResponse{status: 202})
 	client := emu.client(t, RESTOptions{})
-	ctx := testlocal.Ctx(t, 5*time.Second)
+	ctx := localtest.Ctx(t, 5*time.Second)
 	huge := []json.RawMessage{json.RawMessage(`"` + strings.Repeat("x", restMaxBody) + `"`)}
 	for name, err := range map[string]error{
 		"empty group":    client.SendToGroup(ctx, "", "recv", restArgs),
@@ -556,7 +556,7 @@ func TestRESTRequestsGoToServerEndpointWithEndpointAudience(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = client.Broadcast(testlocal.Ctx(t, 5*time.Second), "recv", restArgs)
+	err = client.Broadcast(localtest.Ctx(t, 5*time.Second), "recv", restArgs)
 	var re *RESTError
 	if !errors.As(err, &re) || re.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("err %v: the emulator expects its own URL as aud, so it must refuse", err)

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/azure/entratest"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
@@ -33,7 +33,7 @@ type bearerRecorder struct {
 
 func newBearerRecorder(t *testing.T) *bearerRecorder {
 	b := &bearerRecorder{}
-	b.srv = testlocal.Server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	b.srv = localtest.Server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b.mu.Lock()
 		b.auth = append(b.auth, r.Header.Get("Authorization"))
 		b.reqs = append(b.reqs, r)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/throttle"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
@@ -35,7 +35,7 @@ func (e *restEmulator) webPubSubClient(t *testing.T, opts RESTOptions) *WebPubSu
 func TestWebPubSubRESTPathsBodiesAndTokens(t *testing.T) {
 	emu := newRESTEmulator(t, restResponse{status: 202})
 	c := emu.webPubSubClient(t, RESTOptions{})
-	ctx := testlocal.Ctx(t, 5*time.Second)
+	ctx := localtest.Ctx(t, 5*time.Second)
 	calls := []func() error{
 		func() error { return c.SendToAll(ctx, webpubsub.DataTypeJSON, []byte(`{"n":1}`), "c1", "c 2") },
 		func() error { return c.SendToUser(ctx, "user/1", webpubsub.DataTypeText, []byte("héllo")) },
@@ -90,7 +90,7 @@ func TestWebPubSubRESTHonoursPortAndRetryAfter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.SendToGroup(testlocal.Ctx(t, 5*time.Second), "g", webpubsub.DataTypeText, []byte("x")); err != nil {
+	if err := c.SendToGroup(localtest.Ctx(t, 5*time.Second), "g", webpubsub.DataTypeText, []byte("x")); err != nil {
 		t.Fatal(err)
 	}
 	if got := fmt.Sprint(clock.waits()); got != "[2s]" {
@@ -109,7 +109,7 @@ func TestWebPubSubREST429ClassifiedAndSecretsStayOut(t *testing.T) {
 	emu := newRESTEmulator(t, restResponse{status: 429, body: throttle.ConnectionLimitText})
 	opts := newFakeRESTTime().options(0)
 	opts.MaxRetries = -1
-	err := emu.webPubSubClient(t, opts).SendToAll(testlocal.Ctx(t, 5*time.Second), webpubsub.DataTypeText, []byte("x"))
+	err := emu.webPubSubClient(t, opts).SendToAll(localtest.Ctx(t, 5*time.Second), webpubsub.DataTypeText, []byte("x"))
 	var re *RESTError
 	if !errors.As(err, &re) || re.StatusCode != 429 || re.Op != "send to all" || re.Attempts != 1 {
 		t.Fatalf("err = %v, want a 429 RESTError for send to all after 1 attempt", err)
@@ -165,7 +165,7 @@ func TestWebPubSubRESTValidatesBeforeSending(t *testing.T) {
 
 func TestWebPubSubRESTUnexpectedStatusIsNotRetried(t *testing.T) {
 	emu := newRESTEmulator(t, restResponse{status: http.StatusNotFound, body: "no such connection"})
-	err := emu.webPubSubClient(t, RESTOptions{}).CloseConnection(testlocal.Ctx(t, 5*time.Second), "gone", "")
+	err := emu.webPubSubClient(t, RESTOptions{}).CloseConnection(localtest.Ctx(t, 5*time.Second), "gone", "")
 	var re *RESTError
 	if !errors.As(err, &re) || re.StatusCode != 404 || re.Body != "no such connection" || re.Attempts != 1 {
 		t.Fatalf("err = %v", err)

@@ -146,3 +146,24 @@ func TestTooFewDeliveredAtTheThreshold(t *testing.T) {
 		}
 	}
 }
+
+// The later benchmark's connection rules at their thresholds, of 1,000
+// connections: more than 5 % down (51) is suspicious, 50 is not; fewer
+// than 75 % up (749) is suspicious, 750 is not.
+func TestConnectionsDownAtTheThresholds(t *testing.T) {
+	downReason := func(n int) string { return fmt.Sprintf("%d of 1000 connections down (more than 5 %%)", n) }
+	upReason := func(n int) string { return fmt.Sprintf("%d of 1000 connections up (fewer than 75 %%)", n) }
+	for down, want := range map[int][]string{
+		0:   nil,
+		50:  nil,
+		51:  {downReason(51)},
+		250: {downReason(250)},
+		251: {downReason(251), upReason(749)},
+	} {
+		steps := oneStep(1000, classes(0, 1000))
+		steps.Steps[0].FailedConnections = down
+		if it, _, _ := reportOf(t, steps); !slices.Equal(it.Suspicious, want) {
+			t.Errorf("%d of 1000 connections down: suspicious %q, want %q", down, it.Suspicious, want)
+		}
+	}
+}

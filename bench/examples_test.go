@@ -14,10 +14,10 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/bench"
+	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/hub"
-	"github.com/hubprobe/hubprobe/internal/benchhub"
-	"github.com/hubprobe/hubprobe/internal/testhub"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/hub/hubtest"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 )
 
 // The documented example files run with their values scaled down in the
@@ -92,7 +92,7 @@ func scaledCopy(t *testing.T, name string, target map[string]string) string {
 // Azure SignalR Service, and returns its connection string.
 func startService(t *testing.T) string {
 	t.Helper()
-	return testhub.Start(t, hub.Options{AccessKey: "bench-test-key"}).ConnectionString()
+	return hubtest.Start(t, hub.Options{AccessKey: "bench-test-key"}).ConnectionString()
 }
 
 // example is one documented file and what its scaled run must show.
@@ -139,7 +139,7 @@ func runExample(t *testing.T, ex example) {
 	if ex.rest {
 		target["connectionString"] = startService(t)
 	} else {
-		target["webAppTarget"] = benchhub.StartTest(t).URL
+		target["webAppTarget"] = benchtest.StartTest(t).URL
 	}
 	ex.check(t, runFile(t, scaledCopy(t, ex.file, target)))
 }
@@ -151,7 +151,7 @@ func runFile(t *testing.T, path string) *bench.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := plan.Run(testlocal.Ctx(t, 30*time.Second), zerolog.Nop())
+	rep, err := plan.Run(localtest.Ctx(t, 30*time.Second), zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}

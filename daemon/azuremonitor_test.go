@@ -19,7 +19,7 @@ import (
 	"github.com/hubprobe/hubprobe/azure/entratest"
 	"github.com/hubprobe/hubprobe/azure/monitortest"
 	"github.com/hubprobe/hubprobe/azure/oidc"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
@@ -72,7 +72,7 @@ func monitoredDaemon(t *testing.T, prepare func(srv *monitortest.Server, id stri
 	for _, a := range adjust {
 		a(&opts)
 	}
-	d, err := New(testlocal.Ctx(t, 30*time.Second), opts)
+	d, err := New(localtest.Ctx(t, 30*time.Second), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestDaemonShowsAForbiddenAzureMonitorRead(t *testing.T) {
 		srv.Respond(monitortest.Answer{Status: 403, Body: `{"error":{"code":"AuthorizationFailed","message":"no Monitoring Reader role"}}`})
 	})
 	waitForValue(t, d.reg, "hubprobe_service_metrics_read_failures_total", map[string]string{"target": "azure", "reason": "forbidden"}, 1)
-	srv := testlocal.Server(t, d.Handler())
+	srv := localtest.Server(t, d.Handler())
 	resp, err := srv.Client().Get(srv.URL + "/status.json")
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +220,7 @@ func TestDaemonStopEndsTheReaders(t *testing.T) {
 	waitForValue(t, d.reg, "hubprobe_service_metrics_reads_total", map[string]string{"target": "azure"}, 1)
 	d.Stop()
 	srv.CloseIdleConnections()
-	testlocal.CheckNoLeak(t, before)
+	localtest.CheckNoLeak(t, before)
 }
 
 // A target whose connection string names AuthType=azure.app reads Azure
@@ -241,7 +241,7 @@ func TestDaemonReaderSignsInWithTheTargetsCredential(t *testing.T) {
 			tenant.Tenant()+";ClientSecret=app-s3cret;Version=1.0;\"\n    hub: chat\n", 1)
 	path := filepath.Join(t.TempDir(), "hubprobe.yml")
 	writeConfig(t, path, cfg)
-	d, err := New(testlocal.Ctx(t, 30*time.Second), Options{Logger: zerolog.Nop(), ConfigFile: path,
+	d, err := New(localtest.Ctx(t, 30*time.Second), Options{Logger: zerolog.Nop(), ConfigFile: path,
 		AzureTransport: trusting(t, srv.CAFile, tenant.CAFile())})
 	if err != nil {
 		t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
@@ -74,7 +74,7 @@ func newDaemon(t *testing.T, body string) (*Daemon, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "hubprobe.yml")
 	writeConfig(t, path, body)
-	d, err := New(testlocal.Ctx(t, 30*time.Second), Options{Logger: zerolog.Nop(), ConfigFile: path})
+	d, err := New(localtest.Ctx(t, 30*time.Second), Options{Logger: zerolog.Nop(), ConfigFile: path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,11 +86,11 @@ func TestNewRefusesABadFileAsBadConfig(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "hubprobe.yml")
 	writeConfig(t, path, strings.Replace(twoScenarios, "connections: 2", "connections: two", 1))
 	before := runtime.NumGoroutine()
-	_, err := New(testlocal.Ctx(t, 10*time.Second), Options{Logger: zerolog.Nop(), ConfigFile: path})
+	_, err := New(localtest.Ctx(t, 10*time.Second), Options{Logger: zerolog.Nop(), ConfigFile: path})
 	if !errors.Is(err, ErrBadConfig) || !strings.Contains(err.Error(), path+":22: scenarios[1].connections:") {
 		t.Fatalf("New = %v, want ErrBadConfig naming %s:22 and the key", err, path)
 	}
-	testlocal.CheckNoLeak(t, before)
+	localtest.CheckNoLeak(t, before)
 }
 
 // A reload drops the series of a removed scenario; a bad file keeps the
@@ -124,7 +124,7 @@ hubprobe_config_last_reload_successful 0
 }
 
 func TestReloadWithoutAFileKeepsTheEmbeddedDefault(t *testing.T) {
-	d, err := New(testlocal.Ctx(t, 30*time.Second), Options{Logger: zerolog.Nop()})
+	d, err := New(localtest.Ctx(t, 30*time.Second), Options{Logger: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestOnceRunsOneScenarioAndReports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := testlocal.Ctx(t, 30*time.Second)
+	ctx := localtest.Ctx(t, 30*time.Second)
 	once, err := NewOnce(ctx, cfg, cfg.Scenarios[0], Options{Logger: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)

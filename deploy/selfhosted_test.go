@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/hubprobe/hubprobe/alerts"
-	"github.com/hubprobe/hubprobe/internal/promtool"
+	"github.com/hubprobe/hubprobe/alerts/promtooltest"
 )
 
 // helmBindings are the chart's selfHostedServerLoad in the tests: the
@@ -120,7 +120,7 @@ func checkRulesWithPromtool(t *testing.T, spec monitoringv1.PrometheusRuleSpec, 
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if out := promtool.Run(t, "check", "rules", path); !strings.Contains(out, "SUCCESS: "+strconv.Itoa(rules)+" rules found") {
+	if out := promtooltest.Run(t, "check", "rules", path); !strings.Contains(out, "SUCCESS: "+strconv.Itoa(rules)+" rules found") {
 		t.Errorf("promtool check rules did not find %d rules:\n%s", rules, out)
 	}
 }

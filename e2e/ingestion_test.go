@@ -36,6 +36,11 @@ var (
 // that has native buckets.
 const nativeHistogramsFlag = "--enable-feature=native-histograms"
 
+// exemplarStorageFlag makes Prometheus 2.x keep the exemplars it scrapes
+// (from OpenMetrics, or protobuf with native histograms) and answer
+// /api/v1/query_exemplars.
+const exemplarStorageFlag = "--enable-feature=exemplar-storage"
+
 // modePrometheus is one Prometheus of the test and how it ingests.
 type modePrometheus struct {
 	mode ingestion
@@ -43,14 +48,15 @@ type modePrometheus struct {
 }
 
 // startPrometheuses starts one Prometheus per ingestion mode, each on its
-// own loopback port and data directory, all scraping the same hubprobe.
+// own loopback port and data directory, all scraping the same hubprobe and
+// keeping exemplars.
 func startPrometheuses(ctx context.Context, t *testing.T, bin, rulesPath, hubprobeAddr string) []modePrometheus {
 	t.Helper()
 	var out []modePrometheus
 	classicAddr := ""
 	for _, mode := range ingestions {
 		jobs := scrapeJob("hubprobe", hubprobeAddr)
-		var flags []string
+		flags := []string{exemplarStorageFlag}
 		if mode.native {
 			flags = append(flags, nativeHistogramsFlag)
 		}

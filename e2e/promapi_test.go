@@ -112,9 +112,10 @@ func (p promAPI) rules(ctx context.Context) ([]ruleGroup, error) {
 
 // activeAlert mirrors one entry of /api/v1/alerts.
 type activeAlert struct {
-	Labels map[string]string `json:"labels"`
-	State  string            `json:"state"` // "pending" or "firing"
-	Value  string            `json:"value"`
+	Labels      map[string]string `json:"labels"`
+	Annotations map[string]string `json:"annotations"`
+	State       string            `json:"state"` // "pending" or "firing"
+	Value       string            `json:"value"`
 }
 
 func (p promAPI) alerts(ctx context.Context) ([]activeAlert, error) {
@@ -126,6 +127,29 @@ func (p promAPI) alerts(ctx context.Context) ([]activeAlert, error) {
 		Alerts []activeAlert `json:"alerts"`
 	}
 	return d.Alerts, json.Unmarshal(data, &d)
+}
+
+// exemplarSeries mirrors one element of /api/v1/query_exemplars.
+type exemplarSeries struct {
+	SeriesLabels map[string]string `json:"seriesLabels"`
+	Exemplars    []struct {
+		Labels map[string]string `json:"labels"`
+		Value  string            `json:"value"`
+	} `json:"exemplars"`
+}
+
+// exemplars returns the exemplars Prometheus keeps of the series expr
+// selects, from the last window.
+func (p promAPI) exemplars(ctx context.Context, expr string, window time.Duration) ([]exemplarSeries, error) {
+	now := time.Now()
+	q := url.Values{"query": {expr},
+		"start": {strconv.FormatInt(now.Add(-window).Unix(), 10)}, "end": {strconv.FormatInt(now.Unix(), 10)}}
+	_, data, err := p.get(ctx, "/api/v1/query_exemplars?"+q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	var out []exemplarSeries
+	return out, json.Unmarshal(data, &out)
 }
 
 // get fetches an API path and unwraps the envelope; raw is the whole body.

@@ -70,8 +70,9 @@ const slowHub = "    embedded: true\n    embedded_hub:\n      delivery_delay: 1.
 // shipped rule file. In each it checks that every dashboard query, every
 // recording rule and every documented query returns data, that every rule
 // evaluates cleanly, where both forms are stored that the recorded series
-// and the panels keep the native histogram's answer, and that a hub slowed
-// past 1 s trips the p99 alert.
+// and the panels keep the native histogram's answer, that the latency
+// histogram's exemplars name runs whose pages hubprobe serves, and that a
+// hub slowed past 1 s trips the p99 alert.
 func TestDashboardsAndRulesAgainstRealPrometheus(t *testing.T) {
 	promBin := prometheusBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testBudget)
@@ -95,6 +96,7 @@ func TestDashboardsAndRulesAgainstRealPrometheus(t *testing.T) {
 		checkRulesHealthy(ctx, t, m.prom, dataSince)
 		checkDocumentedQueries(ctx, t, m.prom)
 		checkLatencySeriesFound(ctx, t, m.prom)
+		checkExemplars(ctx, t, m.prom, hp.addr)
 		if m.mode == bothForms {
 			checkNativeAnswerKept(ctx, t, m.prom)
 		}
@@ -502,6 +504,7 @@ func waitForSlowMessageAlert(ctx context.Context, t *testing.T, prom promAPI) {
 	figures := perScenario(ctx, prom, slowShareRecord, sendLagRecord)
 	if err == nil {
 		t.Logf("%s active; per scenario: %s", alerts.AlertLatencyP99OverOneSecond, figures)
+		checkHubDominates(ctx, t, prom)
 		return
 	}
 	if heldBack := latencyAlertHeldBack(ctx, prom); heldBack != nil {
@@ -510,6 +513,35 @@ func waitForSlowMessageAlert(ctx context.Context, t *testing.T, prom promAPI) {
 	t.Logf("%s stayed inactive, as the rules intend: every scenario over the objective has a probe too late on its "+
 		"schedule (this machine is starved of CPU), and %s is active for each\nper scenario: %s",
 		alerts.AlertLatencyP99OverOneSecond, alerts.AlertProbeSaturated, figures)
+}
+
+// slowHubSays is what the p99 alert's description says of a hub that holds
+// every delivery past 1 s on loopback: its own time outweighs the network's
+// round trip, from the recorded series.
+const slowHubSays = "the hub dominates."
+
+// checkHubDominates checks that every active p99 alert says the slowed hub
+// dominates its latency.
+func checkHubDominates(ctx context.Context, t *testing.T, prom promAPI) {
+	t.Helper()
+	all, err := prom.alerts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	said := 0
+	for _, a := range all {
+		if a.Labels["alertname"] != alerts.AlertLatencyP99OverOneSecond {
+			continue
+		}
+		if d := a.Annotations["description"]; !strings.HasSuffix(d, slowHubSays) {
+			t.Errorf("%s for %s says %q, want it to end %q", alerts.AlertLatencyP99OverOneSecond, a.Labels["scenario"], d, slowHubSays)
+			continue
+		}
+		said++
+	}
+	if said == 0 {
+		t.Errorf("no %s says where the time goes", alerts.AlertLatencyP99OverOneSecond)
+	}
 }
 
 // latencyAlertHeldBack explains a silent p99 alert. The alert is meant to

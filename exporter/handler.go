@@ -54,7 +54,8 @@ type ScenarioStatus struct {
 }
 
 // NewHandler returns the mux with /metrics, /-/healthy, /-/ready, /-/reload,
-// / (status page), /status.json and the Routes.
+// / (status page), /status.json, /runs/{run_id} (a kept run's page) and
+// the Routes.
 func NewHandler(opts HandlerOptions) http.Handler {
 	gatherer := opts.Gatherer
 	if gatherer == nil {
@@ -76,6 +77,7 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	status := &statusPage{opts: opts}
 	mux.HandleFunc("GET /{$}", status.serveHTML)
 	mux.HandleFunc("GET /status.json", status.serveJSON)
+	mux.HandleFunc("GET /runs/{id}", status.serveRun)
 	mux.HandleFunc("GET /capacity/{target}/{scenario}/plot.svg", status.servePlot)
 	for pattern, h := range opts.Routes {
 		mux.Handle(pattern, h)

@@ -213,7 +213,19 @@ func TestMetricsEndpoint(t *testing.T) {
 // the native buckets next to the classic ones.
 func TestMetricsNativeHistogram(t *testing.T) {
 	srv, _ := statusServer(t, 10, 1)
-	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/metrics", nil)
+	mf := scrapeProtobuf(t, srv.URL, "hubprobe_message_latency_seconds")
+	h := scenarioMetric(t, mf, "echo-ws").GetHistogram()
+	if h.GetSchema() != 3 || len(h.GetPositiveSpan()) == 0 || len(h.GetBucket()) != len(latencyBuckets) {
+		t.Fatalf("schema %d, %d spans, %d classic buckets; want schema 3 (factor 1.1), spans and %d classic buckets",
+			h.GetSchema(), len(h.GetPositiveSpan()), len(h.GetBucket()), len(latencyBuckets))
+	}
+}
+
+// scrapeProtobuf scrapes base's /metrics as a Prometheus that negotiates
+// protobuf does, and returns the family called name.
+func scrapeProtobuf(t *testing.T, base, name string) *dto.MetricFamily {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, base+"/metrics", nil)
 	req.Header.Set("Accept", "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited")
 	resp, err := testClient.Do(req)
 	if err != nil {
@@ -224,17 +236,11 @@ func TestMetricsNativeHistogram(t *testing.T) {
 	for {
 		var mf dto.MetricFamily
 		if err := dec.Decode(&mf); err != nil {
-			t.Fatalf("no hubprobe_message_latency_seconds in protobuf scrape: %v", err)
+			t.Fatalf("no %s in protobuf scrape: %v", name, err)
 		}
-		if mf.GetName() != "hubprobe_message_latency_seconds" {
-			continue
+		if mf.GetName() == name {
+			return &mf
 		}
-		h := scenarioMetric(t, &mf, "echo-ws").GetHistogram()
-		if h.GetSchema() != 3 || len(h.GetPositiveSpan()) == 0 || len(h.GetBucket()) != len(latencyBuckets) {
-			t.Fatalf("schema %d, %d spans, %d classic buckets; want schema 3 (factor 1.1), spans and %d classic buckets",
-				h.GetSchema(), len(h.GetPositiveSpan()), len(h.GetBucket()), len(latencyBuckets))
-		}
-		return
 	}
 }
 

@@ -87,6 +87,21 @@ func (h *History) Last(target, scenario string) (scenarios.Result, bool) {
 	return r, ok
 }
 
+// Run finds the kept run named id, recent or failed; ok is false once it
+// was pushed out of both lists.
+func (h *History) Run(id string) (scenarios.Result, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, list := range [][]historyEntry{h.recent, h.failures} {
+		for i := len(list) - 1; i >= 0; i-- {
+			if r := list[i].result; r.RunID != "" && r.RunID == id {
+				return r, true
+			}
+		}
+	}
+	return scenarios.Result{}, false
+}
+
 // Forget drops the last-run entry of a scenario removed from the
 // configuration; its past runs stay in the lists until pushed out.
 func (h *History) Forget(target, scenario string) {

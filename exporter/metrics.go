@@ -66,6 +66,9 @@ type Metrics struct {
 	throttled     *prometheus.CounterVec
 	httpRequests  *prometheus.CounterVec
 	connect       *prometheus.HistogramVec
+	connectPhases *prometheus.HistogramVec
+	roundTrip     *prometheus.HistogramVec
+	hubTime       *prometheus.HistogramVec
 	connFailures  *prometheus.CounterVec
 	connsActive   *prometheus.GaugeVec
 	reconnects    *prometheus.CounterVec
@@ -144,6 +147,15 @@ func newCatalogue() *Metrics {
 	m.httpRequests = counterVec("http_requests_total", "Negotiate and REST requests the probe made, by endpoint and status code.", "endpoint", "code")
 	m.connect = histogramVec("connect_duration_seconds",
 		"Time to open a probe connection: negotiate, transport and handshake.", connectBuckets)
+	m.connectPhases = histogramVec("connect_phase_duration_seconds",
+		"Time each phase of opening a probe connection took (0 for a phase it did not pass); the phases of a connection add up to its connect duration.",
+		connectBuckets, "phase")
+	m.roundTrip = histogramVec("network_round_trip_seconds",
+		"Round trips of the probe connections' transport, measured with what the hub's code never sees: WebSocket ping to pong, or a request the connection dispatcher refuses at once.",
+		latencyBuckets)
+	m.hubTime = histogramVec("message_hub_time_seconds",
+		"Time the hub itself took per delivered message: its latency less the network's share, half the sender's and half the receiver's latest round trip.",
+		latencyBuckets)
 	m.connFailures = counterVec("connection_failures_total", "Probe connections that failed to open or dropped, by reason.", "reason")
 	m.connsActive = gaugeVec("connections_active", "Probe connections open now.", scenarioLabels...)
 	m.reconnects = counterVec("reconnects_total", "Probe connections re-established after a drop.")
@@ -164,7 +176,7 @@ func newCatalogue() *Metrics {
 func (m *Metrics) collectors() []prometheus.Collector {
 	return append([]prometheus.Collector{
 		m.info, m.latency, m.sent, m.received, m.lost, m.duplicated, m.reordered, m.sentBytes, m.receivedBytes,
-		m.throttled, m.httpRequests, m.connect, m.connFailures, m.connsActive,
+		m.throttled, m.httpRequests, m.connect, m.connectPhases, m.roundTrip, m.hubTime, m.connFailures, m.connsActive,
 		m.reconnects, m.runs, m.runSuccess, m.runDuration, m.lastRun, m.runConns, m.sendLag,
 		m.runLatency, m.serverLoad, m.buildInfo, m.webPubSubEvents,
 	}, append(m.planning.collectors(), m.shards.collectors()...)...)
@@ -180,7 +192,7 @@ type partialDeleter interface {
 func (m *Metrics) vecs() []partialDeleter {
 	return append([]partialDeleter{
 		m.info, m.latency, m.sent, m.received, m.lost, m.duplicated, m.reordered, m.sentBytes, m.receivedBytes,
-		m.throttled, m.httpRequests, m.connect, m.connFailures, m.connsActive,
+		m.throttled, m.httpRequests, m.connect, m.connectPhases, m.roundTrip, m.hubTime, m.connFailures, m.connsActive,
 		m.reconnects, m.runs, m.runSuccess, m.runDuration, m.lastRun, m.runConns, m.sendLag, m.shards.step,
 	}, m.planning.scenarioVecs()...)
 }
@@ -262,7 +274,7 @@ func gaugeVec(name, help string, labels ...string) *prometheus.GaugeVec {
 	}, labels)
 }
 
-func histogramVec(name, help string, buckets []float64) *prometheus.HistogramVec {
+func histogramVec(name, help string, buckets []float64, extraLabels ...string) *prometheus.HistogramVec {
 	return prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Namespace:                       namespace,
 		Name:                            name,
@@ -271,5 +283,5 @@ func histogramVec(name, help string, buckets []float64) *prometheus.HistogramVec
 		NativeHistogramBucketFactor:     nativeBucketFactor,
 		NativeHistogramMaxBucketNumber:  nativeMaxBucketNumber,
 		NativeHistogramMinResetDuration: nativeMinResetPeriod,
-	}, scenarioLabels)
+	}, append(append([]string{}, scenarioLabels...), extraLabels...))
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/throttle"
 )
@@ -31,7 +32,7 @@ var runStart = time.Unix(1700000000, 0)
 
 func failedRun() scenarios.Result {
 	return scenarios.Result{
-		Target: echoWS.Target, Scenario: echoWS.Scenario, Kind: echoWS.Kind,
+		Target: echoWS.Target, Scenario: echoWS.Scenario, Kind: echoWS.Kind, RunID: "r1",
 		Start: runStart, Duration: 5 * time.Second,
 		Connections: 2, Sent: 10, Received: 9, Expected: 10, Lost: 1,
 		SlowMessages: 1,
@@ -52,8 +53,9 @@ func feed(rec scenarios.Recorder) {
 	rec.ConnectionFailed(scenarios.FailThrottled)
 	rec.HTTPResponse("negotiate", 200)
 	rec.HTTPResponse("negotiate", 200)
-	rec.ConnectDone(30 * time.Millisecond)
-	rec.ConnectDone(120 * time.Millisecond)
+	for _, timing := range connectTimings {
+		rec.Connected(timing)
+	}
 	rec.ConnectionOpened()
 	rec.ConnectionOpened()
 	for range 10 {
@@ -62,8 +64,11 @@ func feed(rec scenarios.Recorder) {
 	}
 	rec.SendLag(2 * time.Millisecond)
 	rec.SendLag(300 * time.Millisecond)
-	for _, l := range latencies {
-		rec.MessageReceived(l)
+	for _, d := range roundTrips {
+		rec.RoundTrip(d)
+	}
+	for i, l := range latencies {
+		rec.MessageReceived(delivery(i, l))
 		rec.BytesReceived(120)
 	}
 	rec.MessagesLost(1)
@@ -76,6 +81,89 @@ func feed(rec scenarios.Recorder) {
 	rec.ConnectionClosed()
 	rec.Reconnected()
 	rec.RunFinished(failedRun())
+}
+
+// connectTimings are the phases of the two connects: one on a warm
+// connection with no lookup, one through a negotiate redirect that
+// dialled everything anew. 30 and 120 ms in all.
+var connectTimings = []clientconn.ConnectTiming{
+	{0, 5 * time.Millisecond, 0, 10 * time.Millisecond, 0, 10 * time.Millisecond, 5 * time.Millisecond},
+	{20 * time.Millisecond, 10 * time.Millisecond, 30 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond},
+}
+
+// roundTrips the connections measured, 2 ms each; from the second
+// delivery on, each delivery's hub time is its latency less 2 ms.
+var roundTrips = []time.Duration{2 * time.Millisecond, 2 * time.Millisecond}
+
+// delivery is the i-th delivery of feed: the first arrives before any
+// round trip was measured, and the last, the slowest, carries an exemplar.
+func delivery(i int, latency time.Duration) scenarios.Delivery {
+	d := scenarios.Delivery{Latency: latency, RunID: "r1", Sender: 1, Seq: uint32(i), Slowest: i == len(latencies)-1}
+	if i > 0 {
+		d.HubTime, d.HasHubTime = latency-2*time.Millisecond, true
+	}
+	return d
+}
+
+// histogramText is the text exposition of a histogram observed with
+// values: its classic buckets and their cumulative counts, its sum and
+// count. labels come before le.
+func histogramText(name, labels string, buckets []float64, values ...float64) string {
+	var b strings.Builder
+	sum := 0.0
+	for _, v := range values {
+		sum += v
+	}
+	for _, le := range append(buckets, math.Inf(1)) {
+		n := 0
+		for _, v := range values {
+			if v <= le {
+				n++
+			}
+		}
+		fmt.Fprintf(&b, "%s_bucket{%s,le=%q} %d\n", name, labels, strconv.FormatFloat(le, 'g', -1, 64), n)
+	}
+	fmt.Fprintf(&b, "%s_sum{%s} %s\n%s_count{%s} %d\n", name, labels, strconv.FormatFloat(sum, 'g', -1, 64), name, labels, len(values))
+	return b.String()
+}
+
+// connectPhaseExposition is hubprobe_connect_phase_duration_seconds after
+// feed: every phase observed at every connect.
+func connectPhaseExposition() string {
+	text := "# HELP hubprobe_connect_phase_duration_seconds Time each phase of opening a probe connection took (0 for a phase it did not pass); the phases of a connection add up to its connect duration.\n" +
+		"# TYPE hubprobe_connect_phase_duration_seconds histogram\n"
+	for i, phase := range clientconn.ConnectPhases {
+		var values []float64
+		for _, timing := range connectTimings {
+			values = append(values, timing[i].Seconds())
+		}
+		text += histogramText("hubprobe_connect_phase_duration_seconds", `phase="`+phase+`",`+wantLabels, connectBuckets, values...)
+	}
+	return text
+}
+
+// hubTimeExposition and roundTripExposition are the hub time and round
+// trip histograms after feed.
+func hubTimeExposition() string {
+	var values []float64
+	for i, l := range latencies {
+		if d := delivery(i, l); d.HasHubTime {
+			values = append(values, d.HubTime.Seconds())
+		}
+	}
+	return "# HELP hubprobe_message_hub_time_seconds Time the hub itself took per delivered message: its latency less the network's share, half the sender's and half the receiver's latest round trip.\n" +
+		"# TYPE hubprobe_message_hub_time_seconds histogram\n" +
+		histogramText("hubprobe_message_hub_time_seconds", wantLabels, latencyBuckets, values...)
+}
+
+func roundTripExposition() string {
+	var values []float64
+	for _, d := range roundTrips {
+		values = append(values, d.Seconds())
+	}
+	return "# HELP hubprobe_network_round_trip_seconds Round trips of the probe connections' transport, measured with what the hub's code never sees: WebSocket ping to pong, or a request the connection dispatcher refuses at once.\n" +
+		"# TYPE hubprobe_network_round_trip_seconds histogram\n" +
+		histogramText("hubprobe_network_round_trip_seconds", wantLabels, latencyBuckets, values...)
 }
 
 func latencySum() string {
@@ -243,7 +331,8 @@ hubprobe_shard_info{shard="0"} 1
 func TestRecorderExposition(t *testing.T) {
 	reg, m := newTestMetrics(t)
 	feed(m.Recorder(echoWS))
-	if err := testutil.GatherAndCompare(reg, strings.NewReader(recorderExposition)); err != nil {
+	want := recorderExposition + connectPhaseExposition() + hubTimeExposition() + roundTripExposition()
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -530,7 +619,7 @@ func TestPerMessageCallsDoNotAllocate(t *testing.T) {
 	_, m := newTestMetrics(t)
 	rec := m.Recorder(echoWS)
 	for _, l := range latencies { // create the native buckets in use
-		rec.MessageReceived(l)
+		rec.MessageReceived(ordinaryDelivery(l))
 		rec.SendLag(l / 100)
 	}
 	i := 0
@@ -538,7 +627,7 @@ func TestPerMessageCallsDoNotAllocate(t *testing.T) {
 		rec.MessageSent()
 		rec.BytesSent(64)
 		rec.SendLag(latencies[i%len(latencies)] / 100)
-		rec.MessageReceived(latencies[i%len(latencies)])
+		rec.MessageReceived(ordinaryDelivery(latencies[i%len(latencies)]))
 		rec.BytesReceived(64)
 		rec.HTTPResponse("rest_send", 202)
 		rec.Throttled(throttle.MessageLimit)
@@ -549,8 +638,15 @@ func TestPerMessageCallsDoNotAllocate(t *testing.T) {
 	}
 }
 
+// ordinaryDelivery is a delivery with its hub time, but not among the
+// run's slowest: the slowest few of a run carry exemplars, whose labels
+// allocate.
+func ordinaryDelivery(l time.Duration) scenarios.Delivery {
+	return scenarios.Delivery{Latency: l, HubTime: l / 2, HasHubTime: true, RunID: "r1", Sender: 3, Seq: 7}
+}
+
 // BenchmarkRecorderMessageReceived measures the per-delivery cost: one
-// counter increment and one classic+native histogram observation.
+// counter increment and two classic+native histogram observations.
 func BenchmarkRecorderMessageReceived(b *testing.B) {
 	m, err := NewMetrics(prometheus.NewRegistry())
 	if err != nil {
@@ -560,14 +656,14 @@ func BenchmarkRecorderMessageReceived(b *testing.B) {
 	b.Run("serial", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
-			rec.MessageReceived(latencies[i%len(latencies)])
+			rec.MessageReceived(ordinaryDelivery(latencies[i%len(latencies)]))
 		}
 	})
 	b.Run("parallel", func(b *testing.B) {
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
 			for i := 0; pb.Next(); i++ {
-				rec.MessageReceived(latencies[i%len(latencies)])
+				rec.MessageReceived(ordinaryDelivery(latencies[i%len(latencies)]))
 			}
 		})
 	})
@@ -585,7 +681,7 @@ func TestRecorderConcurrentUse(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range perWorker {
-				rec.MessageReceived(latencies[i%len(latencies)])
+				rec.MessageReceived(ordinaryDelivery(latencies[i%len(latencies)]))
 				rec.HTTPResponse("rest_send", 200+w%4)
 				if i%100 == 0 {
 					_, _ = reg.Gather()
@@ -616,7 +712,7 @@ func TestLatencyBucketAtOneSecond(t *testing.T) {
 	rec := m.Recorder(echoWS)
 	sum := 0.0
 	for _, l := range []time.Duration{999 * time.Millisecond, time.Second, time.Second + time.Microsecond} {
-		rec.MessageReceived(l)
+		rec.MessageReceived(ordinaryDelivery(l))
 		sum += l.Seconds()
 	}
 	var want strings.Builder

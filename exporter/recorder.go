@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/throttle"
 )
@@ -49,8 +50,10 @@ type recorder struct {
 	sent, received, lost     prometheus.Counter
 	duplicated, reordered    prometheus.Counter
 	sentBytes, receivedBytes prometheus.Counter
-	latency, sendLag         prometheus.Observer
-	connect                  prometheus.Observer
+	latency                  exemplarObserver
+	sendLag, hubTime         prometheus.Observer
+	connect, roundTrip       prometheus.Observer
+	connectPhases            [len(clientconn.ConnectPhases)]prometheus.Observer
 	active                   prometheus.Gauge
 	reconnects               prometheus.Counter
 	throttled                [len(throttle.Reasons)]prometheus.Counter
@@ -71,11 +74,16 @@ func newRecorder(m *Metrics, st *scenarioState) *recorder {
 		reordered:     m.reordered.WithLabelValues(t, s),
 		sentBytes:     m.sentBytes.WithLabelValues(t, s),
 		receivedBytes: m.receivedBytes.WithLabelValues(t, s),
-		latency:       m.latency.WithLabelValues(t, s),
+		latency:       m.latency.WithLabelValues(t, s).(exemplarObserver),
 		sendLag:       m.sendLag.WithLabelValues(t, s),
+		hubTime:       m.hubTime.WithLabelValues(t, s),
 		connect:       m.connect.WithLabelValues(t, s),
+		roundTrip:     m.roundTrip.WithLabelValues(t, s),
 		active:        m.connsActive.WithLabelValues(t, s),
 		reconnects:    m.reconnects.WithLabelValues(t, s),
+	}
+	for i, phase := range clientconn.ConnectPhases {
+		r.connectPhases[i] = m.connectPhases.WithLabelValues(t, s, phase)
 	}
 	for i, reason := range throttle.Reasons {
 		r.throttled[i] = m.throttled.WithLabelValues(t, s, reason)
@@ -96,19 +104,56 @@ func (r *recorder) ConnectionOpened()  { r.active.Inc() }
 func (r *recorder) ConnectionClosed()  { r.active.Dec() }
 func (r *recorder) Reconnected()       { r.reconnects.Inc() }
 
-func (r *recorder) MessageReceived(latency time.Duration) {
+// exemplarObserver is what a client_golang histogram is: an observer that
+// can hang an exemplar on an observation.
+type exemplarObserver interface {
+	prometheus.Observer
+	prometheus.ExemplarObserver
+}
+
+// MessageReceived counts a delivery and observes its latency and hub
+// time; the run's slowest deliveries carry an exemplar naming the message
+// (exemplarLabels).
+func (r *recorder) MessageReceived(d scenarios.Delivery) {
 	r.received.Inc()
-	r.latency.Observe(latency.Seconds())
+	if d.Slowest {
+		r.latency.ObserveWithExemplar(d.Latency.Seconds(), exemplarLabels(d))
+	} else {
+		r.latency.Observe(d.Latency.Seconds())
+	}
+	if d.HasHubTime {
+		r.hubTime.Observe(d.HubTime.Seconds())
+	}
+}
+
+// exemplarLabels name a delivered message: its run (whose status page is
+// /runs/{run_id}), its sender (the connection's index among the
+// scenario's) and the sender's sequence number. Together they stay far
+// below client_golang's 128 runes for an exemplar's labels.
+func exemplarLabels(d scenarios.Delivery) prometheus.Labels {
+	return prometheus.Labels{
+		"run_id":   d.RunID,
+		"sender":   strconv.Itoa(d.Sender),
+		"sequence": strconv.FormatUint(uint64(d.Seq), 10),
+	}
 }
 
 // Counters panic on negative increments; a zero or negative count carries
 // no information, so such calls are dropped.
-func (r *recorder) MessagesLost(n int)      { addPositive(r.lost, n) }
-func (r *recorder) BytesSent(n int)         { addPositive(r.sentBytes, n) }
-func (r *recorder) BytesReceived(n int)     { addPositive(r.receivedBytes, n) }
-func (r *recorder) SendLag(d time.Duration) { r.sendLag.Observe(max(d, 0).Seconds()) }
-func (r *recorder) ConnectDone(d time.Duration) {
-	r.connect.Observe(max(d, 0).Seconds())
+func (r *recorder) MessagesLost(n int)        { addPositive(r.lost, n) }
+func (r *recorder) BytesSent(n int)           { addPositive(r.sentBytes, n) }
+func (r *recorder) BytesReceived(n int)       { addPositive(r.receivedBytes, n) }
+func (r *recorder) SendLag(d time.Duration)   { r.sendLag.Observe(max(d, 0).Seconds()) }
+func (r *recorder) RoundTrip(d time.Duration) { r.roundTrip.Observe(max(d, 0).Seconds()) }
+
+// Connected observes a connect's whole time and each phase's, every phase
+// every time (0 for one it did not pass), so the phase histograms' sums
+// add up to the connect histogram's.
+func (r *recorder) Connected(t clientconn.ConnectTiming) {
+	r.connect.Observe(max(t.Total(), 0).Seconds())
+	for i, d := range t {
+		r.connectPhases[i].Observe(max(d, 0).Seconds())
+	}
 }
 
 func addPositive(c prometheus.Counter, n int) {

@@ -2,7 +2,7 @@ package exporter
 
 import (
 	"bytes"
-	_ "embed"
+	"embed"
 	"encoding/json"
 	"html/template"
 	"net/http"
@@ -12,13 +12,28 @@ import (
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
-//go:embed status.html
-var statusHTML string
+// pageFiles are the HTML pages: the status page, a run's page, and the
+// style both share.
+//
+//go:embed status.html run.html style.html
+var pageFiles embed.FS
 
-var statusTemplate = template.Must(template.New("status").Funcs(template.FuncMap{
+var pages = template.Must(template.New("pages").Funcs(template.FuncMap{
 	"seconds": formatSeconds,
 	"when":    formatTime,
-}).Parse(statusHTML))
+}).ParseFS(pageFiles, "*.html"))
+
+// servePage renders the page template name with data into a buffer, so a
+// template error yields a clean 500 instead of half a page.
+func servePage(w http.ResponseWriter, name string, data any) {
+	var buf bytes.Buffer
+	if err := pages.ExecuteTemplate(&buf, name, data); err != nil {
+		http.Error(w, "rendering "+name+" failed", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write(buf.Bytes())
+}
 
 // statusView is what both the status page and /status.json show.
 type statusView struct {
@@ -43,6 +58,9 @@ type scenarioRow struct {
 }
 
 type runView struct {
+	RunID string `json:"run_id"`
+	// URL is the run's page, relative to the status page.
+	URL               string           `json:"url"`
 	Target            string           `json:"target"`
 	Scenario          string           `json:"scenario"`
 	Kind              string           `json:"kind"`
@@ -75,15 +93,7 @@ type statusPage struct {
 }
 
 func (p *statusPage) serveHTML(w http.ResponseWriter, _ *http.Request) {
-	// Render into a buffer so a template error yields a clean 500 instead
-	// of half a page.
-	var buf bytes.Buffer
-	if err := statusTemplate.Execute(&buf, p.view()); err != nil {
-		http.Error(w, "rendering status page failed", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_, _ = w.Write(buf.Bytes())
+	servePage(w, "status.html", p.view())
 }
 
 func (p *statusPage) serveJSON(w http.ResponseWriter, _ *http.Request) {
@@ -146,6 +156,7 @@ func runViews(results []scenarios.Result) []runView {
 
 func newRunView(r scenarios.Result) runView {
 	v := runView{
+		RunID: r.RunID, URL: runPath(r.RunID),
 		Target: r.Target, Scenario: r.Scenario, Kind: r.Kind,
 		Start: r.Start.UTC(), DurationSeconds: r.Duration.Seconds(),
 		Outcome: r.Outcome, Error: r.Error, MetSLO: r.MetSLO(),

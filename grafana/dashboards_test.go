@@ -13,8 +13,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/hubprobe/hubprobe/alerts/promtooltest"
 	"github.com/hubprobe/hubprobe/internal/catalogue"
-	"github.com/hubprobe/hubprobe/internal/promtool"
 )
 
 // repoRoot is the repository root as seen from this package's directory.
@@ -365,7 +365,13 @@ func TestProvisioningPointsAtTheDashboards(t *testing.T) {
 	}
 	var sources struct {
 		Datasources []struct {
-			Type string `yaml:"type"`
+			Type     string `yaml:"type"`
+			JSONData struct {
+				Exemplars []struct {
+					Name string `yaml:"name"`
+					URL  string `yaml:"url"`
+				} `yaml:"exemplarTraceIdDestinations"`
+			} `yaml:"jsonData"`
 		} `yaml:"datasources"`
 	}
 	readYAML(t, "grafana/provisioning/dashboards.yml", &dashboards)
@@ -374,7 +380,13 @@ func TestProvisioningPointsAtTheDashboards(t *testing.T) {
 		t.Errorf("dashboards.yml must declare one file provider with a path, got %+v", dashboards.Providers)
 	}
 	if len(sources.Datasources) == 0 || sources.Datasources[0].Type != "prometheus" {
-		t.Errorf("datasources.yml must declare a prometheus data source, got %+v", sources.Datasources)
+		t.Fatalf("datasources.yml must declare a prometheus data source, got %+v", sources.Datasources)
+	}
+	// The exemplars' run_id links to the run's page, /runs/{run_id}, with
+	// Grafana's value escaped from provisioning's variables.
+	links := sources.Datasources[0].JSONData.Exemplars
+	if len(links) != 1 || links[0].Name != "run_id" || !strings.HasSuffix(links[0].URL, "/runs/$${__value.raw}") {
+		t.Errorf("datasources.yml must link the run_id exemplar to /runs/$${__value.raw}, got %+v", links)
 	}
 }
 
@@ -504,7 +516,7 @@ func readYAML(t *testing.T, path string, v any) {
 
 func runPromtool(t *testing.T, args ...string) string {
 	t.Helper()
-	return promtool.Run(t, args...)
+	return promtooltest.Run(t, args...)
 }
 
 // exporterShapedSeries is one series of every catalogue metric, labelled as
@@ -560,11 +572,17 @@ var exporterShapedSeries = map[string]string{
 
 // histogramSeries adds the buckets and count of a classic histogram.
 func histogramSeries(series map[string]string, name string, bounds ...string) {
+	labeledHistogramSeries(series, name, `target="hub",scenario="echo"`, bounds...)
+}
+
+// labeledHistogramSeries adds the buckets and count of a classic histogram
+// whose series carry labels.
+func labeledHistogramSeries(series map[string]string, name, labels string, bounds ...string) {
 	for i, le := range append(bounds, "+Inf") {
-		series[fmt.Sprintf(`%s_bucket{target="hub",scenario="echo",le=%q}`, name, le)] = fmt.Sprintf("0+%dx60", 5+i)
+		series[fmt.Sprintf(`%s_bucket{%s,le=%q}`, name, labels, le)] = fmt.Sprintf("0+%dx60", 5+i)
 	}
-	series[fmt.Sprintf(`%s_count{target="hub",scenario="echo"}`, name)] = fmt.Sprintf("0+%dx60", 5+len(bounds))
-	series[fmt.Sprintf(`%s_sum{target="hub",scenario="echo"}`, name)] = "0+1x60"
+	series[fmt.Sprintf(`%s_count{%s}`, name, labels)] = fmt.Sprintf("0+%dx60", 5+len(bounds))
+	series[fmt.Sprintf(`%s_sum{%s}`, name, labels)] = "0+1x60"
 }
 
 // Every dashboard query must return data when the exporter's series exist:
@@ -581,6 +599,11 @@ func TestQueriesReturnDataOnExporterShapedSeries(t *testing.T) {
 			histogramSeries(series, "hubprobe_message_latency_seconds", "0.1", "0.7", "1")
 			histogramSeries(series, "hubprobe_connect_duration_seconds", "0.1", "1")
 			histogramSeries(series, "hubprobe_send_lag_seconds", "0.01", "0.1")
+			histogramSeries(series, "hubprobe_message_hub_time_seconds", "0.1", "0.7", "1")
+			histogramSeries(series, "hubprobe_network_round_trip_seconds", "0.1", "0.7", "1")
+			for _, phase := range []string{"tcp", "negotiate", "upgrade", "handshake"} {
+				labeledHistogramSeries(series, "hubprobe_connect_phase_duration_seconds", `target="hub",scenario="echo",phase="`+phase+`"`, "0.1", "1")
+			}
 			for _, resource := range []string{"connections", "inbound_bytes_per_second", "outbound_bytes_per_second",
 				"inbound_messages_per_second", "outbound_messages_per_second"} {
 				series[`hubprobe_tier_limit{target="hub",resource="`+resource+`"}`] = "1000x60"

@@ -63,9 +63,12 @@ func rate(name string, matchers ...string) string {
 // The histograms the dashboards read, through package histogramql so that
 // each panel answers whether Prometheus stored them classic, native or both.
 const (
-	latencyHistogram = "hubprobe_message_latency_seconds"
-	connectHistogram = "hubprobe_connect_duration_seconds"
-	sendLagHistogram = "hubprobe_send_lag_seconds"
+	latencyHistogram      = "hubprobe_message_latency_seconds"
+	hubTimeHistogram      = "hubprobe_message_hub_time_seconds"
+	roundTripHistogram    = "hubprobe_network_round_trip_seconds"
+	connectHistogram      = "hubprobe_connect_duration_seconds"
+	connectPhaseHistogram = "hubprobe_connect_phase_duration_seconds"
+	sendLagHistogram      = "hubprobe_send_lag_seconds"
 )
 
 // quantile is the q-quantile of a histogram per target and scenario.
@@ -127,6 +130,14 @@ type graph struct {
 	warn     *float64
 	min, max *float64
 	width    uint32
+	// stacked draws the series on top of each other, for parts that add
+	// up to a whole.
+	stacked bool
+	// exemplarsOn is the legend of the query that asks Grafana for the
+	// exemplars of the series it reads (one query only, or each would draw
+	// them): the latency histogram's name the run (run_id) of a slow
+	// delivery, which the data source links to hubprobe's page of that run.
+	exemplarsOn string
 }
 
 func (g graph) panel() *timeseries.PanelBuilder {
@@ -143,13 +154,20 @@ func (g graph) panel() *timeseries.PanelBuilder {
 			ShowLegend(true)).
 		Tooltip(multiTooltip())
 	for i, q := range g.queries {
-		p = p.WithTarget(q.builder(refID(i)))
+		target := q.builder(refID(i))
+		if g.exemplarsOn != "" && q.legend == g.exemplarsOn {
+			target = target.Exemplar(true)
+		}
+		p = p.WithTarget(target)
 	}
 	if g.min != nil {
 		p = p.Min(*g.min)
 	}
 	if g.max != nil {
 		p = p.Max(*g.max)
+	}
+	if g.stacked {
+		p = p.Stacking(common.NewStackingConfigBuilder().Mode(common.StackingModeNormal))
 	}
 	if g.limit != nil {
 		p = p.Thresholds(thresholds(g.warn, g.limit)).

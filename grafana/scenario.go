@@ -26,6 +26,10 @@ func Scenario() *dashboard.DashboardBuilder {
 	for _, g := range latencyGraphs() {
 		d = d.WithPanel(g.panel())
 	}
+	d = d.WithRow(dashboard.NewRowBuilder("Where the time goes"))
+	for _, g := range whereTheTimeGoesGraphs() {
+		d = d.WithPanel(g.panel())
+	}
 	d = d.WithRow(dashboard.NewRowBuilder("Connections"))
 	for _, g := range scenarioConnectionGraphs() {
 		d = d.WithPanel(g.panel())
@@ -105,8 +109,10 @@ func latencyGraphs() []graph {
 	}, {
 		title: "Latency quantiles over time",
 		description: "p50, p90 and p99 estimated from the histogram over the rate interval, " +
-			"so they cover every run in the window.",
+			"so they cover every run in the window. The dots on p99 are exemplars, each run's slowest messages: " +
+			"their run_id links to the run's page on hubprobe's status page.",
 		unit: units.Seconds, width: 12, min: ptr(0.0), limit: ptr(latencyLimitSeconds), warn: ptr(nearLimitSeconds),
+		exemplarsOn: "p99",
 		queries: []query{
 			{quantile(0.5, latencyHistogram), "p50"},
 			{quantile(0.9, latencyHistogram), "p90"},
@@ -128,6 +134,31 @@ func latencyGraphs() []graph {
 			{sumRate("hubprobe_messages_duplicated_total"), "duplicated"},
 			{sumRate("hubprobe_messages_reordered_total"), "reordered"},
 		},
+	}}
+}
+
+// whereTheTimeGoesGraphs split the scenario's time between the network and
+// the hub, and its connects by phase.
+func whereTheTimeGoesGraphs() []graph {
+	return []graph{{
+		title: "Network round trip against hub time",
+		description: "Where a message's latency goes. Network: the connections' transport round trip (WebSocket ping to pong, " +
+			"or for SSE and long polling a request the connection dispatcher refuses at once). Hub: each message's latency " +
+			"less the network's share (half the sender's and half the receiver's round trip). The side that grows is the slow one.",
+		unit: units.Seconds, width: 12, min: ptr(0.0), limit: ptr(latencyLimitSeconds), warn: ptr(nearLimitSeconds),
+		queries: []query{
+			{quantile(0.5, roundTripHistogram), "network p50"},
+			{quantile(0.99, roundTripHistogram), "network p99"},
+			{quantile(0.5, hubTimeHistogram), "hub p50"},
+			{quantile(0.99, hubTimeHistogram), "hub p99"},
+		},
+	}, {
+		title: "Connect phases",
+		description: "Mean time of each phase of opening a connection, stacked: they add up to the mean connect time. " +
+			"dns, tcp and tls wherever a request opened a new connection; negotiate; redirect (an app server's hand-over " +
+			"to Azure SignalR Service); upgrade (WebSocket 101, event stream or first poll); handshake.",
+		unit: units.Seconds, width: 12, min: ptr(0.0), stacked: true,
+		queries: []query{{histogramql.Mean("phase", rate, connectPhaseHistogram).Or(), "{{phase}}"}},
 	}}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/hubprobe/hubprobe/hub/internal/wiretest"
 	"github.com/hubprobe/hubprobe/signalr"
 )
 
@@ -17,15 +18,6 @@ import (
 // the same record, so the hub's own cost per message can be read off:
 //
 //	go test ./hub -run XXX -bench Echo -benchmem
-
-// benchRecord is an Echo invocation carrying a benchmark payload whose blob
-// has blobSize characters (the vendor's benchmark defaults to 2048).
-func benchRecord(blobSize int) []byte {
-	return []byte(`{"type":1,"target":"Echo","arguments":[{"information.ConnectionId":"x",` +
-		`"payload.Timestamp":1712345678901,"payload.MessageBlob":"` + strings.Repeat("A", blobSize) + `"}]}` + "\x1e")
-}
-
-var benchBlobSizes = []int{256, 2048}
 
 // reportCPU adds the process CPU time per operation (client and server
 // together, so differences between servers show up undiluted by waiting).
@@ -92,7 +84,7 @@ func benchHubURL(b *testing.B) string {
 		b.Fatal(err)
 	}
 	b.Cleanup(srv.Close)
-	return wsURL(srv.URL(), "")
+	return wiretest.WSURL(srv.URL(), "")
 }
 
 // roundTrips sends one record and waits for one record back, b.N times.
@@ -152,8 +144,8 @@ func pipelined(b *testing.B, ws *websocket.Conn, record []byte) {
 }
 
 func BenchmarkEchoRoundTrip(b *testing.B) {
-	for _, size := range benchBlobSizes {
-		record := benchRecord(size)
+	for _, size := range wiretest.BlobSizes {
+		record := wiretest.EchoRecord(size)
 		b.Run(fmt.Sprintf("gorilla/blob=%d", size), func(b *testing.B) {
 			roundTrips(b, benchDial(b, startBareEcho(b), false), record)
 		})
@@ -164,8 +156,8 @@ func BenchmarkEchoRoundTrip(b *testing.B) {
 }
 
 func BenchmarkEchoPipelined(b *testing.B) {
-	for _, size := range benchBlobSizes {
-		record := benchRecord(size)
+	for _, size := range wiretest.BlobSizes {
+		record := wiretest.EchoRecord(size)
 		b.Run(fmt.Sprintf("gorilla/blob=%d", size), func(b *testing.B) {
 			pipelined(b, benchDial(b, startBareEcho(b), false), record)
 		})
@@ -179,9 +171,9 @@ func BenchmarkEchoPipelined(b *testing.B) {
 // with the MessagePack hub protocol, whose values the hub converts to JSON
 // text and back.
 func BenchmarkEchoRoundTripMessagePack(b *testing.B) {
-	for _, size := range benchBlobSizes {
+	for _, size := range wiretest.BlobSizes {
 		var m signalr.Message
-		if _, err := (signalr.JSONProtocol{}).ParseMessages(benchRecord(size), func(p *signalr.Message) error { m = *p; return nil }); err != nil {
+		if _, err := (signalr.JSONProtocol{}).ParseMessages(wiretest.EchoRecord(size), func(p *signalr.Message) error { m = *p; return nil }); err != nil {
 			b.Fatal(err)
 		}
 		record, err := signalr.MessagePackProtocol{}.AppendMessage(nil, &m)
@@ -196,46 +188,5 @@ func BenchmarkEchoRoundTripMessagePack(b *testing.B) {
 			}
 			roundTripsOf(b, ws, websocket.BinaryMessage, record)
 		})
-	}
-}
-
-// BenchmarkParseRecord isolates the shared JSON codec's decoding of one
-// Echo record, the largest single cost in the hub's per-message work.
-func BenchmarkParseRecord(b *testing.B) {
-	for _, size := range benchBlobSizes {
-		record := benchRecord(size)
-		b.Run(fmt.Sprintf("blob=%d", size), func(b *testing.B) {
-			b.SetBytes(int64(len(record)))
-			for i := 0; i < b.N; i++ {
-				if _, err := signalr.ParseJSONMessage(record[:len(record)-1]); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
-// BenchmarkRoutingField isolates the routing-field peek of SendToConnection
-// and SendToGroup, on the payload of BenchmarkParseRecord: the route first,
-// as hubprobe's scenarios write it, or last, behind the blob.
-func BenchmarkRoutingField(b *testing.B) {
-	for _, size := range benchBlobSizes {
-		blob := `"payload.Timestamp":1712345678901,"payload.MessageBlob":"` + strings.Repeat("A", size) + `"`
-		payloads := map[string]string{
-			"first": `{"information.ConnectionId":"x",` + blob + `}`,
-			"last":  `{` + blob + `,"information.ConnectionId":"x"}`,
-		}
-		for _, where := range []string{"first", "last"} {
-			p := []byte(payloads[where])
-			b.Run(fmt.Sprintf("%s/blob=%d", where, size), func(b *testing.B) {
-				b.SetBytes(int64(len(p)))
-				b.ReportAllocs()
-				for b.Loop() {
-					if id, ok := jsonCodec.field(p, connectionIDField); !ok || id != "x" {
-						b.Fatalf("field = %q, %v", id, ok)
-					}
-				}
-			})
-		}
 	}
 }

@@ -105,4 +105,13 @@
 // RecordLatency, streamed echo and pushed batch (and every Web PubSub
 // message, but not its acks) back for a while, to show what a slow hub
 // looks like on the dashboards.
+//
+// This package is the hub's facade: its options, the server, the embedded
+// hubs of a configuration, the hub's metrics and its load. The work is
+// done in internal packages: core (what every protocol shares: lifecycle,
+// rosters, quota, authorization, slow mode), transport (the HTTP
+// transports), signalrhub (ASP.NET Core SignalR and Azure SignalR
+// Service) and wpshub (Azure Web PubSub). A further protocol, such as
+// classic ASP.NET SignalR, gets a package beside signalrhub and a route in
+// Hub.ServeHTTP. Package hubtest serves the hub in tests.
 package hub

@@ -15,7 +15,7 @@ func TestMetricsDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	if _, err := newMetrics(reg); err != nil {
+	if _, _, err := newMetrics(reg); err != nil {
 		t.Fatal(err)
 	}
 	mfs, err := reg.Gather()

@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/hub/internal/wiretest"
 )
 
 // loadSinkLog records which targets' load is reported.
@@ -129,7 +130,7 @@ func TestEmbeddedSyncFollowsTheConfig(t *testing.T) {
 	if got := mustURL(t, e, "plain"); got != plain {
 		t.Errorf("a changed delivery delay restarted the hub (%s, then %s)", plain, got)
 	}
-	if got := e.running["plain"].hub.deliveryDelay(); got != int64(300*time.Millisecond) {
+	if got := e.running["plain"].hub.host.DeliveryDelay(); got != int64(300*time.Millisecond) {
 		t.Errorf("delivery delay %v after the change, want 300ms", time.Duration(got))
 	}
 	if got := mustURL(t, e, "keyed"); got == keyed || negotiates(keyed) || !negotiates(got) {
@@ -203,8 +204,8 @@ func TestEmbeddedEntraSettings(t *testing.T) {
 	if cs, ok := e.ConnectionString("entra"); !ok || cs != "Endpoint="+origin+";AuthType=azure;Version=1.0;" {
 		t.Errorf("connection string %q, %v; want the keyless form", cs, ok)
 	}
-	r := request(t, http.MethodPost, origin+"/api/v1/hubs/chat", restToken(t, "embedded-key", origin+"/api/v1/hubs/chat"), `{"target":"x","arguments":[]}`)
-	if r.status != http.StatusUnauthorized || r.body != LocalAuthDisabledText {
-		t.Errorf("access-key REST call: %d %q, want 401 %q", r.status, r.body, LocalAuthDisabledText)
+	r := wiretest.Request(t, http.MethodPost, origin+"/api/v1/hubs/chat", wiretest.RESTToken(t, "embedded-key", origin+"/api/v1/hubs/chat"), `{"target":"x","arguments":[]}`)
+	if r.Status != http.StatusUnauthorized || r.Body != LocalAuthDisabledText {
+		t.Errorf("access-key REST call: %d %q, want 401 %q", r.Status, r.Body, LocalAuthDisabledText)
 	}
 }

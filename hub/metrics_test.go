@@ -1,23 +1,25 @@
-package hub
+package hub_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/hubprobe/hubprobe/hub"
+	"github.com/hubprobe/hubprobe/hub/internal/wiretest"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 func TestMetricsExported(t *testing.T) {
-	h, srv, reg := startHub(t, Options{})
-	a := connect(t, srv)
-	b := connect(t, srv)
-	a.send(`{"type":6}`)
-	a.send(`{"type":1,"invocationId":"1","target":"Echo","arguments":[{}]}`)
-	a.nextNonPingRecord() // RecordLatency
-	a.nextNonPingRecord() // Completion
-	b.ws.Close()
-	waitFor(t, "b to be gone", func() bool { return testutil.ToFloat64(h.metrics.connections) == 1 })
+	_, srv, reg := startHub(t, hub.Options{})
+	a := wiretest.Connect(t, srv)
+	b := wiretest.Connect(t, srv)
+	a.Send(`{"type":6}`)
+	a.Send(`{"type":1,"invocationId":"1","target":"Echo","arguments":[{}]}`)
+	a.NextNonPingRecord() // RecordLatency
+	a.NextNonPingRecord() // Completion
+	b.WS.Close()
+	wiretest.WaitFor(t, "b to be gone", func() bool { return metricValue(t, reg, "hubprobe_hub_connections") == 1 })
 
 	want := `
 # HELP hubprobe_hub_connections Client connections of the embedded hub that completed the handshake and are open.
@@ -55,26 +57,26 @@ hubprobe_hub_throttled_total{reason="message_limit"} 0
 
 func TestNewFailsOnDuplicateRegistration(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	h, err := New(Options{}, reg)
+	h, err := hub.New(hub.Options{}, reg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	if _, err := New(Options{}, reg); err == nil {
+	if _, err := hub.New(hub.Options{}, reg); err == nil {
 		t.Fatal("second hub on the same registry: want an error")
 	}
 }
 
 func TestNewRejectsBadOptions(t *testing.T) {
-	for _, o := range []Options{
+	for _, o := range []hub.Options{
 		{Path: "nope"},
 		{MaxMessageSize: -1},
 		{ClientTimeout: -1},
 		{SendQueueSize: -5},
 	} {
-		if h, err := New(o, nil); err == nil {
+		if h, err := hub.New(o, nil); err == nil {
 			h.Close()
-			t.Errorf("New(%+v): want an error", o)
+			t.Errorf("hub.New(%+v): want an error", o)
 		}
 	}
 }

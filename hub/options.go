@@ -9,27 +9,37 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/azure/oidc"
+	"github.com/hubprobe/hubprobe/hub/internal/core"
+	"github.com/hubprobe/hubprobe/hub/internal/signalrhub"
+	"github.com/hubprobe/hubprobe/hub/internal/wpshub"
 )
 
 // Defaults match ASP.NET Core SignalR's HubOptions and LongPollingOptions
 // where ASP.NET has one.
 const (
-	DefaultPath              = "/signalrbench"
-	DefaultMaxMessageSize    = 32 * 1024
-	DefaultHandshakeTimeout  = 15 * time.Second
-	DefaultKeepAliveInterval = 15 * time.Second
-	DefaultClientTimeout     = 30 * time.Second
-	DefaultSendQueueSize     = 256
-	DefaultPollTimeout       = 90 * time.Second
+	DefaultPath              = signalrhub.DefaultPath
+	DefaultMaxMessageSize    = signalrhub.DefaultMaxMessageSize
+	DefaultHandshakeTimeout  = signalrhub.DefaultHandshakeTimeout
+	DefaultKeepAliveInterval = core.DefaultKeepAliveInterval
+	DefaultClientTimeout     = core.DefaultClientTimeout
+	DefaultSendQueueSize     = core.DefaultSendQueueSize
+	DefaultPollTimeout       = signalrhub.DefaultPollTimeout
 )
+
+// The resources Microsoft Entra ID issues tokens for, one per service: a
+// token's aud names the service it is for.
+const (
+	SignalRResource   = core.SignalRResource
+	WebPubSubResource = core.WebPubSubResource
+)
+
+// LocalAuthDisabledText is the 401 answer to a token signed with an
+// access key when local auth is disabled.
+const LocalAuthDisabledText = core.LocalAuthDisabledText
 
 // ConnectionsPerUnit is Azure SignalR Service's concurrent connection quota
 // per Standard unit.
 const ConnectionsPerUnit = 1000
-
-// negotiateTTL bounds how long a negotiated connection may wait for its
-// transport before its token is forgotten.
-const negotiateTTL = 15 * time.Second
 
 // Options configure a Hub. Zero fields take the defaults above.
 type Options struct {
@@ -107,7 +117,9 @@ type Options struct {
 	DisableLocalAuth bool
 }
 
-func (o Options) withDefaults() (Options, error) {
+// checked is o with its path normalized, or why it cannot serve; the parts
+// of the hub fill in the defaults of their own settings.
+func (o Options) checked() (Options, error) {
 	if o.Path == "" {
 		o.Path = DefaultPath
 	}
@@ -115,25 +127,35 @@ func (o Options) withDefaults() (Options, error) {
 	if !strings.HasPrefix(o.Path, "/") {
 		return o, fmt.Errorf("hub path %q must start with /", o.Path)
 	}
-	if o.MaxMessageSize == 0 {
-		o.MaxMessageSize = DefaultMaxMessageSize
-	}
-	if o.HandshakeTimeout == 0 {
-		o.HandshakeTimeout = DefaultHandshakeTimeout
-	}
-	if o.KeepAliveInterval == 0 {
-		o.KeepAliveInterval = DefaultKeepAliveInterval
-	}
-	if o.ClientTimeout == 0 {
-		o.ClientTimeout = DefaultClientTimeout
-	}
-	if o.SendQueueSize == 0 {
-		o.SendQueueSize = DefaultSendQueueSize
-	}
-	if o.PollTimeout == 0 {
-		o.PollTimeout = DefaultPollTimeout
-	}
 	return o, o.validate()
+}
+
+// hostConfig is what every protocol shares.
+func (o Options) hostConfig() core.Config {
+	return core.Config{
+		Logger:            o.Logger,
+		SendQueueSize:     o.SendQueueSize,
+		KeepAliveInterval: o.KeepAliveInterval,
+		ClientTimeout:     o.ClientTimeout,
+		ConnectionQuota:   o.connectionQuota(),
+		MessageRateLimit:  o.MessageRateLimit,
+		DeliveryDelay:     o.DeliveryDelay,
+		AccessKey:         o.AccessKey,
+		EntraIssuer:       o.EntraIssuer,
+		EntraHTTPClient:   o.EntraHTTPClient,
+		DisableLocalAuth:  o.DisableLocalAuth,
+	}
+}
+
+// signalRConfig is the SignalR side's own.
+func (o Options) signalRConfig() signalrhub.Config {
+	return signalrhub.Config{
+		Path:              o.Path,
+		MaxMessageSize:    o.MaxMessageSize,
+		HandshakeTimeout:  o.HandshakeTimeout,
+		PollTimeout:       o.PollTimeout,
+		RedirectNegotiate: o.RedirectNegotiate,
+	}
 }
 
 func (o Options) validate() error {
@@ -154,9 +176,9 @@ func (o Options) validate() error {
 		return fmt.Errorf("hub path %q collides with the Azure endpoints /client/ and /api/", o.Path)
 	case o.WebPubSubEventHandler != "" && !o.EmulatesAzure():
 		return fmt.Errorf("a Web PubSub event handler needs an access key or an Entra issuer")
-	case o.WebPubSubEventHandler != "" && checkEventHandler(o.WebPubSubEventHandler) != nil:
-		return fmt.Errorf("Web PubSub event handler: %v", checkEventHandler(o.WebPubSubEventHandler))
-	case o.EmulatesAzure() && !validHubName(o.hubName()):
+	case o.WebPubSubEventHandler != "" && wpshub.CheckEventHandler(o.WebPubSubEventHandler) != nil:
+		return fmt.Errorf("Web PubSub event handler: %v", wpshub.CheckEventHandler(o.WebPubSubEventHandler))
+	case o.EmulatesAzure() && !signalrhub.ValidHubName(signalrhub.HubName(o.Path)):
 		return fmt.Errorf("hub path %q must end in a valid Azure hub name (a letter, then letters, digits or '_')", o.Path)
 	}
 	return o.validateEntra()
@@ -178,28 +200,10 @@ func (o Options) validateEntra() error {
 // endpoints and REST APIs: with an access key, an Entra issuer or both.
 func (o Options) EmulatesAzure() bool { return o.AccessKey != "" || o.EntraIssuer != "" }
 
-// hubName is the name the app path's connections have on the Azure
-// endpoints: the path's last segment, lower-cased.
-func (o Options) hubName() string {
-	return strings.ToLower(o.Path[strings.LastIndexByte(o.Path, '/')+1:])
-}
-
 // connectionQuota is the concurrent connection limit; 0 means none.
 func (o Options) connectionQuota() int {
 	if o.ConnectionQuota > 0 {
 		return o.ConnectionQuota
 	}
 	return o.Units * ConnectionsPerUnit
-}
-
-// heartbeatPeriod is how often timeouts and keep-alives are checked: once a
-// second like ASP.NET, or faster when the configured intervals are short.
-func (o Options) heartbeatPeriod() time.Duration {
-	p := time.Second
-	for _, d := range []time.Duration{o.KeepAliveInterval / 4, o.ClientTimeout / 4} {
-		if d < p {
-			p = d
-		}
-	}
-	return max(p, 5*time.Millisecond)
 }

@@ -36,7 +36,7 @@ func Start(ctx context.Context, addr string, h *Hub) (*Server, error) {
 	go func() {
 		defer close(s.served)
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			h.log.Error().Err(err).Msg("hub server stopped")
+			h.opts.Logger.Error().Err(err).Msg("hub server stopped")
 		}
 	}()
 	go func() {
@@ -73,7 +73,7 @@ func (s *Server) Origin() string { return s.origin }
 func (s *Server) ConnectionString() string {
 	o := s.hub.opts
 	switch {
-	case s.hub.key == nil:
+	case !o.EmulatesAzure():
 		return ""
 	case o.AccessKey == "" || o.DisableLocalAuth:
 		return "Endpoint=" + s.origin + ";AuthType=azure;Version=1.0;"

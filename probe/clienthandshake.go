@@ -29,7 +29,7 @@ func (c *Conn) exchangeHandshake(ctx context.Context, timeout time.Duration) err
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	if err := c.sendHandshake(deadline); err != nil {
+	if err := c.sendHandshake(ctx, deadline); err != nil {
 		return handshakeSendError(err)
 	}
 	sent := time.Now()
@@ -47,11 +47,11 @@ func (c *Conn) exchangeHandshake(ctx context.Context, timeout time.Duration) err
 	return nil
 }
 
-func (c *Conn) sendHandshake(deadline time.Time) error {
+func (c *Conn) sendHandshake(ctx context.Context, deadline time.Time) error {
 	bp := clientconn.GetBuf()
 	defer clientconn.PutBuf(bp)
 	*bp = signalr.AppendHandshakeRequest((*bp)[:0], c.proto)
-	return c.t.writeHandshake(*bp, deadline)
+	return c.t.writeHandshake(ctx, *bp, deadline)
 }
 
 // handshakeSendError keeps the status of a refused handshake POST, so a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,6 +44,7 @@ type Conn struct {
 	serverTimeout     time.Duration
 	writeTimeout      time.Duration
 	keepAliveInterval time.Duration
+	roundTripInterval time.Duration
 	maxMessageSize    int64
 
 	nextID atomic.Uint64
@@ -92,21 +94,33 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	if err := reservedHostError(endpoint, o.SkipNegotiation); err != nil {
 		return nil, err
 	}
-	target, err := resolveTarget(ctx, &o, endpoint)
+	clock := clientconn.StartClock()
+	c, err := dial(ctx, &o, endpoint, clock)
+	if err != nil {
+		return nil, clock.Failed(err)
+	}
+	o.Observer.Connected(clock.Stop())
+	c.run()
+	return c, nil
+}
+
+// dial connects phase by phase, each entered on clock: negotiate (and
+// redirect), upgrade, handshake.
+func dial(ctx context.Context, o *Options, endpoint *url.URL, clock *clientconn.PhaseClock) (*Conn, error) {
+	target, err := resolveTarget(ctx, o, endpoint, clock)
 	if err != nil {
 		return nil, err
 	}
-	t, err := openTransport(ctx, &o, target)
+	t, err := openTransport(clock.Enter(ctx, clientconn.PhaseUpgrade), o, target)
 	if err != nil {
 		return nil, err
 	}
-	c := newConn(t, &o, target.connectionID)
-	if err := c.handshake(ctx, o.HandshakeTimeout); err != nil {
+	c := newConn(t, o, target.connectionID)
+	if err := c.handshake(clock.Enter(ctx, clientconn.PhaseHandshake), o.HandshakeTimeout); err != nil {
 		t.close()
 		c.releaseReadBuf(true)
 		return nil, err
 	}
-	c.run()
 	return c, nil
 }
 
@@ -122,11 +136,12 @@ func newConn(t transport, o *Options, connectionID string) *Conn {
 		writeTimeout:      o.WriteTimeout,
 		maxMessageSize:    o.MaxMessageSize,
 		keepAliveInterval: o.KeepAliveInterval,
+		roundTripInterval: o.RoundTripInterval,
 		calls:             make(map[string]*call),
 		streams:           make(map[string]*Stream),
 	}
 	c.state.Init()
-	c.live.Start()
+	c.live.Start(o.Observer.RoundTrip)
 	for target, h := range o.Handlers {
 		c.handlers[target] = h
 	}
@@ -136,11 +151,13 @@ func newConn(t transport, o *Options, connectionID string) *Conn {
 	return c
 }
 
-// run starts the read goroutine and the keep-alive timer.
+// run starts the read goroutine and the keep-alive timer, which also
+// measures the transport's round trip.
 func (c *Conn) run() {
 	if ws, ok := c.t.(*wsTransport); ok {
 		ws.ws.SetPongHandler(c.live.OnPong)
 	}
+	c.keepAlive.MeasureEvery(c.roundTripInterval, c.measureRoundTrip)
 	c.keepAlive.Start(c.keepAliveInterval, c.sendKeepAlivePing)
 	go c.readLoop()
 }

@@ -15,7 +15,7 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/hubprobe/hubprobe/internal/clientconn"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/signalr"
 )
 
@@ -152,7 +152,7 @@ func TestBadBytesEndTheConnectionWithProtocolError(t *testing.T) {
 				misbehave(ws)
 				drainUntilClosed(ws)
 			})
-			testlocal.WaitDone(t, c, 3*time.Second)
+			localtest.WaitDone(t, c, 3*time.Second)
 			if err := c.Err(); !errors.Is(err, signalr.ErrProtocol) {
 				t.Errorf("Err() = %v, want ErrProtocol", err)
 			}
@@ -213,7 +213,7 @@ func TestServerCloseWithError(t *testing.T) {
 			_, err := c.Invoke(context.Background(), "Never")
 			pending <- err
 		}()
-		testlocal.WaitDone(t, c, 3*time.Second)
+		localtest.WaitDone(t, c, 3*time.Second)
 		var ce *clientconn.CloseError
 		if !errors.As(c.Err(), &ce) || ce.AllowReconnect != allow {
 			t.Fatalf("Err() = %#v", c.Err())
@@ -237,7 +237,7 @@ func TestServerCloseWithoutError(t *testing.T) {
 		_ = writeText(ws, "{\"type\":7}\x1e")
 		drainUntilClosed(ws)
 	})
-	testlocal.WaitDone(t, c, 3*time.Second)
+	localtest.WaitDone(t, c, 3*time.Second)
 	var ce *clientconn.CloseError
 	if !errors.As(c.Err(), &ce) || ce.Message != "" {
 		t.Errorf("Err() = %v", c.Err())
@@ -249,7 +249,7 @@ func TestServerTimeout(t *testing.T) {
 		drainUntilClosed(ws) // silent
 	})
 	start := time.Now()
-	testlocal.WaitDone(t, c, 3*time.Second)
+	localtest.WaitDone(t, c, 3*time.Second)
 	if err := c.Err(); !errors.Is(err, clientconn.ErrServerTimeout) {
 		t.Errorf("Err() = %v", err)
 	}
@@ -617,7 +617,7 @@ func TestCleanClose(t *testing.T) {
 	if _, err := c.Invoke(context.Background(), "x"); !errors.Is(err, clientconn.ErrClosed) {
 		t.Errorf("Invoke after Close: %v", err)
 	}
-	testlocal.CheckNoLeak(t, baseline)
+	localtest.CheckNoLeak(t, baseline)
 }
 
 func TestCloseWhenServerIgnoresCloseFrame(t *testing.T) {
@@ -638,7 +638,7 @@ func TestCloseWhenServerIgnoresCloseFrame(t *testing.T) {
 	if err := c.Close(ctx); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	testlocal.WaitDone(t, c, time.Second)
+	localtest.WaitDone(t, c, time.Second)
 	if c.Err() != nil {
 		t.Errorf("Err() = %v", c.Err())
 	}
@@ -661,7 +661,7 @@ func TestBlockedWriteAbortedByContext(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("after %s: err = %v, want deadline exceeded", time.Since(start), err)
 	}
-	testlocal.WaitDone(t, c, 2*time.Second)
+	localtest.WaitDone(t, c, 2*time.Second)
 	if !errors.Is(c.Err(), errWriteAborted) {
 		t.Errorf("Err() = %v", c.Err())
 	}
@@ -749,7 +749,7 @@ func TestNoGoroutineLeakAfterFailures(t *testing.T) {
 		if err != nil && !errors.Is(err, clientconn.ErrClosed) {
 			t.Fatal(err)
 		}
-		testlocal.WaitDone(t, c, 3*time.Second)
+		localtest.WaitDone(t, c, 3*time.Second)
 		if s != nil {
 			for range s.Items() {
 			}
@@ -760,7 +760,7 @@ func TestNoGoroutineLeakAfterFailures(t *testing.T) {
 		h.srv.Close()
 		h.finished.Wait()
 	}
-	testlocal.CheckNoLeak(t, baseline)
+	localtest.CheckNoLeak(t, baseline)
 }
 
 func TestCloseUnblocksStuckWriter(t *testing.T) {

@@ -57,7 +57,8 @@ type fakeHub struct {
 	noHandshake atomic.Bool // do not answer the handshake
 
 	mu         sync.Mutex
-	seen       []seenRequest
+	seen       []seenRequest // every request but the round-trip GETs
+	roundTrips []seenRequest // GETs without an id, refused as ASP.NET Core does
 	polls      int
 	deleted    chan struct{}
 	deleteOnce sync.Once
@@ -87,8 +88,16 @@ func (h *fakeHub) url() string { return h.srv.URL + "/hub?hub=chat" }
 
 func (h *fakeHub) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
+	seen := seenRequest{method: r.Method, query: r.URL.RawQuery, header: r.Header.Clone(), body: body}
+	if r.Method == http.MethodGet && !r.URL.Query().Has("id") {
+		h.mu.Lock()
+		h.roundTrips = append(h.roundTrips, seen)
+		h.mu.Unlock()
+		http.Error(w, "Connection ID required", http.StatusBadRequest)
+		return
+	}
 	h.mu.Lock()
-	h.seen = append(h.seen, seenRequest{method: r.Method, query: r.URL.RawQuery, header: r.Header.Clone(), body: body})
+	h.seen = append(h.seen, seen)
 	h.mu.Unlock()
 	switch {
 	case strings.HasSuffix(r.URL.Path, "/negotiate"):

@@ -14,11 +14,13 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/clientconn/clientconntest"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 )
 
 // recordingObserver keeps everything a connection reports.
 type recordingObserver struct {
+	clientconntest.Timings
 	mu       sync.Mutex
 	codes    []string // "endpoint code"
 	sent     atomic.Int64
@@ -46,10 +48,10 @@ func (o *recordingObserver) responses() []string {
 }
 
 // testCtx bounds every test in time.
-func testCtx(t testing.TB, d time.Duration) context.Context { return testlocal.Ctx(t, d) }
+func testCtx(t testing.TB, d time.Duration) context.Context { return localtest.Ctx(t, d) }
 
 // newLocalServer serves h on 127.0.0.1 only.
-func newLocalServer(t testing.TB, h http.Handler) *httptest.Server { return testlocal.Server(t, h) }
+func newLocalServer(t testing.TB, h http.Handler) *httptest.Server { return localtest.Server(t, h) }
 
 var testUpgrader = websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 1024}
 

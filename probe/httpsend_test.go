@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/internal/clientconn"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/signalr"
 	"github.com/hubprobe/hubprobe/throttle"
 )
@@ -38,7 +38,7 @@ func TestSendStatusCodesEndTheConnection(t *testing.T) {
 				if err := c.Send(testCtx(t, time.Second), "X"); err != nil {
 					t.Fatalf("Send: %v", err) // queued; the POST fails later
 				}
-				testlocal.WaitDone(t, c, 3*time.Second)
+				localtest.WaitDone(t, c, 3*time.Second)
 				var te *TransportError
 				if !errors.As(c.Err(), &te) || te.StatusCode != tc.status || te.Request != EndpointSend || te.Transport != kind || !strings.Contains(c.Err().Error(), tc.want) {
 					t.Errorf("Err = %v, want %q", c.Err(), tc.want)
@@ -138,7 +138,7 @@ func TestSendTimeoutEndsConnection(t *testing.T) {
 	if err := c.Send(testCtx(t, time.Second), "X"); err != nil {
 		t.Fatal(err)
 	}
-	testlocal.WaitDone(t, c, 3*time.Second)
+	localtest.WaitDone(t, c, 3*time.Second)
 	if !errors.Is(c.Err(), clientconn.ErrServerTimeout) || !strings.Contains(c.Err().Error(), "no answer within 200ms") {
 		t.Errorf("Err = %v", c.Err())
 	}
@@ -164,7 +164,7 @@ func TestWritersWaitWhileBatchIsFull(t *testing.T) {
 	if !errors.Is(err, errWriteAborted) || time.Since(start) < 150*time.Millisecond {
 		t.Errorf("Send = %v after %s", err, time.Since(start))
 	}
-	testlocal.WaitDone(t, c, 3*time.Second)
+	localtest.WaitDone(t, c, 3*time.Second)
 }
 
 func TestCheckAliveOverHTTP(t *testing.T) {
@@ -182,7 +182,7 @@ func TestCheckAliveOverHTTP(t *testing.T) {
 	if !errors.Is(err, clientconn.ErrServerTimeout) || !strings.Contains(err.Error(), "half-open") {
 		t.Errorf("CheckAlive on a stuck hub: %v", err)
 	}
-	testlocal.WaitDone(t, c, 3*time.Second)
+	localtest.WaitDone(t, c, 3*time.Second)
 }
 
 func TestKeepAlivePingsOverPOST(t *testing.T) {
@@ -228,18 +228,18 @@ func TestHTTPTransportsLeaveNothingRunning(t *testing.T) {
 		} else {
 			hubs[1].answer(http.StatusNoContent, "")
 		}
-		testlocal.WaitDone(t, c, 3*time.Second)
+		localtest.WaitDone(t, c, 3*time.Second)
 
 		c = dial(hubs[2])
 		hubs[2].postStatus.Store(http.StatusNotFound)
 		c.Send(testCtx(t, time.Second), "X")
-		testlocal.WaitDone(t, c, 3*time.Second)
+		localtest.WaitDone(t, c, 3*time.Second)
 
 		c = dial(hubs[3])
 		hubs[3].send("garbage\x1e")
-		testlocal.WaitDone(t, c, 3*time.Second)
+		localtest.WaitDone(t, c, 3*time.Second)
 
 		client.CloseIdleConnections()
-		testlocal.CheckNoLeak(t, baseline)
+		localtest.CheckNoLeak(t, baseline)
 	}
 }

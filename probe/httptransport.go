@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"os"
 	"strconv"
@@ -77,6 +78,7 @@ type httpTransport struct {
 	client    *http.Client // sends and DELETE
 	long      *http.Client // the stream and polls: no overall timeout
 	url       string       // {endpoint}?{query}&id={token}
+	bare      string       // {endpoint}?{query}: what roundTrip asks for
 	header    http.Header  // caller's headers and bearer token; read-only
 	frameType int
 	obs       clientconn.Observer
@@ -101,6 +103,7 @@ func newHTTPTransport(o *Options, target *transportTarget, kind string) *httpTra
 		client:    client,
 		long:      &long,
 		url:       withConnectionToken(target.endpoint, target.token).String(),
+		bare:      target.endpoint.String(),
 		header:    requestHeaders(o.Headers, target.accessToken),
 		frameType: frameTypeFor(o.Protocol.TransferFormat()),
 		obs:       o.Observer,
@@ -119,8 +122,8 @@ func (t *httpTransport) setReadDeadline(d time.Time) error {
 	return nil
 }
 
-func (t *httpTransport) writeHandshake(b []byte, deadline time.Time) error {
-	ctx, cancel := context.WithDeadline(t.ctx, deadline)
+func (t *httpTransport) writeHandshake(traced context.Context, b []byte, deadline time.Time) error {
+	ctx, cancel := context.WithDeadline(clientconn.TraceInto(t.ctx, traced), deadline)
 	defer cancel()
 	// The buffer goes back to a pool when this returns; the HTTP client
 	// may still hold the body after an error.
@@ -207,6 +210,43 @@ func (t *httpTransport) sendDelete(deadline time.Time) {
 	}
 	t.obs.HTTPResponse(EndpointDelete, res.StatusCode)
 	discardBody(res)
+}
+
+// roundTripTimeout bounds one round-trip request: a server that takes
+// longer to refuse it measures nothing of the network.
+const roundTripTimeout = 5 * time.Second
+
+var errNoRoundTrip = errors.New("probe: no round trip: the request was not written, or not answered")
+
+// roundTrip measures the network's round trip on the transport's own
+// connection pool: a GET of the connection URL without its id, which the
+// connection dispatcher refuses at once ("Connection ID required") before
+// any hub code runs, timed from the request written to the answer's first
+// byte, so neither a new connection's dial nor the headers' writing is in
+// it. It reports no HTTP status: the refusal is by design.
+func (t *httpTransport) roundTrip() (time.Duration, error) {
+	var wrote, answered atomic.Int64 // nanoseconds since began; set on the HTTP client's goroutines
+	began := time.Now()
+	ctx, cancel := context.WithTimeout(t.ctx, roundTripTimeout)
+	defer cancel()
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteRequest:         func(httptrace.WroteRequestInfo) { wrote.Store(int64(time.Since(began))) },
+		GotFirstResponseByte: func() { answered.Store(int64(time.Since(began))) },
+	})
+	req, err := t.newRequest(ctx, http.MethodGet, t.bare, nil, t.header)
+	if err != nil {
+		return 0, err
+	}
+	res, err := t.client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	discardBody(res)
+	w, a := wrote.Load(), answered.Load()
+	if w == 0 || a < w {
+		return 0, errNoRoundTrip
+	}
+	return time.Duration(a - w), nil
 }
 
 // discardBody drains a little of a response body so its connection can

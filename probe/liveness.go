@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gorilla/websocket"
 	"github.com/hubprobe/hubprobe/internal/clientconn"
 )
 
@@ -28,10 +27,21 @@ func (c *Conn) CheckAlive(ctx context.Context, wait time.Duration) error {
 	if !ok {
 		return c.checkAliveBySend(ctx, wait)
 	}
-	ping := func(payload []byte, deadline time.Time) error {
-		return ws.ws.WriteControl(websocket.PingMessage, payload, deadline)
+	return c.live.Check(ctx, wait, &c.state, ws.ping, c.fail)
+}
+
+// measureRoundTrip measures the transport's round trip once, on the
+// keep-alive's timer: a WebSocket ping whose pong the read goroutine
+// times, or the HTTP transports' cheap request.
+func (c *Conn) measureRoundTrip() {
+	switch t := c.t.(type) {
+	case *wsTransport:
+		c.live.PingRoundTrip(t.ping, internalWriteTimeout)
+	case interface{ roundTrip() (time.Duration, error) }:
+		if d, err := t.roundTrip(); err == nil {
+			c.obs.RoundTrip(d)
+		}
 	}
-	return c.live.Check(ctx, wait, &c.state, ping, c.fail)
 }
 
 // checkAliveBySend writes a Ping and waits until the server has answered

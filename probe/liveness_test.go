@@ -8,7 +8,7 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/hubprobe/hubprobe/internal/clientconn"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 )
 
 // pongless plays a hub whose pongs never come back, and which sends a hub
@@ -62,5 +62,5 @@ func TestCheckAliveEndsASilentConnection(t *testing.T) {
 	if elapsed := time.Since(start); elapsed < 200*time.Millisecond {
 		t.Errorf("gave up after %v, before the 200ms wait", elapsed)
 	}
-	testlocal.WaitDone(t, c, 3*time.Second)
+	localtest.WaitDone(t, c, 3*time.Second)
 }

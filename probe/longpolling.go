@@ -31,12 +31,13 @@ type lpTransport struct {
 	body        pollBody
 }
 
-// dialLongPolling sends the first poll, which the server answers (empty)
-// once the connection is set up; failures are *clientconn.ConnectError.
+// dialLongPolling sends the first poll, traced with ctx's httptrace, which
+// the server answers (empty) once the connection is set up; failures are
+// *clientconn.ConnectError.
 func dialLongPolling(ctx context.Context, o *Options, target *transportTarget) (*lpTransport, error) {
 	t := &lpTransport{httpTransport: newHTTPTransport(o, target, TransportLongPolling), pollTimeout: o.PollTimeout}
 	t.body.t = t
-	req, err := t.newPoll()
+	req, err := t.newPoll(clientconn.TraceInto(t.ctx, ctx))
 	if err != nil {
 		t.close()
 		return nil, clientconn.NewConnectError(clientconn.PhaseTransport, err)
@@ -50,9 +51,10 @@ func dialLongPolling(ctx context.Context, o *Options, target *transportTarget) (
 }
 
 // newPoll makes the next poll request, with a cache-buster as the
-// JavaScript client adds, on a context of its own bounded by PollTimeout.
-func (t *lpTransport) newPoll() (*http.Request, error) {
-	t.pollCtx, t.pollCancel = context.WithTimeout(t.ctx, t.pollTimeout)
+// JavaScript client adds, on a context of its own, from parent (the
+// transport's), bounded by PollTimeout.
+func (t *lpTransport) newPoll(parent context.Context) (*http.Request, error) {
+	t.pollCtx, t.pollCancel = context.WithTimeout(parent, t.pollTimeout)
 	u := t.url + "&_=" + strconv.FormatInt(time.Now().UnixMilli(), 10)
 	return t.newRequest(t.pollCtx, http.MethodGet, u, nil, t.header)
 }
@@ -82,7 +84,7 @@ func (t *lpTransport) nextFrame() (int, io.Reader, error) {
 // out on the client's side, to be sent again like the JavaScript client
 // does.
 func (t *lpTransport) poll() (*http.Response, error) {
-	req, err := t.newPoll()
+	req, err := t.newPoll(t.ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/internal/clientconn"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/signalr"
 )
 
@@ -106,7 +106,7 @@ func TestLongPollingServerEnds(t *testing.T) {
 			obs := &recordingObserver{}
 			c := h.mustDial(t, obs, nil)
 			h.answer(tc.status, "")
-			testlocal.WaitDone(t, c, 3*time.Second)
+			localtest.WaitDone(t, c, 3*time.Second)
 			var te *TransportError
 			if !errors.As(c.Err(), &te) || te.StatusCode != tc.status || te.Request != EndpointPoll || !strings.Contains(c.Err().Error(), tc.want) {
 				t.Errorf("Err = %v, want %q", c.Err(), tc.want)
@@ -135,7 +135,7 @@ func TestLongPollingEmptyPollsCountAsHeard(t *testing.T) {
 	if c.Err() != nil {
 		t.Fatalf("connection ended while the server answered: %v", c.Err())
 	}
-	testlocal.WaitDone(t, c, 3*time.Second)
+	localtest.WaitDone(t, c, 3*time.Second)
 	if !errors.Is(c.Err(), clientconn.ErrServerTimeout) {
 		t.Errorf("Err = %v", c.Err())
 	}
@@ -227,7 +227,7 @@ func TestLongPollingProtocolErrorSendsDelete(t *testing.T) {
 	h := newFakeHub(t, TransportLongPolling)
 	c := h.mustDial(t, nil, nil)
 	h.send("not json\x1e")
-	testlocal.WaitDone(t, c, 3*time.Second)
+	localtest.WaitDone(t, c, 3*time.Second)
 	if !errors.Is(c.Err(), signalr.ErrProtocol) {
 		t.Errorf("Err = %v", c.Err())
 	}

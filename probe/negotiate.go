@@ -86,11 +86,14 @@ func webSocketURL(endpoint *url.URL, connectionToken string) *url.URL {
 }
 
 // negotiate runs negotiate against endpoint, following redirects, and
-// returns a *clientconn.ConnectError on failure.
-func negotiate(ctx context.Context, o *Options, endpoint *url.URL) (*negotiation, error) {
+// returns a *clientconn.ConnectError on failure. The first request is the
+// negotiate phase on clock, every later one the redirect phase.
+func negotiate(ctx context.Context, o *Options, endpoint *url.URL, clock *clientconn.PhaseClock) (*negotiation, error) {
 	token := o.AccessToken
+	phase := clientconn.PhaseNegotiate
 	for range maxNegotiateRequests {
-		resp, err := postNegotiate(ctx, o, endpoint, token)
+		resp, err := postNegotiate(clock.Enter(ctx, phase), o, endpoint, token)
+		phase = clientconn.PhaseRedirect
 		if err != nil {
 			return nil, err
 		}

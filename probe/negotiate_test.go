@@ -99,7 +99,7 @@ func runNegotiate(t *testing.T, o Options) (*negotiation, *recordingObserver, er
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := negotiate(testCtx(t, 5*time.Second), &o, endpoint)
+	n, err := negotiate(testCtx(t, 5*time.Second), &o, endpoint, nil)
 	return n, obs, err
 }
 

@@ -62,6 +62,13 @@ type Options struct {
 	// PollTimeout bounds one long-polling request (DefaultPollTimeout);
 	// a poll that outlasts it is sent again.
 	PollTimeout time.Duration
+	// RoundTripInterval is how often the connection measures its
+	// transport's round trip and tells Observer.RoundTrip: at once, then
+	// every interval (clientconn.DefaultRoundTripInterval). WebSockets
+	// time a ping to its pong; server-sent events and long polling a GET
+	// of the connection URL without its id, which the connection
+	// dispatcher refuses at once, on the transport's own connection pool.
+	RoundTripInterval time.Duration
 	// MaxMessageSize bounds one buffered record (and the negotiate body is
 	// bounded separately), so a hostile server cannot exhaust memory.
 	MaxMessageSize int64
@@ -97,6 +104,7 @@ func (o Options) withDefaults() (Options, error) {
 	o.KeepAliveInterval = clientconn.OrDefault(o.KeepAliveInterval, DefaultKeepAliveInterval)
 	o.ServerTimeout = clientconn.OrDefault(o.ServerTimeout, DefaultServerTimeout)
 	o.PollTimeout = clientconn.OrDefault(o.PollTimeout, DefaultPollTimeout)
+	o.RoundTripInterval = clientconn.OrDefault(o.RoundTripInterval, clientconn.DefaultRoundTripInterval)
 	o.MaxMessageSize = clientconn.OrDefault(o.MaxMessageSize, DefaultMaxMessageSize)
 	if o.HTTPClient == nil {
 		o.HTTPClient = http.DefaultClient

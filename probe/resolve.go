@@ -22,7 +22,7 @@ func reservedHostError(endpoint *url.URL, skipNegotiation bool) error {
 	if skipNegotiation {
 		phase = clientconn.PhaseTransport
 	}
-	return &clientconn.ConnectError{Phase: phase, Err: &net.DNSError{
+	return &clientconn.ConnectError{Phase: phase, Step: clientconn.PhaseDNS, Err: &net.DNSError{
 		Err:        "no such host (.invalid names never resolve)",
 		Name:       endpoint.Hostname(),
 		IsNotFound: true,

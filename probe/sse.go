@@ -25,13 +25,14 @@ type sseTransport struct {
 	frame  bytes.Reader
 }
 
-// dialSSE opens the event stream; failures are *clientconn.ConnectError.
+// dialSSE opens the event stream, traced with ctx's httptrace; failures
+// are *clientconn.ConnectError.
 func dialSSE(ctx context.Context, o *Options, target *transportTarget) (*sseTransport, error) {
 	h := newHTTPTransport(o, target, TransportSSE)
 	header := h.header.Clone()
 	header.Set("Accept", "text/event-stream")
 	header.Set("Cache-Control", "no-cache")
-	req, err := h.newRequest(h.ctx, http.MethodGet, h.url, nil, header)
+	req, err := h.newRequest(clientconn.TraceInto(h.ctx, ctx), http.MethodGet, h.url, nil, header)
 	if err != nil {
 		h.close()
 		return nil, clientconn.NewConnectError(clientconn.PhaseTransport, err)

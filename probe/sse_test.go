@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/internal/clientconn"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/signalr"
 	"github.com/hubprobe/hubprobe/throttle"
 )
@@ -146,7 +146,7 @@ func TestSSEStreamEndClosesConnection(t *testing.T) {
 	}()
 	h.nextPost(t)
 	h.answer(endStream, "")
-	testlocal.WaitDone(t, c, 3*time.Second)
+	localtest.WaitDone(t, c, 3*time.Second)
 	var te *TransportError
 	if !errors.As(c.Err(), &te) || te.Transport != TransportSSE || !strings.Contains(te.Error(), "ended the event stream") {
 		t.Errorf("Err = %v, want the stream's end", c.Err())
@@ -160,7 +160,7 @@ func TestSSEOversizedEventIsProtocolError(t *testing.T) {
 	h := newFakeHub(t, TransportSSE)
 	c := h.mustDial(t, nil, func(o *Options) { o.MaxMessageSize = 64 })
 	h.sendRaw("data: " + strings.Repeat("x", 40) + "\ndata: " + strings.Repeat("y", 40) + "\n")
-	testlocal.WaitDone(t, c, 3*time.Second)
+	localtest.WaitDone(t, c, 3*time.Second)
 	if !errors.Is(c.Err(), signalr.ErrProtocol) || !strings.Contains(c.Err().Error(), "larger than 64 bytes") {
 		t.Errorf("Err = %v", c.Err())
 	}
@@ -170,7 +170,7 @@ func TestSSEEndlessCommentIsProtocolError(t *testing.T) {
 	h := newFakeHub(t, TransportSSE)
 	c := h.mustDial(t, nil, func(o *Options) { o.MaxMessageSize = 100 })
 	h.sendRaw(":" + strings.Repeat("z", 200))
-	testlocal.WaitDone(t, c, 3*time.Second)
+	localtest.WaitDone(t, c, 3*time.Second)
 	if !errors.Is(c.Err(), signalr.ErrProtocol) || !strings.Contains(c.Err().Error(), "line longer than") {
 		t.Errorf("Err = %v", c.Err())
 	}
@@ -180,7 +180,7 @@ func TestSSEServerTimeout(t *testing.T) {
 	t.Parallel() // waits on timeouts; runs after the goroutine-counting tests
 	h := newFakeHub(t, TransportSSE)
 	c := h.mustDial(t, nil, func(o *Options) { o.ServerTimeout = 200 * time.Millisecond; o.KeepAliveInterval = time.Hour })
-	testlocal.WaitDone(t, c, 3*time.Second)
+	localtest.WaitDone(t, c, 3*time.Second)
 	if !errors.Is(c.Err(), clientconn.ErrServerTimeout) || !strings.Contains(c.Err().Error(), "nothing received for 200ms") {
 		t.Errorf("Err = %v", c.Err())
 	}

@@ -15,9 +15,9 @@ import (
 
 	"github.com/philippseith/signalr"
 
-	"github.com/hubprobe/hubprobe/internal/benchhub"
+	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/internal/clientconn"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 )
 
 func startThirdPartySSEHub(t *testing.T, opts ...func(signalr.Party) error) *thirdPartyHub {
@@ -115,7 +115,7 @@ func TestThirdPartySSEKeepAlive(t *testing.T) {
 	h := startThirdPartySSEHub(t, signalr.TimeoutInterval(time.Second), signalr.KeepAliveInterval(200*time.Millisecond))
 	alive, _ := dialThirdParty(t, h, func(o *Options) { useSSE(o); o.KeepAliveInterval = 100 * time.Millisecond })
 	silent, _ := dialThirdParty(t, h, func(o *Options) { useSSE(o); o.KeepAliveInterval = time.Hour })
-	testlocal.WaitDone(t, silent, 5*time.Second)
+	localtest.WaitDone(t, silent, 5*time.Second)
 	var ce *clientconn.CloseError
 	if !errors.As(silent.Err(), &ce) || !strings.Contains(ce.Message, "timeout") {
 		t.Errorf("silent connection ended with %v, want the server's timeout Close", silent.Err())
@@ -141,13 +141,13 @@ func TestThirdPartySSECleanClose(t *testing.T) {
 	case <-time.After(3 * time.Second):
 		t.Error("server never saw the disconnect")
 	}
-	testlocal.CheckNoLeak(t, baseline)
+	localtest.CheckNoLeak(t, baseline)
 }
 
 // TestBenchHubOverSSE runs the benchmark hub contract (Echo answered by
 // RecordLatency) over SSE.
 func TestBenchHubOverSSE(t *testing.T) {
-	srv, err := benchhub.Start()
+	srv, err := benchtest.Start()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/internal/clientconn"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/philippseith/signalr"
 )
 
@@ -226,7 +226,7 @@ func TestThirdPartyKeepAlive(t *testing.T) {
 	alive, _ := dialThirdParty(t, h, func(o *Options) { o.KeepAliveInterval = 100 * time.Millisecond })
 	silent, _ := dialThirdParty(t, h, func(o *Options) { o.KeepAliveInterval = time.Hour })
 
-	testlocal.WaitDone(t, silent, 5*time.Second)
+	localtest.WaitDone(t, silent, 5*time.Second)
 	var ce *clientconn.CloseError
 	if !errors.As(silent.Err(), &ce) || !strings.Contains(ce.Message, "timeout") {
 		t.Errorf("silent connection ended with %v, want the server's timeout Close", silent.Err())
@@ -281,5 +281,5 @@ func TestThirdPartyCleanCloseLeavesNothingRunning(t *testing.T) {
 	case <-time.After(3 * time.Second):
 		t.Error("server never saw the disconnect")
 	}
-	testlocal.CheckNoLeak(t, baseline)
+	localtest.CheckNoLeak(t, baseline)
 }

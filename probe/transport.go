@@ -36,8 +36,8 @@ type transport interface {
 	setReadDeadline(t time.Time) error
 	// writeHandshake sends the handshake record before deadline and
 	// returns once it is sent (for HTTP transports: once the server
-	// answered its POST).
-	writeHandshake(b []byte, deadline time.Time) error
+	// answered its POST, a request traced with ctx's httptrace).
+	writeHandshake(ctx context.Context, b []byte, deadline time.Time) error
 	// writeFrame sends one or more framed records. WebSockets write them
 	// before returning; HTTP transports queue them for the next POST and
 	// end the connection through their fail function if that POST fails.
@@ -171,7 +171,7 @@ type transportTarget struct {
 }
 
 // resolveTarget negotiates (unless SkipNegotiation) and picks the transport.
-func resolveTarget(ctx context.Context, o *Options, endpoint *url.URL) (*transportTarget, error) {
+func resolveTarget(ctx context.Context, o *Options, endpoint *url.URL, clock *clientconn.PhaseClock) (*transportTarget, error) {
 	candidates, err := o.transportCandidates()
 	if err != nil {
 		return nil, err
@@ -179,7 +179,7 @@ func resolveTarget(ctx context.Context, o *Options, endpoint *url.URL) (*transpo
 	if o.SkipNegotiation {
 		return &transportTarget{name: TransportWebSockets, endpoint: endpoint, accessToken: o.AccessToken}, nil
 	}
-	n, err := negotiate(ctx, o, endpoint)
+	n, err := negotiate(ctx, o, endpoint, clock)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +191,8 @@ func resolveTarget(ctx context.Context, o *Options, endpoint *url.URL) (*transpo
 		accessToken: n.accessToken, connectionID: n.connectionID}, nil
 }
 
-// openTransport connects the chosen transport; failures are *clientconn.ConnectError.
+// openTransport connects the chosen transport, its requests traced with
+// ctx's httptrace; failures are *clientconn.ConnectError.
 func openTransport(ctx context.Context, o *Options, t *transportTarget) (transport, error) {
 	switch t.name {
 	case TransportSSE:

@@ -55,7 +55,7 @@ func (t *wsTransport) nextFrame() (int, io.Reader, error) { return t.ws.NextRead
 
 func (t *wsTransport) setReadDeadline(d time.Time) error { return t.ws.SetReadDeadline(d) }
 
-func (t *wsTransport) writeHandshake(b []byte, deadline time.Time) error {
+func (t *wsTransport) writeHandshake(_ context.Context, b []byte, deadline time.Time) error {
 	if err := t.ws.SetWriteDeadline(deadline); err != nil {
 		return err
 	}
@@ -76,6 +76,12 @@ func (t *wsTransport) writeFrame(b []byte) error {
 	}
 	t.obs.BytesSent(len(b))
 	return nil
+}
+
+// ping writes a WebSocket ping: for the half-open check and the round
+// trip, whose pong the liveness check times.
+func (t *wsTransport) ping(payload []byte, deadline time.Time) error {
+	return t.ws.WriteControl(websocket.PingMessage, payload, deadline)
 }
 
 // shutdown sends the close frame (1000) that starts the closing handshake.

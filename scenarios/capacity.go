@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/hubprobe/hubprobe/config"
 )
 
@@ -253,7 +252,7 @@ func (rn *Runner) step(ctx context.Context, run *Run, kind Kind, rec *stepRecord
 // is marked failed and sends no more; it counts as a failed connection. It
 // returns how the pacer kept to the schedule.
 func (rn *Runner) paceStep(ctx context.Context, run *Run, kind Kind, p pacer, health *connHealth) pacing {
-	lags := hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)
+	lags := newDurationHistogram()
 	var maxLag time.Duration
 	var buf []byte
 	began := time.Now()

@@ -49,9 +49,9 @@ func TestStepRecorderAttribution(t *testing.T) {
 	rec.BytesReceived(50)
 	// Sent 10 ms ago: in the second step. Sent 1.2 s ago: in the first,
 	// and slow. Sent 5 s ago: before any step, counted nowhere.
-	rec.MessageReceived(10 * time.Millisecond)
-	rec.MessageReceived(1200 * time.Millisecond)
-	rec.MessageReceived(5 * time.Second)
+	rec.MessageReceived(Delivery{Latency: 10 * time.Millisecond})
+	rec.MessageReceived(Delivery{Latency: 1200 * time.Millisecond})
+	rec.MessageReceived(Delivery{Latency: 5 * time.Second})
 	rec.idle()
 	rec.BytesSent(999) // between steps: nobody's
 	a, b := rec.snapshot(first), rec.snapshot(second)
@@ -72,7 +72,8 @@ type countingRecorder struct {
 	throttled, received, bytes int
 }
 
-func (c *countingRecorder) Throttled(string)              { c.throttled++ }
-func (c *countingRecorder) MessageReceived(time.Duration) { c.received++ }
-func (c *countingRecorder) BytesSent(n int)               { c.bytes += n }
-func (c *countingRecorder) BytesReceived(n int)           { c.bytes += n }
+func (c *countingRecorder) Throttled(string)         { c.throttled++ }
+func (c *countingRecorder) MessageReceived(Delivery) { c.received++ }
+func (c *countingRecorder) RoundTrip(time.Duration)  {}
+func (c *countingRecorder) BytesSent(n int)          { c.bytes += n }
+func (c *countingRecorder) BytesReceived(n int)      { c.bytes += n }

@@ -15,7 +15,8 @@ import (
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
-	"github.com/hubprobe/hubprobe/internal/testhub"
+	"github.com/hubprobe/hubprobe/hub/hubtest"
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
@@ -26,7 +27,7 @@ import (
 func saturatingHub(t *testing.T, capacity float64) string {
 	t.Helper()
 	reg := prometheus.NewRegistry()
-	h, srv := testhub.StartHub(t, hub.Options{}, reg)
+	h, srv := hubtest.StartHub(t, hub.Options{}, reg)
 	stop, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
@@ -333,22 +334,23 @@ func checkPlot(t *testing.T, c scenarios.Capacity) {
 // nopRecorder discards everything.
 type nopRecorder struct{}
 
-func (nopRecorder) HTTPResponse(string, int)      {}
-func (nopRecorder) BytesSent(int)                 {}
-func (nopRecorder) BytesReceived(int)             {}
-func (nopRecorder) MessageSent()                  {}
-func (nopRecorder) MessageReceived(time.Duration) {}
-func (nopRecorder) MessagesLost(int)              {}
-func (nopRecorder) MessageDuplicated()            {}
-func (nopRecorder) MessageReordered()             {}
-func (nopRecorder) SendLag(time.Duration)         {}
-func (nopRecorder) Throttled(string)              {}
-func (nopRecorder) ConnectDone(time.Duration)     {}
-func (nopRecorder) ConnectionFailed(string)       {}
-func (nopRecorder) ConnectionOpened()             {}
-func (nopRecorder) ConnectionClosed()             {}
-func (nopRecorder) Reconnected()                  {}
-func (nopRecorder) RunFinished(scenarios.Result)  {}
+func (nopRecorder) HTTPResponse(string, int)           {}
+func (nopRecorder) BytesSent(int)                      {}
+func (nopRecorder) BytesReceived(int)                  {}
+func (nopRecorder) MessageSent()                       {}
+func (nopRecorder) MessageReceived(scenarios.Delivery) {}
+func (nopRecorder) MessagesLost(int)                   {}
+func (nopRecorder) MessageDuplicated()                 {}
+func (nopRecorder) MessageReordered()                  {}
+func (nopRecorder) SendLag(time.Duration)              {}
+func (nopRecorder) Throttled(string)                   {}
+func (nopRecorder) Connected(clientconn.ConnectTiming) {}
+func (nopRecorder) RoundTrip(time.Duration)            {}
+func (nopRecorder) ConnectionFailed(string)            {}
+func (nopRecorder) ConnectionOpened()                  {}
+func (nopRecorder) ConnectionClosed()                  {}
+func (nopRecorder) Reconnected()                       {}
+func (nopRecorder) RunFinished(scenarios.Result)       {}
 
 type capacityNop struct{ nopRecorder }
 

@@ -99,7 +99,6 @@ func waitRegistered(ctx context.Context, run *Run) {
 func (rn *Runner) connect(parent context.Context, run *Run, dial dialFunc, i int) (*Client, error) {
 	ctx, cancel := context.WithTimeout(parent, rn.Scenario.ConnectTimeout)
 	defer cancel()
-	began := time.Now()
 	c, err := dial(ctx, i)
 	if err != nil {
 		// A run cancelled from outside (Stop, reload) is no fault of the hub.
@@ -108,7 +107,6 @@ func (rn *Runner) connect(parent context.Context, run *Run, dial dialFunc, i int
 		}
 		return nil, rn.describeConnectError(parent, ctx, err)
 	}
-	rn.Recorder.ConnectDone(time.Since(began))
 	rn.Recorder.ConnectionOpened()
 	return c, nil
 }
@@ -154,14 +152,15 @@ func (rn *Runner) dialOptions(run *Run) (probe.Options, error) {
 		Headers:            rn.Endpoint.Headers,
 		SkipNegotiation:    rn.Endpoint.SkipNegotiation,
 		WriteTimeout:       rn.stallWait(),
-		Observer:           observer{run.tracker},
 		Handlers:           handlers,
 	}, nil
 }
 
 // withReceiver gives connection i its own RecordLatency handler, so every
-// delivery is counted against the receiver that got it.
+// delivery is counted against the receiver that got it, and its own
+// observer, so are its round trips.
 func withReceiver(opts probe.Options, run *Run, i int) probe.Options {
+	opts.Observer = observer{t: run.tracker, conn: i}
 	handlers := make(map[string]probe.Handler, len(opts.Handlers)+1)
 	for name, h := range opts.Handlers {
 		handlers[name] = h

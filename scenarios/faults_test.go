@@ -16,7 +16,7 @@ import (
 
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
-	"github.com/hubprobe/hubprobe/internal/faultserver"
+	"github.com/hubprobe/hubprobe/probe/faulttest"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/throttle"
 )
@@ -30,7 +30,7 @@ var failureReasons = []string{
 // faultCase is one way a target misbehaves and what hubprobe must report.
 type faultCase struct {
 	name   string
-	script faultserver.Script
+	script faulttest.Script
 	// url, when set, is the target instead of a fault server.
 	url   func(t *testing.T) string
 	conns int // connections per run; 2 when zero
@@ -76,53 +76,53 @@ func connectFaultCases() []faultCase {
 	return []faultCase{
 		{
 			name: "port closed", url: closedPort, reason: scenarios.FailNegotiate, bound: connectBound,
-			errText: `^2 of 2 connections failed: probe: connect failed \(negotiate\): Post: dial tcp 127\.0\.0\.1:\d+: connect: connection refused$`,
+			errText: `^2 of 2 connections failed: probe: connect failed \(negotiate\) in tcp: Post: dial tcp 127\.0\.0\.1:\d+: connect: connection refused$`,
 		},
 		{
 			name: "DNS failure", url: func(*testing.T) string { return "http://hubprobe-does-not-exist.invalid/hub" },
 			reason: scenarios.FailNegotiate, bound: connectBound,
-			errText: `connect failed \(negotiate\): lookup hubprobe-does-not-exist\.invalid: no such host`,
+			errText: `connect failed \(negotiate\) in dns: lookup hubprobe-does-not-exist\.invalid: no such host`,
 		},
 		{
-			name: "negotiate never answered", script: faultserver.Script{Fault: faultserver.Silent},
+			name: "negotiate never answered", script: faulttest.Script{Fault: faulttest.Silent},
 			reason: scenarios.FailTimeout, bound: connectBound,
-			errText: `^2 of 2 connections failed: not connected within connect_timeout 1s: probe: connect failed \(timeout\): negotiate did not finish in time`,
+			errText: `^2 of 2 connections failed: not connected within connect_timeout 1s: probe: connect failed \(timeout\) in negotiate: negotiate did not finish in time`,
 		},
 		{
-			name: "negotiate 500", script: faultserver.Script{Fault: faultserver.NegotiateStatus, Status: 500, Bodies: []string{"boom"}},
+			name: "negotiate 500", script: faulttest.Script{Fault: faulttest.NegotiateStatus, Status: 500, Bodies: []string{"boom"}},
 			reason: scenarios.FailNegotiate, bound: connectBound,
 			errText: `connect failed \(negotiate\): HTTP 500: unexpected HTTP status 500$`,
 		},
 		{
-			name: "negotiate malformed JSON", script: faultserver.Script{Fault: faultserver.NegotiateBody, Bodies: []string{`{"connectionId":`}},
+			name: "negotiate malformed JSON", script: faulttest.Script{Fault: faulttest.NegotiateBody, Bodies: []string{`{"connectionId":`}},
 			reason: scenarios.FailNegotiate, bound: connectBound,
 			errText: `connect failed \(negotiate\): protocol error: invalid negotiate response: unexpected end of JSON input`,
 		},
 		{
-			name: "negotiate without ids", script: faultserver.Script{Fault: faultserver.NegotiateBody, Bodies: []string{`{"negotiateVersion":1}`}},
+			name: "negotiate without ids", script: faulttest.Script{Fault: faulttest.NegotiateBody, Bodies: []string{`{"negotiateVersion":1}`}},
 			reason: scenarios.FailNegotiate, bound: connectBound,
 			errText: `connect failed \(negotiate\): protocol error: negotiate response has no connectionId`,
 		},
 		{
-			name: "negotiate without transports", script: faultserver.Script{Fault: faultserver.NegotiateBody,
+			name: "negotiate without transports", script: faulttest.Script{Fault: faulttest.NegotiateBody,
 				Bodies: []string{`{"negotiateVersion":1,"connectionId":"a","connectionToken":"b"}`}},
 			reason: scenarios.FailNegotiate, bound: connectBound,
 			errText: `connect failed \(negotiate\): server does not offer the WebSockets transport`,
 		},
 		upgradeRefused(400), upgradeRefused(404), upgradeRefused(409),
 		{
-			name: "handshake never answered", script: faultserver.Script{Fault: faultserver.HandshakeSilent},
+			name: "handshake never answered", script: faulttest.Script{Fault: faulttest.HandshakeSilent},
 			reason: scenarios.FailTimeout, bound: connectBound,
-			errText: `not connected within connect_timeout 1s: probe: connect failed \(timeout\): handshake`,
+			errText: `not connected within connect_timeout 1s: probe: connect failed \(timeout\) in handshake: handshake`,
 		},
 		{
-			name: "handshake error", script: faultserver.Script{Fault: faultserver.HandshakeError, Message: "Requested protocol 'json' is not available."},
+			name: "handshake error", script: faulttest.Script{Fault: faulttest.HandshakeError, Message: "Requested protocol 'json' is not available."},
 			reason: scenarios.FailHandshake, bound: connectBound,
 			errText: `connect failed \(handshake\): handshake refused: Requested protocol 'json' is not available\.$`,
 		},
 		{
 			name: "429 storm", conns: 4, reason: scenarios.FailThrottled, bound: connectBound,
-			script: faultserver.Script{Fault: faultserver.NegotiateStatus, Status: http.StatusTooManyRequests,
+			script: faulttest.Script{Fault: faulttest.NegotiateStatus, Status: http.StatusTooManyRequests,
 				Bodies: []string{"Too Many Requests", "Connection count reaches limit."}},
 			throttled: map[string]float64{throttle.HTTP429: 2, throttle.ConnectionLimit: 2},
 			errText:   `^4 of 4 connections failed: throttled \((http_429|connection_limit)\): probe: connect failed \(negotiate\): HTTP 429: unexpected HTTP status 429$`,
@@ -133,30 +133,30 @@ func connectFaultCases() []faultCase {
 func midRunFaultCases() []faultCase {
 	const internalErr = "Internal server error."
 	return []faultCase{
-		midRun("close message", faultserver.Script{Fault: faultserver.CloseMessage, Message: internalErr},
+		midRun("close message", faulttest.Script{Fault: faulttest.CloseMessage, Message: internalErr},
 			`closed during the run: probe: server closed the connection: Internal server error\.$`),
-		midRun("abrupt TCP close", faultserver.Script{Fault: faultserver.AbruptClose},
+		midRun("abrupt TCP close", faulttest.Script{Fault: faulttest.AbruptClose},
 			`closed during the run: probe: (server closed the WebSocket without a Close message: websocket: close 1006 \(abnormal closure\): unexpected EOF|(connection lost|write failed): .*(connection reset by peer|broken pipe))$`),
-		midRun("half-open", faultserver.Script{Fault: faultserver.HalfOpen},
+		midRun("half-open", faulttest.Script{Fault: faulttest.HalfOpen},
 			`closed during the run: probe: server timeout: no answer to a WebSocket ping within 1s; the connection is half-open$`),
 		func() faultCase {
 			// Here the socket buffers fill up first: a write stalls.
-			fc := midRun("half-open under heavy sends", faultserver.Script{Fault: faultserver.HalfOpen},
+			fc := midRun("half-open under heavy sends", faulttest.Script{Fault: faulttest.HalfOpen},
 				`closed during the run: probe: server timeout: a write did not finish within 1s; the server stopped reading$`)
 			fc.tweak = func(s *config.Scenario) { s.MessageSize = 512 << 10; s.SendInterval = 20 * time.Millisecond }
 			return fc
 		}(),
-		midRun("garbage frame", faultserver.Script{Fault: faultserver.Frames, Frames: []faultserver.Frame{faultserver.Text("\x00\xffgarbage\x1e")}},
+		midRun("garbage frame", faulttest.Script{Fault: faulttest.Frames, Frames: []faulttest.Frame{faulttest.Text("\x00\xffgarbage\x1e")}},
 			`closed during the run: protocol error: invalid JSON record: invalid character`),
-		midRun("binary frame on a text connection", faultserver.Script{Fault: faultserver.Frames, Frames: []faultserver.Frame{faultserver.Binary([]byte{0x93, 1, 2, 3})}},
+		midRun("binary frame on a text connection", faulttest.Script{Fault: faulttest.Frames, Frames: []faulttest.Frame{faulttest.Binary([]byte{0x93, 1, 2, 3})}},
 			`closed during the run: protocol error: binary frame where text frames were expected$`),
-		midRun("invalid JSON", faultserver.Script{Fault: faultserver.Frames, Frames: []faultserver.Frame{faultserver.Text(`{"type":1,"target":"RecordLatency","arguments":[` + "\x1e")}},
+		midRun("invalid JSON", faulttest.Script{Fault: faulttest.Frames, Frames: []faulttest.Frame{faulttest.Text(`{"type":1,"target":"RecordLatency","arguments":[` + "\x1e")}},
 			`closed during the run: protocol error: invalid JSON record: unexpected end of JSON input$`),
-		midRun("record separator missing", faultserver.Script{Fault: faultserver.Frames, Frames: faultserver.Repeat(17, 64<<10)},
+		midRun("record separator missing", faulttest.Script{Fault: faulttest.Frames, Frames: faulttest.Repeat(17, 64<<10)},
 			`closed during the run: protocol error: record larger than 1048576 bytes$`),
-		midRun("oversized frame", faultserver.Script{Fault: faultserver.Frames, Frames: []faultserver.Frame{faultserver.BigRecord(2 << 20)}},
+		midRun("oversized frame", faulttest.Script{Fault: faulttest.Frames, Frames: []faulttest.Frame{faulttest.BigRecord(2 << 20)}},
 			`closed during the run: protocol error: record larger than 1048576 bytes$`),
-		midRun("unknown message type", faultserver.Script{Fault: faultserver.Frames, Frames: []faultserver.Frame{faultserver.UnknownType(42)}},
+		midRun("unknown message type", faulttest.Script{Fault: faulttest.Frames, Frames: []faulttest.Frame{faulttest.UnknownType(42)}},
 			`closed during the run: protocol error: unknown message type 42$`),
 	}
 }
@@ -164,7 +164,7 @@ func midRunFaultCases() []faultCase {
 func deliveryFaultCases() []faultCase {
 	return []faultCase{
 		{
-			name: "hub delivers nothing", script: faultserver.Script{Fault: faultserver.Mute}, bound: midRunBound,
+			name: "hub delivers nothing", script: faulttest.Script{Fault: faulttest.Mute}, bound: midRunBound,
 			errText: `^the hub delivered none of 20 expected messages within loss_timeout 500ms$`,
 			check:   lostAll,
 		},
@@ -177,14 +177,14 @@ func deliveryFaultCases() []faultCase {
 			check:   lostAll,
 		},
 		{
-			name: "slow beyond the run", script: faultserver.Script{Fault: faultserver.Slow, Delay: 3 * time.Second}, bound: midRunBound,
+			name: "slow beyond the run", script: faulttest.Script{Fault: faulttest.Slow, Delay: 3 * time.Second}, bound: midRunBound,
 			errText: `^the hub delivered none of 20 expected messages within loss_timeout 500ms$`,
 			check:   lostAll,
 		},
 		{
 			// Late, but alive: what arrived is measured, the rest is lost,
 			// and the run itself succeeds (the alerts judge the hub).
-			name: "slow", script: faultserver.Script{Fault: faultserver.Slow, Delay: 1200 * time.Millisecond},
+			name: "slow", script: faulttest.Script{Fault: faulttest.Slow, Delay: 1200 * time.Millisecond},
 			tweak:   func(s *config.Scenario) { s.Duration = 2 * time.Second },
 			success: true, bound: midRunBound, check: lostSome,
 		},
@@ -192,16 +192,16 @@ func deliveryFaultCases() []faultCase {
 }
 
 func upgradeRefused(status int) faultCase {
-	text := `connect failed \(transport\): HTTP ` + strconv.Itoa(status) + `: unexpected HTTP status ` + strconv.Itoa(status)
+	text := `connect failed \(transport\) in upgrade: HTTP ` + strconv.Itoa(status) + `: unexpected HTTP status ` + strconv.Itoa(status)
 	return faultCase{
 		name:   "upgrade refused " + strconv.Itoa(status),
-		script: faultserver.Script{Fault: faultserver.UpgradeRefused, Status: status},
+		script: faulttest.Script{Fault: faulttest.UpgradeRefused, Status: status},
 		reason: scenarios.FailTransport, bound: connectBound, errText: text,
 	}
 }
 
 // midRun strikes on each connection's fourth echo, after three deliveries.
-func midRun(name string, script faultserver.Script, errText string) faultCase {
+func midRun(name string, script faulttest.Script, errText string) faultCase {
 	script.After = 3
 	return faultCase{
 		name: name, script: script, reason: scenarios.FailClosed, bound: midRunBound,
@@ -243,7 +243,7 @@ func thirdPartyDroppingEchoes(t *testing.T) string {
 }
 
 func closedPort(t *testing.T) string {
-	u, err := faultserver.ClosedPortURL()
+	u, err := faulttest.ClosedPortURL()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,12 +281,12 @@ func TestTargetFaults(t *testing.T) {
 
 func runFaultTwice(t *testing.T, fc faultCase) {
 	url := ""
-	var srv *faultserver.Server
+	var srv *faulttest.Server
 	if fc.url != nil {
 		url = fc.url(t)
 	} else {
 		var err error
-		if srv, err = faultserver.Start(fc.script); err != nil {
+		if srv, err = faulttest.Start(fc.script); err != nil {
 			t.Fatal(err)
 		}
 		defer srv.Close()
@@ -320,15 +320,15 @@ func runFaultTwice(t *testing.T, fc faultCase) {
 
 // checkTried makes sure the fault was exercised: the server saw the step
 // it was scripted to spoil, once per connection and run (or per echo).
-func checkTried(t *testing.T, fault faultserver.Fault, c faultserver.Counts, attempts, sent int64) {
+func checkTried(t *testing.T, fault faulttest.Fault, c faulttest.Counts, attempts, sent int64) {
 	t.Helper()
 	got, want, what := c.Struck, attempts, "mid-run faults struck"
 	switch fault {
-	case faultserver.Silent, faultserver.NegotiateStatus, faultserver.NegotiateBody, faultserver.UpgradeRefused:
+	case faulttest.Silent, faulttest.NegotiateStatus, faulttest.NegotiateBody, faulttest.UpgradeRefused:
 		got, what = c.Negotiations, "negotiate requests"
-	case faultserver.HandshakeSilent, faultserver.HandshakeError:
+	case faulttest.HandshakeSilent, faulttest.HandshakeError:
 		got, what = c.Handshakes, "handshakes"
-	case faultserver.Mute, faultserver.Slow:
+	case faulttest.Mute, faulttest.Slow:
 		got, want, what = c.Echoes, sent, "echoes read"
 	}
 	if got != want {
@@ -434,7 +434,7 @@ func runBounded(t *testing.T, rn *scenarios.Runner) scenarios.Result {
 // never answers does not stall the schedule: runs keep coming, each fails
 // on connect_timeout, and Stop is prompt.
 func schedulerAgainstHungTarget(t *testing.T) {
-	srv, err := faultserver.Start(faultserver.Script{Fault: faultserver.Silent})
+	srv, err := faulttest.Start(faulttest.Script{Fault: faulttest.Silent})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,9 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/internal/benchhub"
-	"github.com/hubprobe/hubprobe/internal/faultserver"
+	"github.com/hubprobe/hubprobe/probe/faulttest"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
@@ -23,14 +23,14 @@ func identityEcho() (s config.Scenario, sends int64) {
 func TestLossAndDuplicatesCountedByIdentity(t *testing.T) {
 	t.Parallel()
 	srv := startThirdParty(t)
-	srv.SetEchoPlan(func(n int64) benchhub.EchoFault {
+	srv.SetEchoPlan(func(n int64) benchtest.EchoFault {
 		switch n % 100 {
 		case 50:
-			return benchhub.EchoDrop
+			return benchtest.EchoDrop
 		case 10:
-			return benchhub.EchoTwice
+			return benchtest.EchoTwice
 		}
-		return benchhub.EchoAnswer
+		return benchtest.EchoAnswer
 	})
 	s, sends := identityEcho()
 	o := runAgainst(t, srv.URL, s)
@@ -60,7 +60,7 @@ func TestLossAndDuplicatesCountedByIdentity(t *testing.T) {
 // them behind a later message of the same sender.
 func TestReorderingCountedPerSenderAndReceiver(t *testing.T) {
 	t.Parallel()
-	srv, err := faultserver.Start(faultserver.Script{Fault: faultserver.Reorder, After: 10})
+	srv, err := faulttest.Start(faulttest.Script{Fault: faulttest.Reorder, After: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
-	"github.com/hubprobe/hubprobe/internal/testhub"
+	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
@@ -89,7 +89,7 @@ func (mc matrixCase) scenario(transport, protocol string) config.Scenario {
 // Azure SignalR Service, both REST API versions). The runs mostly wait, so
 // all of them go at once, whatever -parallel says.
 func TestEveryKindOverEveryTransportAndProtocol(t *testing.T) {
-	srv := testhub.Start(t, hub.Options{AccessKey: matrixKey})
+	srv := hubtest.Start(t, hub.Options{AccessKey: matrixKey})
 	var wg sync.WaitGroup
 	for _, mc := range matrixCases {
 		for i, w := range wires {

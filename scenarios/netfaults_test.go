@@ -1,37 +1,24 @@
 package scenarios_test
 
 import (
-	"encoding/json"
-	"net/url"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/rs/zerolog"
-	"github.com/rs/zerolog/log"
 
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
-	"github.com/hubprobe/hubprobe/internal/faultserver"
-	"github.com/hubprobe/hubprobe/internal/testhub"
+	"github.com/hubprobe/hubprobe/hub/hubtest"
+	"github.com/hubprobe/hubprobe/internal/toxitest"
+	"github.com/hubprobe/hubprobe/probe/faulttest"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
-// toxic is one toxiproxy toxic. Downstream is the hub's bytes to the probe,
-// upstream the probe's to the hub.
-type toxic struct {
-	Type       string         `json:"type"`
-	Stream     string         `json:"stream"`
-	Toxicity   float32        `json:"toxicity"` // share of connections it acts on
-	Attributes map[string]any `json:"attributes"`
-}
-
-func (x toxic) name() string { return x.Type + "_" + x.Stream }
+// toxic is one toxiproxy toxic.
+type toxic = toxitest.Toxic
 
 // The injected delay and jitter of the latency toxic, in milliseconds: the
 // toxic draws a whole number from [latency-jitter, latency+jitter-1].
@@ -40,19 +27,17 @@ const (
 	injectedJitter  = 20
 )
 
-func latencyToxic() toxic {
-	return toxic{"latency", "downstream", 1, map[string]any{"latency": injectedLatency, "jitter": injectedJitter}}
-}
+func latencyToxic() toxic { return toxitest.Latency("downstream", injectedLatency, injectedJitter) }
 
 // blackHole swallows every byte and never closes (timeout 0).
 func blackHole(stream string) toxic {
-	return toxic{"timeout", stream, 1, map[string]any{"timeout": 0}}
+	return toxic{Type: "timeout", Stream: stream, Toxicity: 1, Attributes: map[string]any{"timeout": 0}}
 }
 
 // resetOnClose never acts itself (toxicity 0), but toxiproxy sets SO_LINGER
 // 0 on every socket of a proxy that has a reset_peer toxic when the socket
 // is accepted, so the proxy ends a connection with a reset (RST), not a FIN.
-var resetOnClose = toxic{"reset_peer", "upstream", 0, map[string]any{"timeout": 0}}
+var resetOnClose = toxic{Type: "reset_peer", Stream: "upstream", Toxicity: 0, Attributes: map[string]any{"timeout": 0}}
 
 // cutMidFrame is the byte on the WebSocket at which limit_data closes it:
 // the 101 response, the handshake reply and OnConnected take about 210
@@ -70,7 +55,7 @@ type netFault struct {
 	name string
 	// script, when set, runs a fault server behind the proxy instead of
 	// the embedded hub.
-	script *faultserver.Script
+	script *faulttest.Script
 	toxics []toxic // there from the start
 	// strike is added during the first run, once each connection had 3
 	// deliveries, and stays for the second.
@@ -98,19 +83,19 @@ func netFaults() []netFault {
 		{
 			// Each connection is offered about 83 KB/s and carries 40.
 			name:   "bandwidth 40 KB/s, half the load",
-			toxics: []toxic{{"bandwidth", "downstream", 1, map[string]any{"rate": slowLinkRate}}},
+			toxics: []toxic{{Type: "bandwidth", Stream: "downstream", Toxicity: 1, Attributes: map[string]any{"rate": slowLinkRate}}},
 			tweak:  func(s *config.Scenario) { s.MessageSize = 8192; s.Duration = 2 * time.Second },
 			runs:   twice(faultCase{success: true, bound: midRunBound, check: slowLink}),
 		},
 		{
 			name:            "connection cut mid-frame (FIN)",
-			toxics:          []toxic{{"limit_data", "downstream", 1, map[string]any{"bytes": cutMidFrame}}},
+			toxics:          []toxic{{Type: "limit_data", Stream: "downstream", Toxicity: 1, Attributes: map[string]any{"bytes": cutMidFrame}}},
 			skipNegotiation: true,
 			runs:            twice(closedMidRun(`server closed the WebSocket without a Close message: websocket: close 1006 \(abnormal closure\): unexpected EOF$`)),
 		},
 		{
 			name:            "connection reset mid-frame (RST)",
-			toxics:          []toxic{resetOnClose, {"limit_data", "downstream", 1, map[string]any{"bytes": cutMidFrame}}},
+			toxics:          []toxic{resetOnClose, {Type: "limit_data", Stream: "downstream", Toxicity: 1, Attributes: map[string]any{"bytes": cutMidFrame}}},
 			skipNegotiation: true,
 			runs:            twice(closedMidRun(`connection lost: read tcp 127\.0\.0\.1:\d+->127\.0\.0\.1:\d+: read: connection reset by peer$`)),
 		},
@@ -118,8 +103,8 @@ func netFaults() []netFault {
 			// The hub hangs up after 3 echoes; slow_close holds its FIN
 			// back for 3 s, longer than the rest of the run.
 			name:   "hub hangs up behind a 3 s slow close",
-			script: &faultserver.Script{Fault: faultserver.AbruptClose, After: 3},
-			toxics: []toxic{{"slow_close", "downstream", 1, map[string]any{"delay": 3000}}},
+			script: &faulttest.Script{Fault: faulttest.AbruptClose, After: 3},
+			toxics: []toxic{{Type: "slow_close", Stream: "downstream", Toxicity: 1, Attributes: map[string]any{"delay": 3000}}},
 			runs:   twice(closedMidRun(halfOpen)),
 		},
 		{
@@ -131,7 +116,7 @@ func netFaults() []netFault {
 				{reason: scenarios.FailClosed, bound: midRunBound, check: blackHoled,
 					errText: `^2 of 2 connections closed during the run: probe: ` + halfOpen},
 				{reason: scenarios.FailTimeout, bound: connectBound,
-					errText: `^2 of 2 connections failed: not connected within connect_timeout 1s: probe: connect failed \(timeout\): negotiate did not finish in time: Post: context deadline exceeded$`},
+					errText: `^2 of 2 connections failed: not connected within connect_timeout 1s: probe: connect failed \(timeout\) in negotiate: negotiate did not finish in time: Post: context deadline exceeded$`},
 			},
 		},
 	}
@@ -203,23 +188,21 @@ func TestNetworkFaults(t *testing.T) {
 const toxiproxyPackage = "github.com/Shopify/toxiproxy/"
 
 func runNetFault(t *testing.T, nf netFault) {
-	var srv *faultserver.Server
+	var srv *faulttest.Server
 	hubURL := ""
 	if nf.script != nil {
 		var err error
-		if srv, err = faultserver.Start(*nf.script); err != nil {
+		if srv, err = faulttest.Start(*nf.script); err != nil {
 			t.Fatal(err)
 		}
 		defer srv.Close()
 		hubURL = srv.URL()
 	} else {
-		hubURL = testhub.Start(t, hub.Options{}).URL()
+		hubURL = hubtest.Start(t, hub.Options{}).URL()
 	}
-	proxy, target := startToxiproxy(t, hubURL)
+	proxy, target := toxitest.Start(t, hubURL)
 	defer proxy.Stop()
-	for _, x := range nf.toxics {
-		addToxic(t, proxy, x)
-	}
+	toxitest.Add(t, proxy, nf.toxics...)
 	s := faultScenario(nf.name, 2)
 	if nf.tweak != nil {
 		nf.tweak(&s)
@@ -235,7 +218,7 @@ func runNetFault(t *testing.T, nf netFault) {
 			Endpoint: scenarios.Endpoint{URL: target, SkipNegotiation: nf.skipNegotiation}}
 		var strike *striker
 		if i == 0 && nf.strike != nil {
-			strike = &striker{Recorder: rec, fire: func() { addToxics(t, proxy, nf.strike) }}
+			strike = &striker{Recorder: rec, fire: func() { toxitest.Add(t, proxy, nf.strike...) }}
 			strike.left.Store(int64(3 * s.Connections))
 			runner.Recorder = strike
 		}
@@ -262,8 +245,8 @@ type striker struct {
 	fired sync.WaitGroup
 }
 
-func (s *striker) MessageReceived(latency time.Duration) {
-	s.Recorder.MessageReceived(latency)
+func (s *striker) MessageReceived(d scenarios.Delivery) {
+	s.Recorder.MessageReceived(d)
 	if s.left.Add(-1) == 0 {
 		s.fired.Add(1)
 		go func() { defer s.fired.Done(); s.fire() }()
@@ -277,48 +260,6 @@ func (s *striker) wait() {
 	}
 }
 
-var quietToxiproxy sync.Once
-
-// startToxiproxy proxies hubURL's host from a fresh port on 127.0.0.1 and
-// returns the proxy and the hub URL through it. Stop the proxy when done.
-func startToxiproxy(t *testing.T, hubURL string) (*toxiproxy.Proxy, string) {
-	t.Helper()
-	// Some toxics log through zerolog's global logger, which nothing in
-	// hubprobe uses.
-	quietToxiproxy.Do(func() { log.Logger = zerolog.Nop() })
-	u, err := url.Parse(hubURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	api := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
-	proxy := toxiproxy.NewProxy(api, "hub", "127.0.0.1:0", u.Host)
-	if err := proxy.Start(); err != nil {
-		t.Fatal(err)
-	}
-	u.Host = proxy.Listen
-	return proxy, u.String()
-}
-
-func addToxics(t *testing.T, proxy *toxiproxy.Proxy, toxics []toxic) {
-	for _, x := range toxics {
-		addToxic(t, proxy, x)
-	}
-}
-
-func addToxic(t *testing.T, proxy *toxiproxy.Proxy, x toxic) {
-	body, err := json.Marshal(struct {
-		Name string `json:"name"`
-		toxic
-	}{x.name(), x})
-	if err != nil {
-		t.Error(err)
-		return
-	}
-	if _, err := proxy.Toxics.AddToxicJson(strings.NewReader(string(body))); err != nil {
-		t.Errorf("adding toxic %s: %v", body, err)
-	}
-}
-
 // TestLatencyToxicAt1000Connections holds hubprobe's latency measurement
 // to the delay the network adds: 1,000 connections, each echoing once a
 // second through a 100 ms ± 20 ms latency toxic, must read a p50 within
@@ -327,11 +268,11 @@ func addToxic(t *testing.T, proxy *toxiproxy.Proxy, x toxic) {
 func TestLatencyToxicAt1000Connections(t *testing.T) {
 	baseGoroutines, _ := quiesce()
 	func() {
-		srv := testhub.Start(t, hub.Options{})
+		srv := hubtest.Start(t, hub.Options{})
 		defer srv.Close()
-		proxy, target := startToxiproxy(t, srv.URL())
+		proxy, target := toxitest.Start(t, srv.URL())
 		defer proxy.Stop()
-		addToxic(t, proxy, latencyToxic())
+		toxitest.Add(t, proxy, latencyToxic())
 		s := scenario("echo", 1000, 5*time.Second, time.Second)
 		s.ConnectConcurrency, s.ConnectTimeout = 200, 10*time.Second
 		s.Timeout = s.ConnectTimeout + s.Duration + s.LossTimeout + config.DefaultTimeoutPad

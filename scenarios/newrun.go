@@ -14,6 +14,7 @@ func (rn *Runner) newRun(cfg config.Scenario, rec Recorder, kind Kind, at time.T
 		Config: cfg, ID: runID(cfg.Name, at), shard: rn.Shard, first: rn.Shard.First(cfg.Connections),
 		tracker: newTracker(rec, rn.connections()), endpoint: rn.Endpoint,
 	}
+	run.tracker.runID, run.tracker.first = run.ID, run.first
 	run.payloads = newPayloadBuilder(runMarker(run.ID, rn.Shard), cfg.MessageSize)
 	if b, ok := kind.(batchKind); ok {
 		run.batchSize = b.batchSize()

@@ -12,7 +12,7 @@ import (
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
-	"github.com/hubprobe/hubprobe/internal/testhub"
+	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/throttle"
 )
@@ -102,7 +102,7 @@ func TestShorterPauseNeverShortensALongerOne(t *testing.T) {
 // of another target.
 func TestOnePausePerTargetAcrossScenariosAndReloads(t *testing.T) {
 	t.Parallel()
-	srv := testhub.Start(t, hub.Options{AccessKey: matrixKey})
+	srv := hubtest.Start(t, hub.Options{AccessKey: matrixKey})
 	front := newRefusingFront(t, "60")
 	cfg := pauseConfig(srv, front.srv.URL)
 	r := scenarios.Resolver{Recorder: freshRecorder(t), Logger: zerolog.Nop(), Pauses: &scenarios.Pauses{}}

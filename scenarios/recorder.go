@@ -12,13 +12,13 @@ import (
 // every method is called from many connection goroutines at once, so
 // implementations keep each call cheap and non-blocking.
 type Recorder interface {
-	// HTTPResponse, BytesSent and BytesReceived make a Recorder a clientconn.Observer.
-	HTTPResponse(endpoint string, code int)
-	BytesSent(n int)
-	BytesReceived(n int)
+	// A Recorder is every connection's clientconn.Observer: HTTP responses,
+	// bytes, connect timings (each phase, which add up to the connect)
+	// and transport round trips.
+	clientconn.Observer
 
 	MessageSent()
-	MessageReceived(latency time.Duration)
+	MessageReceived(d Delivery)
 	MessagesLost(n int)
 	MessageDuplicated()
 	MessageReordered()
@@ -26,13 +26,33 @@ type Recorder interface {
 	SendLag(lag time.Duration)
 	Throttled(reason string)
 
-	ConnectDone(d time.Duration)
 	ConnectionFailed(reason string)
 	ConnectionOpened()
 	ConnectionClosed()
 	Reconnected()
 
 	RunFinished(r Result)
+}
+
+// Delivery is one expected message its receiver saw for the first time:
+// what a Recorder is told of it.
+type Delivery struct {
+	// Latency is from the send to the receipt.
+	Latency time.Duration
+	// HubTime is Latency less the network's share of it (Run.networkShare):
+	// the time the hub itself took. HasHubTime is false while a connection
+	// on the message's path has no round trip measured yet.
+	HubTime    time.Duration
+	HasHubTime bool
+	// Slowest marks a delivery slower by a tenth than every one before it
+	// in the run, the native histogram's bucket width: the ones worth an
+	// exemplar.
+	Slowest bool
+	// RunID, Sender (the sending connection's index among all the
+	// scenario's) and Seq (the sender's sequence number) name the message.
+	RunID  string
+	Sender int
+	Seq    uint32
 }
 
 // Connection failure reasons, the bounded values of
@@ -74,6 +94,9 @@ type Result struct {
 	Target   string
 	Scenario string
 	Kind     string
+	// RunID names the run: the scenario and its scheduled start, the same
+	// on every shard. The status page serves the run at /runs/{RunID}.
+	RunID    string
 	Start    time.Time
 	Duration time.Duration
 
@@ -95,6 +118,13 @@ type Result struct {
 	Latency      Quantiles
 	// LatencySum adds up the latency of every delivery of the run.
 	LatencySum time.Duration
+	// RoundTrip holds the quantiles of the transport round trips the run's
+	// connections measured, HubTime those of its deliveries' hub time
+	// (Delivery.HubTime); RoundTrips and HubTimes count them.
+	RoundTrip  Quantiles
+	RoundTrips int64
+	HubTime    Quantiles
+	HubTimes   int64
 	// MaxSendLag is the pacer's worst lateness in this run, SendLag the
 	// quantiles of its lateness over every send.
 	MaxSendLag time.Duration

@@ -11,27 +11,33 @@ import (
 // JSONReport is the machine-readable form of a Result, as printed by
 // `hubprobe run --output json`.
 type JSONReport struct {
-	Target         string           `json:"target"`
-	Scenario       string           `json:"scenario"`
-	Kind           string           `json:"kind"`
-	Start          time.Time        `json:"start"`
-	DurationSecs   float64          `json:"duration_seconds"`
-	Connections    int              `json:"connections"`
-	Sent           int64            `json:"sent"`
-	Expected       int64            `json:"expected"`
-	Received       int64            `json:"received"`
-	Lost           int64            `json:"lost"`
-	Duplicated     int64            `json:"duplicated"`
-	Reordered      int64            `json:"reordered"`
-	SlowMessages   int64            `json:"slow_messages"`
-	SentBytes      int64            `json:"sent_bytes"`
-	ReceivedBytes  int64            `json:"received_bytes"`
-	Throttled      map[string]int64 `json:"throttled"`
-	Latency        LatencyReport    `json:"latency_seconds"`
-	MaxSendLagSecs float64          `json:"max_send_lag_seconds"`
-	SendLagP99Secs float64          `json:"send_lag_p99_seconds"`
-	Scheduled      int64            `json:"scheduled"`
-	SendWindowSecs float64          `json:"send_window_seconds"`
+	Target        string           `json:"target"`
+	Scenario      string           `json:"scenario"`
+	Kind          string           `json:"kind"`
+	RunID         string           `json:"run_id"`
+	Start         time.Time        `json:"start"`
+	DurationSecs  float64          `json:"duration_seconds"`
+	Connections   int              `json:"connections"`
+	Sent          int64            `json:"sent"`
+	Expected      int64            `json:"expected"`
+	Received      int64            `json:"received"`
+	Lost          int64            `json:"lost"`
+	Duplicated    int64            `json:"duplicated"`
+	Reordered     int64            `json:"reordered"`
+	SlowMessages  int64            `json:"slow_messages"`
+	SentBytes     int64            `json:"sent_bytes"`
+	ReceivedBytes int64            `json:"received_bytes"`
+	Throttled     map[string]int64 `json:"throttled"`
+	Latency       LatencyReport    `json:"latency_seconds"`
+	// RoundTrip and HubTime say where the latency went: the transport's
+	// round trip as the connections measured it, and each delivery's time
+	// in the hub. Each is omitted when nothing was measured.
+	RoundTrip      *LatencyReport `json:"network_round_trip_seconds,omitempty"`
+	HubTime        *LatencyReport `json:"hub_time_seconds,omitempty"`
+	MaxSendLagSecs float64        `json:"max_send_lag_seconds"`
+	SendLagP99Secs float64        `json:"send_lag_p99_seconds"`
+	Scheduled      int64          `json:"scheduled"`
+	SendWindowSecs float64        `json:"send_window_seconds"`
 	// SentPerSec and ReceivedPerSec are over the sending window.
 	SentPerSec     float64 `json:"sent_per_second"`
 	ReceivedPerSec float64 `json:"received_per_second"`
@@ -62,13 +68,15 @@ func (r Result) Report() JSONReport {
 		throttled = map[string]int64{}
 	}
 	return JSONReport{
-		Target: r.Target, Scenario: r.Scenario, Kind: r.Kind, Start: r.Start,
+		Target: r.Target, Scenario: r.Scenario, Kind: r.Kind, RunID: r.RunID, Start: r.Start,
 		DurationSecs: r.Duration.Seconds(), Connections: r.Connections,
 		Sent: r.Sent, Expected: r.Expected, Received: r.Received, Lost: r.Lost,
 		Duplicated: r.Duplicated, Reordered: r.Reordered,
 		SlowMessages: r.SlowMessages, SentBytes: r.SentBytes, ReceivedBytes: r.ReceivedBytes,
 		Throttled:      throttled,
 		Latency:        latencyReport(r.Latency),
+		RoundTrip:      measuredReport(r.RoundTrips, r.RoundTrip),
+		HubTime:        measuredReport(r.HubTimes, r.HubTime),
 		MaxSendLagSecs: r.MaxSendLag.Seconds(),
 		SendLagP99Secs: r.SendLag.P99.Seconds(),
 		Scheduled:      r.Scheduled,
@@ -85,11 +93,14 @@ func latencyReport(q Quantiles) LatencyReport {
 	return LatencyReport{P50: q.P50.Seconds(), P90: q.P90.Seconds(), P99: q.P99.Seconds(), Max: q.Max.Seconds()}
 }
 
-func batchReport(r Result) *LatencyReport {
-	if r.Batches == 0 {
+func batchReport(r Result) *LatencyReport { return measuredReport(r.Batches, r.BatchLatency) }
+
+// measuredReport is q's report, nil when nothing was measured (n is 0).
+func measuredReport(n int64, q Quantiles) *LatencyReport {
+	if n == 0 {
 		return nil
 	}
-	l := latencyReport(r.BatchLatency)
+	l := latencyReport(q)
 	return &l
 }
 
@@ -120,6 +131,9 @@ func (r Result) WriteText(w io.Writer) error {
 		fmt.Sprintf("    99.00%%: %s", fmtLatency(r.Latency.P99)),
 		fmt.Sprintf("    max:    %s", fmtLatency(r.Latency.Max)),
 		fmt.Sprintf("    >= 1 s: %d of %d", r.SlowMessages, r.Received),
+		"  Where the time goes:",
+		"    network round trip: " + fmtMeasured(r.RoundTrips, r.RoundTrip),
+		"    hub time:           " + fmtMeasured(r.HubTimes, r.HubTime),
 		fmt.Sprintf("  Probe send lag: p99 %s, max %s; sent %d of %d scheduled", fmtLatency(r.SendLag.P99), fmtLatency(r.MaxSendLag), r.Sent, r.Scheduled),
 		"  Throttled: " + fmtThrottled(r.Throttled),
 		"  Result: " + verdict(r),
@@ -170,6 +184,14 @@ func verdict(r Result) string {
 	default:
 		return "FAIL (more than 1 % of messages took 1 s or more)"
 	}
+}
+
+// fmtMeasured is the p50 and p99 of n measurements.
+func fmtMeasured(n int64, q Quantiles) string {
+	if n == 0 {
+		return "not measured"
+	}
+	return fmt.Sprintf("p50 %s, p99 %s", fmtLatency(q.P50), fmtLatency(q.P99))
 }
 
 func fmtLatency(d time.Duration) string {

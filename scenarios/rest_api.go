@@ -19,8 +19,10 @@ type restAPI interface {
 }
 
 // restAPI is the REST API of the run's target: Web PubSub's, or Azure
-// SignalR Service's in serverless mode.
+// SignalR Service's in serverless mode. The kind that asks sends through
+// it, which the run's hub time accounts for.
 func (r *Run) restAPI() (restAPI, error) {
+	r.tracker.restSends.Store(true)
 	if r.endpoint.WebPubSub != nil {
 		rest, err := r.webPubSubREST()
 		if err != nil {
@@ -65,7 +67,7 @@ func (a signalRRESTAPI) addToGroup(ctx context.Context, group, id string) error 
 func (a signalRRESTAPI) sent(p json.RawMessage, err error) error {
 	const overhead = len(`{"target":"` + restTarget + `","arguments":[]}`)
 	if err == nil {
-		observer{a.run.tracker}.BytesSent(overhead + len(p))
+		restObserver(a.run.tracker).BytesSent(overhead + len(p))
 	}
 	return err
 }
@@ -98,7 +100,7 @@ func (a webPubSubRESTAPI) addToGroup(ctx context.Context, group, id string) erro
 
 func (a webPubSubRESTAPI) sent(p json.RawMessage, err error) error {
 	if err == nil {
-		observer{a.run.tracker}.BytesSent(len(p))
+		restObserver(a.run.tracker).BytesSent(len(p))
 	}
 	return err
 }

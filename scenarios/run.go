@@ -184,6 +184,7 @@ func (rn *Runner) finish(res Result, run *Run, err error) Result {
 	res.Duration = time.Since(res.Start)
 	res.Outcome = ResultSuccess
 	if run != nil {
+		res.RunID = run.ID
 		res.Connections = len(run.Clients)
 		res.Lost = run.tracker.close()
 		run.tracker.fill(&res)

@@ -15,7 +15,7 @@ import (
 	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/hub"
-	"github.com/hubprobe/hubprobe/internal/testhub"
+	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
@@ -25,7 +25,7 @@ import (
 // and what it really sent, and run_success is 0.
 func TestSaturatedProbeIsInconclusive(t *testing.T) {
 	t.Parallel()
-	srv := testhub.Start(t, hub.Options{AccessKey: matrixKey})
+	srv := hubtest.Start(t, hub.Options{AccessKey: matrixKey})
 	front := newSlowFront(t, srv.Origin(), 400*time.Millisecond)
 	cs, err := azure.ParseConnectionString(srv.ConnectionString() + "ServerEndpoint=" + front.URL + ";")
 	if err != nil {
@@ -89,7 +89,7 @@ func newDelayingFront(t *testing.T, origin string, delay func(n int64) time.Dura
 // two sends due after it rather than firing them late.
 func TestUnmadeSendsMakeARunInconclusiveWhateverTheLag(t *testing.T) {
 	t.Parallel()
-	srv := testhub.Start(t, hub.Options{AccessKey: matrixKey})
+	srv := hubtest.Start(t, hub.Options{AccessKey: matrixKey})
 	front := newDelayingFront(t, srv.Origin(), func(n int64) time.Duration {
 		if n == 7 {
 			return time.Second

@@ -9,9 +9,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
-	"github.com/hubprobe/hubprobe/internal/benchhub"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
@@ -49,7 +49,7 @@ func runAgainst(t *testing.T, url string, s config.Scenario) runOutcome {
 	return runOutcome{res: runner.Run(ctx), metrics: m, reg: reg}
 }
 
-func startThirdParty(t *testing.T) *benchhub.Server { return benchhub.StartTest(t) }
+func startThirdParty(t *testing.T) *benchtest.Server { return benchtest.StartTest(t) }
 
 func counter(t *testing.T, reg *prometheus.Registry, name string, labels ...string) float64 {
 	t.Helper()

@@ -66,7 +66,7 @@ func (r *Run) restClient() (*azure.RESTClient, error) {
 	return azure.NewRESTClient(s.ConnectionString, s.Hub, azure.RESTOptions{
 		APIVersion: s.RESTAPIVersion,
 		Credential: s.Credential,
-		Observer:   observer{r.tracker},
+		Observer:   restObserver(r.tracker),
 		// No retries inside a send: a retry would block the pacer and fire
 		// the sends that fell due meanwhile in a burst. The target's Pause
 		// waits out a 429 instead.

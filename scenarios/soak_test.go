@@ -14,7 +14,7 @@ import (
 
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
-	"github.com/hubprobe/hubprobe/internal/testhub"
+	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
@@ -89,7 +89,7 @@ func (st soakTargets) soak(t *testing.T, n int) (failed, unexpected int64) {
 // that is not listening, and checks that goroutines and heap come back to
 // where they started: nothing leaks per run, failed or not.
 func TestAcceleratedSoak(t *testing.T) {
-	srv := testhub.Start(t, hub.Options{})
+	srv := hubtest.Start(t, hub.Options{})
 	dead := startThirdParty(t)
 	deadURL := dead.URL
 	dead.Close()

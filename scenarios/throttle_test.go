@@ -19,7 +19,7 @@ import (
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
-	"github.com/hubprobe/hubprobe/internal/testhub"
+	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/throttle"
 )
@@ -30,7 +30,7 @@ import (
 // still comes on schedule.
 func TestConnectionQuotaFailsEveryScheduledRun(t *testing.T) {
 	t.Parallel()
-	srv := testhub.Start(t, hub.Options{ConnectionQuota: 2})
+	srv := hubtest.Start(t, hub.Options{ConnectionQuota: 2})
 	reg, history := prometheus.NewRegistry(), exporter.NewHistory(50)
 	m, err := exporter.NewMetrics(reg, exporter.WithHistory(history))
 	if err != nil {
@@ -132,7 +132,7 @@ func stopBounded(t *testing.T, sched *scenarios.Scheduler) {
 // "Message count reaches limit.", counted as a message_limit throttle.
 func TestMessageRateLimitClosesSenders(t *testing.T) {
 	t.Parallel()
-	srv := testhub.Start(t, hub.Options{MessageRateLimit: 5})
+	srv := hubtest.Start(t, hub.Options{MessageRateLimit: 5})
 	// 2 senders every 50 ms: 40 messages/s against 5.
 	o := runEndpoint(t, scenarios.Endpoint{URL: srv.URL()}, scenario("echo", 2, time.Second, 50*time.Millisecond))
 	r := o.res
@@ -160,7 +160,7 @@ func TestMessageRateLimitClosesSenders(t *testing.T) {
 // one of the 10 scheduled sends is sent, refused once, or paused.
 func TestRESTMessageLimitRefusesSends(t *testing.T) {
 	t.Parallel()
-	srv := testhub.Start(t, hub.Options{AccessKey: matrixKey, MessageRateLimit: 2})
+	srv := hubtest.Start(t, hub.Options{AccessKey: matrixKey, MessageRateLimit: 2})
 	s := scenario("rest_broadcast", 1, time.Second, 100*time.Millisecond)
 	o := runEndpoint(t, serverlessEndpoint(t, srv, azure.RESTAPIV1), s)
 	r := o.res
@@ -194,7 +194,7 @@ func checkCounter(t *testing.T, reg *prometheus.Registry, want float64, name str
 // of firing them later, and the run ends within its duration and drain.
 func TestRESTRetryAfterPausesTheTarget(t *testing.T) {
 	t.Parallel()
-	srv := testhub.Start(t, hub.Options{AccessKey: matrixKey})
+	srv := hubtest.Start(t, hub.Options{AccessKey: matrixKey})
 	front := newRefusingFront(t, "2")
 	cs, err := azure.ParseConnectionString(srv.ConnectionString() + "ServerEndpoint=" + front.srv.URL + ";")
 	if err != nil {
@@ -261,7 +261,7 @@ func (f *refusingFront) times() []time.Time {
 // passing with nothing measured.
 func TestRunInsideAPauseFails(t *testing.T) {
 	t.Parallel()
-	srv := testhub.Start(t, hub.Options{})
+	srv := hubtest.Start(t, hub.Options{})
 	pause := &scenarios.Pause{}
 	pause.Throttle(throttle.HTTP429, time.Minute, time.Now())
 	o := runEndpoint(t, scenarios.Endpoint{URL: srv.URL(), Pause: pause}, scenario("echo", 2, time.Second, 100*time.Millisecond))

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/hubprobe/hubprobe/internal/clientconn"
 )
 
 // slowThreshold is the capacity definition's line: a delivery at or above it
@@ -23,13 +25,26 @@ type tracker struct {
 	paused                         atomic.Int64 // sends that fell due while the target was paused
 	sentBytes, receivedBytes       atomic.Int64
 	maxLag, latencySum             atomic.Int64
+	slowest                        atomic.Int64 // the run's slowest delivery with an exemplar, nanoseconds
 	closed                         atomic.Bool
 
 	ids *identities
+	// roundTrips holds each connection's latest transport round trip, in
+	// nanoseconds; 0 until one is measured.
+	roundTrips []atomic.Int64
+	// runID and first name deliveries: the run, and the index among all
+	// the scenario's connections of this shard's first.
+	runID string
+	first int
+	// restSends: the kind sends through the REST API (set as it prepares),
+	// so a message's way up is not on any connection of the run.
+	restSends atomic.Bool
 
 	mu        sync.Mutex
 	latencies *hdrhistogram.Histogram // microseconds
 	sendLags  *hdrhistogram.Histogram // microseconds
+	rtts      *hdrhistogram.Histogram // microseconds
+	hubTimes  *hdrhistogram.Histogram // microseconds
 	scheduled int64                   // sends the schedule held
 	made      int64                   // sends the pacer made before the window closed
 	window    time.Duration           // from the first scheduled send to the pacer's end
@@ -39,12 +54,21 @@ type tracker struct {
 
 func newTracker(rec Recorder, clients int) *tracker {
 	return &tracker{
-		rec:       rec,
-		ids:       newIdentities(clients),
-		latencies: hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3),
-		sendLags:  hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3),
-		throttled: map[string]int64{},
+		rec:        rec,
+		ids:        newIdentities(clients),
+		roundTrips: make([]atomic.Int64, clients),
+		latencies:  newDurationHistogram(),
+		sendLags:   newDurationHistogram(),
+		rtts:       newDurationHistogram(),
+		hubTimes:   newDurationHistogram(),
+		throttled:  map[string]int64{},
 	}
+}
+
+// newDurationHistogram keeps durations from 1 µs to an hour, in
+// microseconds, to 3 significant digits.
+func newDurationHistogram() *hdrhistogram.Histogram {
+	return hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)
 }
 
 // sentMessage records a send that expects the given number of deliveries.
@@ -85,23 +109,84 @@ func (t *tracker) delivered(receiver int, id, pos uint64, latency time.Duration)
 		t.reordered.Add(1)
 		t.rec.MessageReordered()
 	}
-	t.countLatency(latency)
+	t.countDelivery(t.delivery(receiver, id, latency))
 	return true
 }
 
-func (t *tracker) countLatency(latency time.Duration) {
-	if latency < 0 {
-		latency = 0
+// delivery describes a fresh delivery of message id to receiver; both
+// indices were checked by identities.see.
+func (t *tracker) delivery(receiver int, id uint64, latency time.Duration) Delivery {
+	latency = max(latency, 0)
+	sender, seq := splitMessageID(id)
+	d := Delivery{Latency: latency, RunID: t.runID, Sender: t.first + sender, Seq: seq, Slowest: t.raiseSlowest(latency)}
+	if network, ok := t.networkShare(sender, receiver); ok {
+		d.HubTime, d.HasHubTime = max(latency-network, 0), true
 	}
+	return d
+}
+
+// networkShare is the part of a message's latency its transport took:
+// half the sender's latest round trip for the way up, half the
+// receiver's for the way down, so an echo (one connection both ways) is
+// charged its round trip, and a fan-out each end's one-way share. A REST
+// send goes up from hubprobe's REST client, on the same network path as
+// the receiving connection, so both halves are the receiver's. ok is
+// false while either end has no round trip measured.
+func (t *tracker) networkShare(sender, receiver int) (network time.Duration, ok bool) {
+	down := t.roundTrips[receiver].Load()
+	up := down
+	if !t.restSends.Load() {
+		up = t.roundTrips[sender].Load()
+	}
+	if up == 0 || down == 0 {
+		return 0, false
+	}
+	return time.Duration(up+down) / 2, true
+}
+
+// slowestStep is how much slower than the slowest delivery so far one
+// must be to carry an exemplar: the native histogram's bucket factor, so
+// a run hangs exemplars on its slowest buckets, a few dozen at most,
+// however its latency climbs.
+const slowestStep = 1.1
+
+// raiseSlowest reports whether latency is slowestStep times the run's
+// slowest delivery with an exemplar (the first delivery always is), and
+// makes it the new one.
+func (t *tracker) raiseSlowest(latency time.Duration) bool {
+	for {
+		old := t.slowest.Load()
+		if old > 0 && float64(latency) < float64(old)*slowestStep {
+			return false
+		}
+		if t.slowest.CompareAndSwap(old, max(int64(latency), 1)) {
+			return true
+		}
+	}
+}
+
+func (t *tracker) countDelivery(d Delivery) {
 	t.received.Add(1)
-	if latency >= slowThreshold {
+	if d.Latency >= slowThreshold {
 		t.slow.Add(1)
 	}
-	t.latencySum.Add(int64(latency))
-	t.rec.MessageReceived(latency)
-	us := latency.Microseconds()
+	t.latencySum.Add(int64(d.Latency))
+	t.rec.MessageReceived(d)
 	t.mu.Lock()
-	_ = t.latencies.RecordValue(max(us, 1))
+	_ = t.latencies.RecordValue(max(d.Latency.Microseconds(), 1))
+	if d.HasHubTime {
+		_ = t.hubTimes.RecordValue(max(d.HubTime.Microseconds(), 1))
+	}
+	t.mu.Unlock()
+}
+
+// roundTrip records connection conn's latest transport round trip.
+func (t *tracker) roundTrip(conn int, d time.Duration) {
+	d = max(d, time.Nanosecond)
+	t.roundTrips[conn].Store(int64(d))
+	t.rec.RoundTrip(d)
+	t.mu.Lock()
+	_ = t.rtts.RecordValue(max(d.Microseconds(), 1))
 	t.mu.Unlock()
 }
 
@@ -164,6 +249,8 @@ func (t *tracker) fill(r *Result) {
 	}
 	r.Latency = quantilesOf(t.latencies)
 	r.SendLag = quantilesOf(t.sendLags)
+	r.RoundTrip, r.RoundTrips = quantilesOf(t.rtts), t.rtts.TotalCount()
+	r.HubTime, r.HubTimes = quantilesOf(t.hubTimes), t.hubTimes.TotalCount()
 	r.Scheduled, r.Unsent, r.SendWindow = t.scheduled, t.scheduled-t.made, t.window
 	if t.batches != nil {
 		r.Batches, r.BatchLatency = t.batches.TotalCount(), quantilesOf(t.batches)
@@ -171,9 +258,7 @@ func (t *tracker) fill(r *Result) {
 }
 
 // countBatches makes the tracker keep times to last message (server_push).
-func (t *tracker) countBatches() {
-	t.batches = hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)
-}
+func (t *tracker) countBatches() { t.batches = newDurationHistogram() }
 
 // quantilesOf reads exact quantiles of a histogram in microseconds; all
 // zero when it is empty.
@@ -185,11 +270,27 @@ func quantilesOf(h *hdrhistogram.Histogram) Quantiles {
 	return Quantiles{P50: q(50), P90: q(90), P99: q(99), Max: time.Duration(h.Max()) * time.Microsecond}
 }
 
-// observer adapts the tracker to clientconn.Observer, counting this run's bytes
-// as well as forwarding them to the recorder.
-type observer struct{ t *tracker }
+// observer adapts the tracker to clientconn.Observer, counting this run's
+// bytes and round trips as well as forwarding them to the recorder. Each
+// connection has its own, conn its index, so its round trips are its own;
+// the REST clients' observer has conn -1 and reports responses only.
+type observer struct {
+	t    *tracker
+	conn int
+}
+
+// restObserver is the observer of the run's REST clients.
+func restObserver(t *tracker) observer { return observer{t: t, conn: -1} }
 
 func (o observer) HTTPResponse(endpoint string, code int) { o.t.rec.HTTPResponse(endpoint, code) }
+func (o observer) Connected(timing clientconn.ConnectTiming) {
+	o.t.rec.Connected(timing)
+}
+func (o observer) RoundTrip(d time.Duration) {
+	if o.conn >= 0 {
+		o.t.roundTrip(o.conn, d)
+	}
+}
 func (o observer) BytesSent(n int) {
 	o.t.sentBytes.Add(int64(n))
 	o.t.rec.BytesSent(n)

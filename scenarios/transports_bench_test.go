@@ -11,7 +11,7 @@ import (
 
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/hub"
-	"github.com/hubprobe/hubprobe/internal/testhub"
+	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
@@ -46,7 +46,7 @@ var benchWorkloads = []benchWorkload{
 //
 //	go test -run '^$' -bench Transports -benchtime 3x ./scenarios/
 func BenchmarkTransports(b *testing.B) {
-	srv := testhub.Start(b, hub.Options{})
+	srv := hubtest.Start(b, hub.Options{})
 	for _, wl := range benchWorkloads {
 		for _, w := range wires {
 			b.Run(fmt.Sprintf("%s/%s/%s", wl.name, w.transport, w.protocol), func(b *testing.B) {

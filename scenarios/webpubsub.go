@@ -44,7 +44,6 @@ func (rn *Runner) webPubSubDialer(run *Run) (dialFunc, error) {
 		Headers:          rn.Endpoint.Headers,
 		HandshakeTimeout: rn.Scenario.ConnectTimeout,
 		WriteTimeout:     rn.stallWait(),
-		Observer:         observer{run.tracker},
 	}
 	rest, err := run.webPubSubREST()
 	if err != nil {
@@ -56,7 +55,7 @@ func (rn *Runner) webPubSubDialer(run *Run) (dialFunc, error) {
 			return nil, fmt.Errorf("web pubsub client token: %w", err)
 		}
 		opts := base
-		opts.AccessToken = token
+		opts.AccessToken, opts.Observer = token, observer{t: run.tracker, conn: i}
 		deliver := func(m client.Message) { run.Delivered(i, m.Data) }
 		opts.OnGroupMessage, opts.OnServerMessage = deliver, deliver
 		conn, err := client.Dial(ctx, opts)
@@ -75,7 +74,7 @@ func (r *Run) webPubSubREST() (*azure.WebPubSubRESTClient, error) {
 	w := r.endpoint.WebPubSub
 	return azure.NewWebPubSubRESTClient(w.ConnectionString, w.Hub, azure.RESTOptions{
 		Credential: w.Credential,
-		Observer:   observer{r.tracker},
+		Observer:   restObserver(r.tracker),
 		MaxRetries: -1,
 	})
 }

@@ -48,7 +48,7 @@ var wpsFaults = []wpsFault{
 	{script: wpsScript{upgradeStatus: http.StatusTooManyRequests, upgradeBody: throttle.ConnectionLimitText},
 		faultCase: faultCase{name: "upgrade 429", reason: scenarios.FailThrottled, bound: connectBound,
 			throttled: map[string]float64{throttle.ConnectionLimit: 2},
-			errText:   `^2 of 2 connections failed: throttled \(connection_limit\): probe: connect failed \(transport\): HTTP 429: WebSocket upgrade refused with HTTP 429$`}},
+			errText:   `^2 of 2 connections failed: throttled \(connection_limit\): probe: connect failed \(transport\) in upgrade: HTTP 429: WebSocket upgrade refused with HTTP 429$`}},
 }
 
 // Bad bytes from a Web PubSub service, and a refused upgrade, end the run

@@ -8,8 +8,8 @@ import (
 	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/hub"
-	"github.com/hubprobe/hubprobe/internal/testhub"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/hub/hubtest"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/webpubsub"
 	"github.com/hubprobe/hubprobe/webpubsub/eventhandler"
@@ -25,9 +25,9 @@ func startWebPubSub(t testing.TB, delay time.Duration, opts hub.Options) scenari
 	t.Helper()
 	h := eventhandler.New(eventhandler.Options{Delay: delay})
 	h.SetHubs(map[string][]string{wpsHub: {matrixKey}})
-	events := testlocal.Server(t, h)
+	events := localtest.Server(t, h)
 	opts.AccessKey, opts.WebPubSubEventHandler = matrixKey, eventhandler.URL(events.URL)
-	srv := testhub.Start(t, opts)
+	srv := hubtest.Start(t, opts)
 	cs, err := azure.ParseConnectionString(srv.ConnectionString())
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +97,7 @@ func TestWebPubSubCapacitySearch(t *testing.T) {
 	s.Protocol, s.GroupSize, s.Mode = webpubsub.ProtocolJSON, 2, config.ModeCapacitySearch
 	s.CapacitySearch = &config.CapacitySearch{BaseSending: 2, Step: 2, StepDuration: 300 * time.Millisecond}
 	runner := &scenarios.Runner{Scenario: s, Endpoint: ep, Recorder: nopRecorder{}}
-	c := runner.SearchCapacity(testlocal.Ctx(t, 20*time.Second))
+	c := runner.SearchCapacity(localtest.Ctx(t, 20*time.Second))
 	if c.StopReason != scenarios.StopAllSending || len(c.Steps) != 2 {
 		t.Fatalf("stopped for %q after %d steps (%s), want all_sending after 2", c.StopReason, len(c.Steps), c.Result.Error)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/hubprobe/hubprobe/azure"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
@@ -56,7 +56,7 @@ func startWPSService(t *testing.T, script wpsScript) *wpsService {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /client/hubs/{hub}", s.connect)
 	mux.HandleFunc("/api/", s.restCall)
-	srv := testlocal.Server(t, mux)
+	srv := localtest.Server(t, mux)
 	t.Cleanup(s.wg.Wait) // runs after srv.Close: every socket is gone
 	t.Cleanup(func() { close(s.quit) })
 	s.url = srv.URL

@@ -4,7 +4,9 @@
 # a condition negated) and runs the package's tests against each. A mutant
 # the tests do not notice ("LIVED") is a behaviour no test guards.
 #
-#   scripts/mutation.sh [DIR...]     e.g. scripts/mutation.sh scenarios bench
+#   scripts/mutation.sh [DIR...] [-- GREMLINS_FLAGS...]
+#   e.g. scripts/mutation.sh scenarios bench
+#        scripts/mutation.sh scenarios -- -E 'plot\.go$' --invert-logical
 #
 # With no DIR, the packages whose Go files differ from main (committed or
 # not). Each package runs alone, one after another, on its own code only
@@ -19,8 +21,6 @@
 #                               the package's tests took unmutated (3)
 #   HUBPROBE_MUTATION_OUT       where each package's log and JSON results go
 #                               (/tmp/hubprobe-mutation)
-#   HUBPROBE_MUTATION_FLAGS     more gremlins flags, e.g. -E 'plot\.go$' to
-#                               leave a file out, or --invert-logical
 #   GOFLAGS                     reaches every `go test` gremlins runs, e.g.
 #                               GOFLAGS=-skip=TestAcceleratedSoak to leave out
 #                               the slowest tests of a package
@@ -52,9 +52,13 @@ changed_packages() {
   done
 }
 
-if [ $# -gt 0 ]; then
-  packages=("$@")
-else
+packages=()
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+  packages+=("$1")
+  shift
+done
+[ $# -gt 0 ] && shift # what follows -- goes to gremlins as it is
+if [ ${#packages[@]} -eq 0 ]; then
   mapfile -t packages < <(changed_packages)
 fi
 if [ ${#packages[@]} -eq 0 ]; then
@@ -75,11 +79,10 @@ for dir in "${packages[@]}"; do
   name=${dir//\//_}
   echo "== gremlins on ./$dir (log and JSON results: $out/$name.*)"
   # -E / leaves out the files of subdirectories: other packages.
-  # shellcheck disable=SC2086 # the extra flags are split on purpose
   "$gremlins" unleash "./$dir" -E / \
     --workers "${HUBPROBE_MUTATION_WORKERS:-1}" \
     --timeout-coefficient "${HUBPROBE_MUTATION_TIMEOUT:-3}" \
-    --output "$out/$name.json" ${HUBPROBE_MUTATION_FLAGS:-} 2>&1 | tee "$out/$name.log"
+    --output "$out/$name.json" "$@" 2>&1 | tee "$out/$name.log"
 done
 
 echo

@@ -27,7 +27,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 )
 
 // Options configure a Server; zero values take defaults.
@@ -68,7 +68,7 @@ func New(t testing.TB, o Options) *Server {
 	}
 	s := &Server{opts: o, tenant: newGUID()}
 	s.keys = []signingKey{newSigningKey(t), newSigningKey(t)}
-	s.srv = testlocal.TLSServer(t, s.routes())
+	s.srv = localtest.TLSServer(t, s.routes())
 	s.caFile = writeCA(t, s.srv)
 	return s
 }

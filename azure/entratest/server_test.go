@@ -12,7 +12,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/hubprobe/hubprobe/azure/oidc"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 )
 
 const (
@@ -64,7 +64,7 @@ func workloadCredential(t *testing.T, s *Server, clientID, tokenFile string) azc
 
 func getToken(t *testing.T, cred azcore.TokenCredential) (azcore.AccessToken, error) {
 	t.Helper()
-	return cred.GetToken(testlocal.Ctx(t, 10*time.Second), policy.TokenRequestOptions{Scopes: []string{testResource + "/.default"}})
+	return cred.GetToken(localtest.Ctx(t, 10*time.Second), policy.TokenRequestOptions{Scopes: []string{testResource + "/.default"}})
 }
 
 // verify checks token the way a resource does, with the hub's verifier:
@@ -76,7 +76,7 @@ func verify(t *testing.T, s *Server, token string) oidc.Claims {
 	if err != nil {
 		t.Fatal(err)
 	}
-	claims, err := v.Verify(testlocal.Ctx(t, 10*time.Second), token, testResource)
+	claims, err := v.Verify(localtest.Ctx(t, 10*time.Second), token, testResource)
 	if err != nil {
 		t.Fatalf("token does not verify against the JWKS: %v", err)
 	}

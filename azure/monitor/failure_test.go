@@ -9,7 +9,7 @@ import (
 
 	"github.com/hubprobe/hubprobe/azure/monitor"
 	"github.com/hubprobe/hubprobe/azure/monitortest"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 )
 
 // A 403 (no Monitoring Reader role) counts once as forbidden, and the
@@ -177,7 +177,7 @@ func TestReaderClassifiesFailures(t *testing.T) {
 // request's URL.
 func TestReaderCountsANetworkFailure(t *testing.T) {
 	g := newRig(t, monitortest.SignalR)
-	closed := testlocal.Server(t, http.NotFoundHandler())
+	closed := localtest.Server(t, http.NotFoundHandler())
 	addr := closed.Listener.Addr().String()
 	closed.Close()
 	r := g.start(t, func(o *monitor.Options) { o.Endpoint = "https://" + addr })
@@ -219,7 +219,7 @@ func TestReaderStopLeavesNothingRunning(t *testing.T) {
 	g.waitReads(t, 1, 10*time.Second)
 	r.Stop()
 	g.srv.CloseIdleConnections()
-	testlocal.CheckNoLeak(t, before)
+	localtest.CheckNoLeak(t, before)
 	if s := g.series(t, "hubprobe_service_connections"); len(s) != 0 {
 		t.Errorf("%v still exported after Stop", s)
 	}

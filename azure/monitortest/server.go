@@ -23,7 +23,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 )
 
 // Server is the fake Resource Manager: the metrics API over TLS at URL,
@@ -70,8 +70,8 @@ type Answer struct {
 func New(t testing.TB) *Server {
 	t.Helper()
 	s := &Server{resources: map[string]*resource{}, tokens: map[string]string{}, IdentityHeader: randomHex()}
-	api := testlocal.TLSServer(t, http.HandlerFunc(s.serveMetrics))
-	identity := testlocal.Server(t, http.HandlerFunc(s.serveIdentity))
+	api := localtest.TLSServer(t, http.HandlerFunc(s.serveMetrics))
+	identity := localtest.Server(t, http.HandlerFunc(s.serveIdentity))
 	s.URL, s.Client = api.URL, api.Client()
 	s.IdentityEndpoint, s.identityClient = identity.URL+"/msi/token", identity.Client()
 	s.CAFile = filepath.Join(t.TempDir(), "monitortest-ca.pem")

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hubprobe/hubprobe/azure/entratest"
 	"github.com/hubprobe/hubprobe/azure/oidc"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 )
 
 const (
@@ -28,7 +28,7 @@ func newVerifier(t *testing.T, s *entratest.Server) *oidc.Verifier {
 
 func verify(t *testing.T, v *oidc.Verifier, token string) (oidc.Claims, error) {
 	t.Helper()
-	return v.Verify(testlocal.Ctx(t, 10*time.Second), token, "https://other.example", resource)
+	return v.Verify(localtest.Ctx(t, 10*time.Second), token, "https://other.example", resource)
 }
 
 func TestVerifyAcceptsTheIssuersTokens(t *testing.T) {

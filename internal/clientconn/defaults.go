@@ -18,3 +18,5 @@ type NopObserver struct{}
 func (NopObserver) HTTPResponse(string, int) {}
 func (NopObserver) BytesSent(int)            {}
 func (NopObserver) BytesReceived(int)        {}
+func (NopObserver) Connected(ConnectTiming)  {}
+func (NopObserver) RoundTrip(time.Duration)  {}

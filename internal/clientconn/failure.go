@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/hubprobe/hubprobe/throttle"
 )
@@ -31,7 +32,11 @@ var ErrServerTimeout = errors.New("probe: server timeout")
 // callers can classify throttling (HTTP 429, "Connection count reaches
 // limit.").
 type ConnectError struct {
-	Phase      string // PhaseNegotiate, PhaseTransport, PhaseHandshake or PhaseTimeout
+	Phase string // PhaseNegotiate, PhaseTransport, PhaseHandshake or PhaseTimeout
+	// Step is the timed phase (one of ConnectPhases) the attempt failed
+	// in, when the client's PhaseClock knew it: a refused TCP connect
+	// during negotiate is Phase negotiate, Step tcp.
+	Step       string
 	StatusCode int
 	Body       string // at most the first MaxErrorBody bytes of the response body
 	Err        error
@@ -39,6 +44,9 @@ type ConnectError struct {
 
 func (e *ConnectError) Error() string {
 	msg := "probe: connect failed (" + e.Phase + ")"
+	if e.Step != "" && e.Step != e.Phase {
+		msg += " in " + e.Step
+	}
 	if e.StatusCode != 0 {
 		msg += ": HTTP " + strconv.Itoa(e.StatusCode)
 	}
@@ -153,4 +161,12 @@ type Observer interface {
 	// a WebSocket message, the data of one server-sent event, or the body
 	// of one poll (0 for an empty one).
 	BytesReceived(n int)
+	// Connected reports where the time of a successful Dial went, by
+	// phase.
+	Connected(t ConnectTiming)
+	// RoundTrip reports one round trip of the connection's transport, measured
+	// with what the hub's application code never sees: a WebSocket ping and
+	// its pong, or for server-sent events and long polling a request the
+	// connection dispatcher answers at once (see RoundTripInterval).
+	RoundTrip(d time.Duration)
 }

@@ -63,3 +63,31 @@ func TestKeepAliveTimerPingsEveryInterval(t *testing.T) {
 	case <-time.After(100 * time.Millisecond):
 	}
 }
+
+// The round trip is measured at once and then every interval, however
+// busy the connection is with writes, on the keep-alive's own timer.
+func TestKeepAliveMeasuresRoundTripsOnItsTimer(t *testing.T) {
+	var k KeepAlive
+	var pings atomic.Int32
+	measured := make(chan time.Time, 8)
+	k.MeasureEvery(30*time.Millisecond, func() { measured <- time.Now() })
+	began := time.Now()
+	k.Start(time.Hour, func() { pings.Add(1) })
+	defer k.Stop()
+	var at []time.Duration
+	for len(at) < 3 {
+		k.MarkWritten()
+		select {
+		case m := <-measured:
+			at = append(at, m.Sub(began))
+		case <-time.After(3 * time.Second):
+			t.Fatalf("measured at %v only, in 3 s", at)
+		}
+	}
+	if at[0] > 20*time.Millisecond || at[1] < 30*time.Millisecond || at[2]-at[1] < 30*time.Millisecond {
+		t.Errorf("measured at %v; want at once, then every 30 ms", at)
+	}
+	if n := pings.Load(); n != 0 {
+		t.Errorf("%d keep-alive pings on a busy connection, want 0", n)
+	}
+}

@@ -15,32 +15,77 @@ import (
 // means it stopped reading; its socket stays open, and reads would wait for
 // the server timeout to find out. The read goroutine stamps every read
 // (MarkRead) and hands pongs to OnPong. Call Start before the first read.
+//
+// It also times the round trip of every ping of the connection's own
+// (PingRoundTrip's and Check's): a pong is answered by the peer's
+// WebSocket layer, which the hub's application code never sees, so the
+// time from ping to pong is the transport's round trip and nothing else.
 type Liveness struct {
 	started  time.Time
 	lastRead atomic.Int64 // nanoseconds since started when bytes last arrived
+	report   func(time.Duration)
 
 	mu   sync.Mutex
-	seq  uint64        // the checks' pings, numbered
-	want string        // payload of the ping awaiting its pong
-	seen chan struct{} // closed when that pong arrives; nil if none awaited
+	seq  uint64        // the pings, numbered
+	want string        // payload of the ping awaiting its pong; "" if none
+	sent time.Time     // when that ping went out
+	seen chan struct{} // closed when a check's pong arrives; nil if no check waits
 }
 
-// Start sets the clock the read stamps count from.
-func (l *Liveness) Start() { l.started = time.Now() }
+// Start sets the clock the read stamps count from. report, when not nil,
+// is told the round trip of every ping of ours that is answered; it runs
+// on the read goroutine and must not block.
+func (l *Liveness) Start(report func(time.Duration)) {
+	l.started, l.report = time.Now(), report
+}
 
 // MarkRead records that bytes arrived.
 func (l *Liveness) MarkRead() { l.lastRead.Store(int64(time.Since(l.started))) }
 
 // OnPong is the connection's pong handler. Pongs that answer no ping of
-// ours (unsolicited heartbeats, late answers) are ignored.
+// ours awaiting its pong (unsolicited heartbeats, late answers) are
+// ignored.
 func (l *Liveness) OnPong(data string) error {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.seen != nil && data == l.want {
+	if l.want == "" || data != l.want {
+		l.mu.Unlock()
+		return nil
+	}
+	rtt := time.Since(l.sent)
+	l.want = ""
+	if l.seen != nil {
 		close(l.seen)
 		l.seen = nil
 	}
+	l.mu.Unlock()
+	if l.report != nil {
+		l.report(rtt)
+	}
 	return nil
+}
+
+// PingRoundTrip writes a ping with ping, bounded by wait, and arms OnPong
+// to time its pong. While a check waits for its own pong it does nothing:
+// that pong is timed instead. A failed write is left to the connection's
+// other machinery (the next write, the read deadline) to notice.
+func (l *Liveness) PingRoundTrip(ping func(payload []byte, deadline time.Time) error, wait time.Duration) {
+	l.mu.Lock()
+	if l.seen != nil {
+		l.mu.Unlock()
+		return
+	}
+	payload := l.armLocked()
+	l.mu.Unlock()
+	_ = ping(payload, time.Now().Add(wait))
+}
+
+// armLocked numbers a new ping, the one OnPong waits for from now on, and
+// returns its payload; l.mu is held.
+func (l *Liveness) armLocked() []byte {
+	l.seq++
+	l.want = strconv.FormatUint(l.seq, 10)
+	l.sent = time.Now()
+	return []byte(l.want)
 }
 
 // Check writes a WebSocket ping with ping and waits up to wait for its
@@ -91,14 +136,13 @@ func endWith(end func(error), reason error) error {
 func (l *Liveness) expect() ([]byte, <-chan struct{}) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.seq++
-	l.want = strconv.FormatUint(l.seq, 10)
+	payload := l.armLocked()
 	l.seen = make(chan struct{})
-	return []byte(l.want), l.seen
+	return payload, l.seen
 }
 
 func (l *Liveness) forget() {
 	l.mu.Lock()
-	l.seen = nil
+	l.want, l.seen = "", nil
 	l.mu.Unlock()
 }

@@ -19,7 +19,7 @@ type liveConn struct {
 func newLiveConn() *liveConn {
 	c := &liveConn{}
 	c.state.Init()
-	c.live.Start()
+	c.live.Start(nil)
 	return c
 }
 
@@ -67,5 +67,49 @@ func TestLivenessCheck(t *testing.T) {
 	}
 	if err := c.check(nil); !errors.Is(err, ErrClosed) {
 		t.Errorf("check of an ended connection: %v, want ErrClosed", err)
+	}
+}
+
+// A ping's round trip is timed from its write to the pong with its own
+// payload; a pong with another payload is no answer, and while a check
+// waits for its pong, PingRoundTrip leaves the check alone.
+func TestLivenessTimesRoundTrips(t *testing.T) {
+	var l Liveness
+	rtts := make(chan time.Duration, 4)
+	l.Start(func(d time.Duration) { rtts <- d })
+	// The peer answers another ping first, then this one.
+	l.PingRoundTrip(func(p []byte, _ time.Time) error {
+		go func() {
+			time.Sleep(10 * time.Millisecond)
+			_ = l.OnPong(string(p) + "0")
+			time.Sleep(30 * time.Millisecond)
+			_ = l.OnPong(string(p))
+			_ = l.OnPong(string(p)) // a repeated pong is no second round trip
+		}()
+		return nil
+	}, time.Second)
+	select {
+	case d := <-rtts:
+		if d < 40*time.Millisecond || d > time.Second {
+			t.Errorf("round trip %v, want 40 ms and a little", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no round trip reported")
+	}
+	time.Sleep(50 * time.Millisecond)
+	if len(rtts) != 0 {
+		t.Errorf("%d more round trips reported, want the one", len(rtts))
+	}
+	c := newLiveConn()
+	c.live.report = func(d time.Duration) { rtts <- d }
+	var pings int
+	err := c.check(func(p []byte, _ time.Time) error {
+		pings++
+		c.live.PingRoundTrip(func([]byte, time.Time) error { pings++; return nil }, time.Second)
+		go func() { _ = c.live.OnPong(string(p)) }()
+		return nil
+	})
+	if err != nil || pings != 1 || len(rtts) != 1 {
+		t.Errorf("check: %v, %d pings written, %d round trips; want alive, the check's own ping alone, timed", err, pings, len(rtts))
 	}
 }

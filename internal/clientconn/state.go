@@ -1,10 +1,12 @@
 // Package clientconn holds what hubprobe's two client connections share,
 // probe.Conn (SignalR) and webpubsub/client.Conn (Web PubSub): a
-// connection's end state and its write turn, the keep-alive, the half-open
-// check (Liveness), the pooled buffers, option defaults, the error shape of
-// a refused HTTP response, the failures both report (connect phases,
-// closes, throttling) and the Observer both tell what crosses the wire.
-// Neither client imports the other.
+// connection's end state and its write turn, the keep-alive (whose timer
+// also measures the transport's round trip), the half-open check
+// (Liveness, which times the round trip's pongs), the PhaseClock that
+// splits a connect into its phases, the pooled buffers, option defaults,
+// the error shape of a refused HTTP response, the failures both report
+// (connect phases, closes, throttling) and the Observer both tell what
+// crosses the wire and how long it took. Neither client imports the other.
 //
 // Everything here is on the per-message path of both clients, so it is
 // kept to plain fields and small functions the compiler inlines; State

@@ -65,6 +65,17 @@ func Count(by string, rate Rate, histogram string) Forms {
 	}
 }
 
+// Mean is the mean observation per the by labels: for the connect phases,
+// how long each phase takes on average, the means adding up as the phases
+// do.
+func Mean(by string, rate Rate, histogram string) Forms {
+	return Forms{
+		Native: fmt.Sprintf("histogram_sum(sum by (%s) (%s)) / histogram_count(sum by (%s) (%s))",
+			by, rate(histogram), by, rate(histogram)),
+		Classic: fmt.Sprintf("sum by (%s) (%s) / sum by (%s) (%s)", by, rate(histogram+"_sum"), by, rate(histogram+"_count")),
+	}
+}
+
 // Distribution is the whole histogram's rate summed over every series, for
 // a heatmap: one native histogram, or one classic series per le. Their
 // labels differ, so the forms are joined with `or on ()`, which keeps the

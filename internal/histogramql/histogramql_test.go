@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hubprobe/hubprobe/alerts/promtooltest"
 	"github.com/hubprobe/hubprobe/internal/histogramql/histogramqltest"
-	"github.com/hubprobe/hubprobe/internal/promtool"
 )
 
 const histogram = "m_seconds"
@@ -41,6 +41,11 @@ func TestFormsOfEachQuantity(t *testing.T) {
 			Native: "histogram_fraction(0, 1, sum by (target, scenario) (rate(m_seconds[5m])))",
 			Classic: `sum by (target, scenario) (rate(m_seconds_bucket{le=~"1|1.0"}[5m]))` +
 				" / sum by (target, scenario) (rate(m_seconds_count[5m]))",
+		}},
+		{"Mean", Mean(by, rate5m, histogram), Forms{
+			Native: "histogram_sum(sum by (target, scenario) (rate(m_seconds[5m])))" +
+				" / histogram_count(sum by (target, scenario) (rate(m_seconds[5m])))",
+			Classic: "sum by (target, scenario) (rate(m_seconds_sum[5m])) / sum by (target, scenario) (rate(m_seconds_count[5m]))",
 		}},
 		{"Count", Count(by, rate5m, histogram), Forms{
 			Native:  "histogram_count(sum by (target, scenario) (rate(m_seconds[5m])))",
@@ -100,7 +105,7 @@ func TestClassicFormsAgainstPromtool(t *testing.T) {
 	if err := os.WriteFile(path, []byte(promtoolTests()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out := promtool.Run(t, "test", "rules", path)
+	out := promtooltest.Run(t, "test", "rules", path)
 	if !strings.Contains(out, "SUCCESS") {
 		t.Errorf("promtool test rules:\n%s", out)
 	}
@@ -108,7 +113,8 @@ func TestClassicFormsAgainstPromtool(t *testing.T) {
 
 // promtoolTests is a promtool unit test file: two scrape targets of one
 // scenario, one storing the 1 s bucket as le="1" and the other as "1.0",
-// each counting 100 observations a minute: 90 up to 0.5 s, 98 up to 1 s.
+// each counting 100 observations a minute: 90 up to 0.5 s, 98 up to 1 s,
+// 30 s in all.
 func promtoolTests() string {
 	const by = "target, scenario"
 	var series strings.Builder
@@ -118,6 +124,7 @@ func promtoolTests() string {
 				instance, b.le, b.perMinute)
 		}
 		fmt.Fprintf(&series, "      - series: 'm_seconds_count{target=\"t\",scenario=\"s\",instance=%q}'\n        values: '0+100x20'\n", instance)
+		fmt.Fprintf(&series, "      - series: 'm_seconds_sum{target=\"t\",scenario=\"s\",instance=%q}'\n        values: '0+30x20'\n", instance)
 	}
 	check := func(expr, value string) string {
 		return fmt.Sprintf("      - expr: round(%s, 0.0001)\n        eval_time: 10m\n        exp_samples:\n          - labels: '{target=\"t\",scenario=\"s\"}'\n            value: %s\n",
@@ -127,6 +134,7 @@ func promtoolTests() string {
 		"    promql_expr_test:\n" +
 		check(ShareUnderOneSecond(by, rate5m, histogram).Or(), "0.98") +
 		check(Count(by, rate5m, histogram).Or(), "3.3333") +
+		check(Mean(by, rate5m, histogram).Or(), "0.3") +
 		// The 90th percentile is the 0.5 s bound itself; the 94th lies
 		// halfway from 90 to 98 observations, so halfway to 1 s, with
 		// both targets' buckets at 1 s merged whatever their le.

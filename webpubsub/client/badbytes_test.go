@@ -10,7 +10,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/hubprobe/hubprobe/internal/clientconn"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
@@ -57,7 +57,7 @@ func TestBadBytesEndTheConnectionWithAReason(t *testing.T) {
 			o := svc.options("u", k.proto)
 			o.MaxMessageSize = 1024
 			c := svc.dial(t, o)
-			testlocal.WaitDone(t, c, 3*time.Second)
+			localtest.WaitDone(t, c, 3*time.Second)
 			err := c.Err()
 			if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), k.wantText) {
 				t.Errorf("Err() = %v, want ErrProtocol saying %q", err, k.wantText)
@@ -117,7 +117,7 @@ func TestBadBytesBeforeConnectedFailTheHandshake(t *testing.T) {
 			_ = s.sendText(frame)
 			s.closeCode()
 		})
-		_, err := Dial(testlocal.Ctx(t, 5*time.Second), svc.options("u", webpubsub.ProtocolJSON))
+		_, err := Dial(localtest.Ctx(t, 5*time.Second), svc.options("u", webpubsub.ProtocolJSON))
 		var ce *clientconn.ConnectError
 		if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseHandshake || !errors.Is(err, ErrProtocol) {
 			t.Errorf("%s: %v, want a handshake ConnectError wrapping ErrProtocol", name, err)
@@ -135,7 +135,7 @@ func TestBadBytesBeforeConnectedFailTheHandshake(t *testing.T) {
 
 func TestSubprotocolNotAcceptedFailsTheHandshake(t *testing.T) {
 	svc := newTestService(t, func(s *svcConn) { s.closeCode() }, func(s *testService) { s.upgrader.Subprotocols = nil })
-	_, err := Dial(testlocal.Ctx(t, 5*time.Second), svc.options("u", webpubsub.ProtocolJSONReliable))
+	_, err := Dial(localtest.Ctx(t, 5*time.Second), svc.options("u", webpubsub.ProtocolJSONReliable))
 	var ce *clientconn.ConnectError
 	if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseHandshake || !strings.Contains(err.Error(), "did not accept subprotocol") {
 		t.Errorf("err %v", err)

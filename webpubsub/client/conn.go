@@ -57,6 +57,7 @@ type Conn struct {
 	serverTimeout     time.Duration
 	writeTimeout      time.Duration
 	keepAliveInterval time.Duration
+	roundTripInterval time.Duration
 	maxMessageSize    int64
 
 	// dec and frame belong to the reader (Dial's handshake, then the read
@@ -90,16 +91,30 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws, err := dialWebSocket(ctx, &o, target)
+	clock := clientconn.StartClock()
+	c, err := dial(ctx, &o, target, clock)
+	if err != nil {
+		return nil, clock.Failed(err)
+	}
+	o.Observer.Connected(clock.Stop())
+	c.run(o.SequenceAckInterval)
+	return c, nil
+}
+
+// dial connects phase by phase, each entered on clock: the upgrade (with
+// its dns, tcp and tls), then the handshake, the wait for the connected
+// message.
+func dial(ctx context.Context, o *Options, target string, clock *clientconn.PhaseClock) (*Conn, error) {
+	ws, err := dialWebSocket(clock.Enter(ctx, clientconn.PhaseUpgrade), o, target)
 	if err != nil {
 		return nil, err
 	}
-	c := newConn(ws, &o)
+	clock.Enter(ctx, clientconn.PhaseHandshake)
+	c := newConn(ws, o)
 	if err := c.handshake(ctx, o.HandshakeTimeout); err != nil {
 		ws.Close()
 		return nil, err
 	}
-	c.run(o.SequenceAckInterval)
 	return c, nil
 }
 
@@ -114,20 +129,23 @@ func newConn(ws *websocket.Conn, o *Options) *Conn {
 		serverTimeout:     o.ServerTimeout,
 		writeTimeout:      o.WriteTimeout,
 		keepAliveInterval: o.KeepAliveInterval,
+		roundTripInterval: o.RoundTripInterval,
 		maxMessageSize:    o.MaxMessageSize,
 		acks:              make(map[uint64]pendingAck),
 	}
 	c.state.Init()
-	c.live.Start()
+	c.live.Start(o.Observer.RoundTrip)
 	// Bound once here: a method value passed on every write would allocate.
 	c.abortWriteFn = c.abortWrite
 	return c
 }
 
-// run starts the read goroutine and the timers.
+// run starts the read goroutine and the timers; the keep-alive's also
+// measures the round trip.
 func (c *Conn) run(sequenceAckInterval time.Duration) {
 	c.ws.SetPingHandler(c.onPing)
 	c.ws.SetPongHandler(c.live.OnPong)
+	c.keepAlive.MeasureEvery(c.roundTripInterval, c.measureRoundTrip)
 	c.keepAlive.Start(c.keepAliveInterval, c.sendKeepAlivePing)
 	c.mu.Lock()
 	if c.reliable {
@@ -170,6 +188,11 @@ func (c *Conn) CheckAlive(ctx context.Context, wait time.Duration) error {
 func (c *Conn) writePing(payload []byte, deadline time.Time) error {
 	return c.ws.WriteControl(websocket.PingMessage, payload, deadline)
 }
+
+// measureRoundTrip pings the service on the keep-alive's timer; the read
+// goroutine times the pong (clientconn.Liveness), which the service's
+// WebSocket layer answers without its hub logic.
+func (c *Conn) measureRoundTrip() { c.live.PingRoundTrip(c.writePing, internalWriteTimeout) }
 
 // Close ends the connection in order: a WebSocket close frame 1000, a
 // short wait for the service's answer, then the socket closes. Requests

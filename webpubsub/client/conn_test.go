@@ -12,11 +12,13 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/internal/clientconn"
+	"github.com/hubprobe/hubprobe/internal/clientconn/clientconntest"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
 // recordingObserver keeps everything a connection reports.
 type recordingObserver struct {
+	clientconntest.Timings
 	mu       sync.Mutex
 	codes    []string
 	sent     atomic.Int64

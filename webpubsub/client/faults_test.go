@@ -12,7 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/hubprobe/hubprobe/internal/clientconn"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/throttle"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
@@ -36,7 +36,7 @@ func TestRefusedUpgradeIsClassified(t *testing.T) {
 		obs := &recordingObserver{}
 		o := svc.options("u", webpubsub.ProtocolJSON)
 		o.Observer = obs
-		_, err := Dial(testlocal.Ctx(t, 5*time.Second), o)
+		_, err := Dial(localtest.Ctx(t, 5*time.Second), o)
 		var ce *clientconn.ConnectError
 		if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseTransport || ce.StatusCode != c.status || !strings.Contains(ce.Body, c.body) {
 			t.Errorf("HTTP %d: err %v, want a transport ConnectError with status and body", c.status, err)
@@ -56,7 +56,7 @@ func TestWrongTokenIsRefused(t *testing.T) {
 	svc := newTestService(t, newMiniHub().serve)
 	o := svc.options("u", webpubsub.ProtocolJSON)
 	o.AccessToken += "x"
-	_, err := Dial(testlocal.Ctx(t, 5*time.Second), o)
+	_, err := Dial(localtest.Ctx(t, 5*time.Second), o)
 	var ce *clientconn.ConnectError
 	if !errors.As(err, &ce) || ce.StatusCode != 401 {
 		t.Fatalf("err %v, want HTTP 401", err)
@@ -77,7 +77,7 @@ func TestDisconnectedIsClassified(t *testing.T) {
 			_ = s.send(&webpubsub.Frame{Kind: webpubsub.KindDisconnected, Message: k.message})
 			s.closeCode()
 		})
-		_, err := Dial(testlocal.Ctx(t, 5*time.Second), svc.options("u", webpubsub.ProtocolJSON))
+		_, err := Dial(localtest.Ctx(t, 5*time.Second), svc.options("u", webpubsub.ProtocolJSON))
 		var ce *clientconn.ConnectError
 		var closeErr *clientconn.CloseError
 		if !errors.As(err, &ce) || ce.Phase != clientconn.PhaseHandshake || !errors.As(err, &closeErr) || closeErr.Message != k.message {
@@ -112,7 +112,7 @@ func checkDisconnectedLater(t *testing.T, message, reason string) {
 	if !errors.Is(err, clientconn.ErrClosed) || !errors.As(err, &closeErr) || closeErr.Message != message {
 		t.Errorf("pending join: %v, want ErrClosed with the CloseError", err)
 	}
-	testlocal.WaitDone(t, c, 3*time.Second)
+	localtest.WaitDone(t, c, 3*time.Second)
 	if got, ok := clientconn.ClassifyThrottle(c.Err()); got != reason || ok != (reason != "") {
 		t.Errorf("%q: ClassifyThrottle(Err()) = %q, %v", message, got, ok)
 	}
@@ -129,7 +129,7 @@ func TestWebSocketCloseReasonIsClassified(t *testing.T) {
 		}
 	})
 	c := svc.dial(t, svc.options("u", webpubsub.ProtocolJSON))
-	testlocal.WaitDone(t, c, 3*time.Second)
+	localtest.WaitDone(t, c, 3*time.Second)
 	if reason, ok := clientconn.ClassifyThrottle(c.Err()); !ok || reason != throttle.ConnectionLimit || !strings.Contains(c.Err().Error(), "1008") {
 		t.Errorf("Err %v classified %q, %v", c.Err(), reason, ok)
 	}

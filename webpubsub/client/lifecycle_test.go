@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/internal/clientconn"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
@@ -48,7 +48,7 @@ func TestServerSilenceEndsTheConnection(t *testing.T) {
 	o.ServerTimeout = 300 * time.Millisecond
 	o.KeepAliveInterval = time.Hour
 	c := svc.dial(t, o)
-	testlocal.WaitDone(t, c, 3*time.Second)
+	localtest.WaitDone(t, c, 3*time.Second)
 	if err := c.Err(); !errors.Is(err, clientconn.ErrServerTimeout) {
 		t.Errorf("Err %v, want ErrServerTimeout", err)
 	}
@@ -109,7 +109,7 @@ func TestCancelledContextsLeaveNoGoroutines(t *testing.T) {
 	if err := c.Close(context.Background()); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	testlocal.CheckNoLeak(t, baseline)
+	localtest.CheckNoLeak(t, baseline)
 }
 
 // serveLateAcks acks the first joinGroup only after the next one arrived,
@@ -174,7 +174,7 @@ func TestSecretsStayOutOfDialErrors(t *testing.T) {
 		{URL: "ftp://h/client/hubs/h?access_token=" + token},
 		{URL: "ws:///client/hubs/h?access_token=" + token},
 	} {
-		_, err := Dial(testlocal.Ctx(t, 5*time.Second), o)
+		_, err := Dial(localtest.Ctx(t, 5*time.Second), o)
 		if err == nil {
 			t.Errorf("Dial %d succeeded", i)
 		}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/internal/clientconn"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
@@ -44,7 +44,7 @@ func TestCheckAliveTellsAHalfOpenServiceFromALiveOne(t *testing.T) {
 	if took := time.Since(began); !errors.Is(err, clientconn.ErrServerTimeout) || !strings.Contains(err.Error(), "half-open") || took < 300*time.Millisecond || took > 2*time.Second {
 		t.Fatalf("deaf service: CheckAlive %v after %v; want a half-open ErrServerTimeout after about 300ms", err, took)
 	}
-	testlocal.WaitDone(t, c, 3*time.Second)
+	localtest.WaitDone(t, c, 3*time.Second)
 	if !errors.Is(c.Err(), clientconn.ErrServerTimeout) {
 		t.Errorf("Err %v, want the half-open reason", c.Err())
 	}

@@ -59,6 +59,10 @@ type Options struct {
 	// finish in time ends the connection with clientconn.ErrServerTimeout.
 	// Zero leaves writes bounded by their context alone.
 	WriteTimeout time.Duration
+	// RoundTripInterval is how often the connection times a WebSocket ping
+	// to its pong and tells Observer.RoundTrip: at once, then every
+	// interval (clientconn.DefaultRoundTripInterval).
+	RoundTripInterval time.Duration
 	// SequenceAckInterval is how often, on the reliable protocol, the
 	// largest sequenceId received is acknowledged when anything arrived.
 	SequenceAckInterval time.Duration
@@ -119,6 +123,7 @@ func (o Options) withDefaults() (Options, error) {
 	o.KeepAliveInterval = clientconn.OrDefault(o.KeepAliveInterval, DefaultKeepAliveInterval)
 	o.ServerTimeout = clientconn.OrDefault(o.ServerTimeout, DefaultServerTimeout)
 	o.SequenceAckInterval = clientconn.OrDefault(o.SequenceAckInterval, DefaultSequenceAckInterval)
+	o.RoundTripInterval = clientconn.OrDefault(o.RoundTripInterval, clientconn.DefaultRoundTripInterval)
 	o.MaxMessageSize = clientconn.OrDefault(o.MaxMessageSize, DefaultMaxMessageSize)
 	if o.HTTPClient == nil {
 		o.HTTPClient = http.DefaultClient

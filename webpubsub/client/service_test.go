@@ -13,7 +13,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/hubprobe/hubprobe/azure"
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
@@ -69,7 +69,7 @@ func newTestService(t testing.TB, script func(s *svcConn), setup ...func(s *test
 	for _, f := range setup {
 		f(s)
 	}
-	s.srv = testlocal.Server(t, http.HandlerFunc(s.serve))
+	s.srv = localtest.Server(t, http.HandlerFunc(s.serve))
 	cs, err := azure.ParseConnectionString("Endpoint=" + s.srv.URL + ";AccessKey=" + testKey + ";Version=1.0;")
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +155,7 @@ func (s *testService) token(user string, roles ...string) string {
 
 func (s *testService) dial(t testing.TB, o Options) *Conn {
 	t.Helper()
-	c, err := Dial(testlocal.Ctx(t, 5*time.Second), o)
+	c, err := Dial(localtest.Ctx(t, 5*time.Second), o)
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
 	}

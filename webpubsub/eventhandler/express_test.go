@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 )
 
 const expressDir = "testdata/express"
@@ -57,7 +57,7 @@ func TestAnswersAsExpress(t *testing.T) {
 // closing its stdin at cleanup ends it.
 func startExpress(t *testing.T) string {
 	t.Helper()
-	testlocal.NodeModules(t, expressDir, "@azure/web-pubsub-express", "express")
+	localtest.NodeModules(t, expressDir, "@azure/web-pubsub-express", "express")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	cmd := exec.CommandContext(ctx, "node", "echo.mjs", testHub, hubPath(testHub))
 	// express logs the stack of the invalid JSON case; shown on failure only.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubprobe/hubprobe/internal/testlocal"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
@@ -18,7 +18,7 @@ func serve(t *testing.T, opts Options) (*Handler, string) {
 	t.Helper()
 	h := New(opts)
 	h.SetHubs(map[string][]string{testHub: {testKey}})
-	srv := testlocal.Server(t, h)
+	srv := localtest.Server(t, h)
 	return h, srv.URL
 }
 

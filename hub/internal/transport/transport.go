@@ -1,0 +1,184 @@
+package transport
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// Conn carries bytes between the hub and one client: WebSockets,
+// Server-Sent Events or Long Polling. The connection logic sees only this.
+// One goroutine reads; the connection serializes writes, so at most one
+// write runs at a time.
+type Conn interface {
+	// NextReader blocks until the client sends its next message (a frame,
+	// or the body of a POST).
+	NextReader() (io.Reader, error)
+	// StopReading tells the transport the reader is done for good, so it
+	// can let go of what the client sent.
+	StopReading()
+	// Buffered is how many input bytes can be read without waiting; 0 when
+	// unknown.
+	Buffered() int
+	// WriteMessage sends data as one message; binary selects the frame type
+	// for protocols whose transfer format is Binary.
+	WriteMessage(binary bool, data []byte) error
+	// SetReadDeadline bounds the pending and future reads.
+	SetReadDeadline(t time.Time) error
+	// SetWriteDeadline bounds future writes; called with writes serialized.
+	SetWriteDeadline(t time.Time) error
+	// CloseGracefully tells the client the transport is ending, then closes.
+	CloseGracefully(deadline time.Time)
+	// Abort closes at once; it unblocks a reader and a writer.
+	Abort()
+}
+
+// Kind is the transport a connection token is bound to.
+type Kind uint8
+
+// The transports, and KindNone for a token no transport holds yet.
+const (
+	KindNone Kind = iota
+	KindWebSockets
+	KindServerSentEvents
+	KindLongPolling
+)
+
+const (
+	// MaxBatchBytes caps how many queued messages one transport message
+	// joins; batching saves a write per message under load.
+	MaxBatchBytes = 64 * 1024
+	// MaxPooledBuffer keeps one oversized message from pinning a large
+	// buffer in a pool forever; every pool of the hub's buffers honours it.
+	MaxPooledBuffer = 64 * 1024
+	// batchCap is a fresh batch buffer's capacity.
+	batchCap = 8 * 1024
+)
+
+// batchPool holds the buffers that join queued messages into one transport
+// message, and Long Polling's pending output.
+var batchPool = sync.Pool{New: func() any {
+	b := make([]byte, 0, batchCap)
+	return &b
+}}
+
+// GetBatch borrows an empty batch buffer; a connection holds one only while
+// it writes (on Long Polling: while output waits for a poll).
+func GetBatch() *[]byte { return batchPool.Get().(*[]byte) }
+
+// PutBatch returns a batch buffer, emptied, unless it grew past
+// MaxPooledBuffer.
+func PutBatch(b *[]byte) {
+	if cap(*b) <= MaxPooledBuffer {
+		*b = (*b)[:0]
+		batchPool.Put(b)
+	}
+}
+
+// WebSocket is the WebSockets transport. Reader is the connection's read
+// buffer when known (see HijackRecorder).
+type WebSocket struct {
+	WS     *websocket.Conn
+	Reader *bufio.Reader
+}
+
+// NewUpgrader is the upgrader of every WebSocket the hub accepts.
+func NewUpgrader() *websocket.Upgrader {
+	return &websocket.Upgrader{
+		// Zero reuses the HTTP server's 4 KiB read buffer, which
+		// HijackRecorder exposes for Buffered.
+		ReadBufferSize:  0,
+		WriteBufferSize: 4096,
+		// Buffers are held only while a message is being written, so an idle
+		// connection costs no write buffer.
+		WriteBufferPool: &sync.Pool{},
+		// Like ASP.NET's default, any origin may connect; hubprobe's hub is a
+		// benchmark target, not an application with cookies to protect.
+		CheckOrigin: func(*http.Request) bool { return true },
+	}
+}
+
+// NextReader returns the next frame's reader.
+func (t WebSocket) NextReader() (io.Reader, error) {
+	_, r, err := t.WS.NextReader()
+	return r, err
+}
+
+// StopReading has nothing to let go of.
+func (WebSocket) StopReading() {}
+
+// Buffered is what the read buffer holds.
+func (t WebSocket) Buffered() int {
+	if t.Reader == nil {
+		return 0
+	}
+	return t.Reader.Buffered()
+}
+
+// WriteMessage writes one text or binary frame.
+func (t WebSocket) WriteMessage(binary bool, data []byte) error {
+	if binary {
+		return t.WS.WriteMessage(websocket.BinaryMessage, data)
+	}
+	return t.WS.WriteMessage(websocket.TextMessage, data)
+}
+
+// SetReadDeadline is the socket's.
+func (t WebSocket) SetReadDeadline(d time.Time) error { return t.WS.SetReadDeadline(d) }
+
+// SetWriteDeadline is the socket's.
+func (t WebSocket) SetWriteDeadline(d time.Time) error { return t.WS.SetWriteDeadline(d) }
+
+// CloseGracefully sends a normal close frame, then closes.
+func (t WebSocket) CloseGracefully(deadline time.Time) {
+	msg := websocket.FormatCloseMessage(websocket.CloseNormalClosure, "")
+	_ = t.WS.WriteControl(websocket.CloseMessage, msg, deadline)
+	_ = t.WS.Close()
+}
+
+// Abort cuts the socket.
+func (t WebSocket) Abort() { _ = t.WS.NetConn().Close() }
+
+var _ Conn = WebSocket{}
+
+// HijackRecorder remembers the read buffer the HTTP server hands over on
+// Hijack; an upgrader from NewUpgrader keeps reading through it.
+type HijackRecorder struct {
+	http.ResponseWriter
+	Reader *bufio.Reader
+}
+
+// Hijack hijacks the connection and keeps its read buffer.
+func (h *HijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	hj, ok := h.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("response writer cannot be hijacked")
+	}
+	conn, rw, err := hj.Hijack()
+	if rw != nil {
+		h.Reader = rw.Reader
+	}
+	return conn, rw, err
+}
+
+// IsTimeout reports a deadline expiry (a handshake timeout).
+func IsTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// WriteText answers with exactly msg as a text/plain body, as ASP.NET's
+// connection dispatcher does.
+func WriteText(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "text/plain")
+	w.Header().Set("Content-Length", strconv.Itoa(len(msg)))
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(msg))
+}
