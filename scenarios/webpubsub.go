@@ -7,8 +7,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
 	"github.com/hubprobe/hubprobe/azure"
+	"github.com/hubprobe/hubprobe/probe/webpubsubclient"
 	"github.com/hubprobe/hubprobe/webpubsub"
-	"github.com/hubprobe/hubprobe/webpubsub/client"
 )
 
 // WebPubSub is how a run reaches an Azure Web PubSub hub, or the embedded
@@ -38,7 +38,7 @@ func (rn *Runner) webPubSubDialer(run *Run) (dialFunc, error) {
 	if err != nil {
 		return nil, err
 	}
-	base := client.Options{
+	base := webpubsubclient.Options{
 		URL:              url,
 		Protocol:         rn.Scenario.Protocol,
 		Headers:          rn.Endpoint.Headers,
@@ -56,9 +56,9 @@ func (rn *Runner) webPubSubDialer(run *Run) (dialFunc, error) {
 		}
 		opts := base
 		opts.AccessToken, opts.Observer = token, observer{t: run.tracker, conn: i}
-		deliver := func(m client.Message) { run.Delivered(i, m.Data) }
+		deliver := func(m webpubsubclient.Message) { run.Delivered(i, m.Data) }
 		opts.OnGroupMessage, opts.OnServerMessage = deliver, deliver
-		conn, err := client.Dial(ctx, opts)
+		conn, err := webpubsubclient.Dial(ctx, opts)
 		if err != nil {
 			return nil, err
 		}
