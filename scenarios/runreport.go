@@ -19,13 +19,13 @@ const (
 type Verdict int
 
 const (
-	// VerdictMet: the run met p99 < 1 s with nothing lost, or the search
+	// VerdictMet is the run that met p99 < 1 s with nothing lost, or the search
 	// found a capacity.
 	VerdictMet Verdict = iota
-	// VerdictMissed: the run missed that line, or the search found no step
+	// VerdictMissed is the run that missed that line, or the search found no step
 	// that held it.
 	VerdictMissed
-	// VerdictInconclusive: the probe could not drive the load (it fell
+	// VerdictInconclusive is when the probe could not drive the load (it fell
 	// behind its own schedule), so the hub was not measured.
 	VerdictInconclusive
 )

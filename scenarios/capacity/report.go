@@ -207,7 +207,7 @@ func writePlotFile(c Capacity, path string) error {
 		return err
 	}
 	if err := c.WritePlot(f); err != nil {
-		f.Close()
+		_ = f.Close()
 		return err
 	}
 	return f.Close()

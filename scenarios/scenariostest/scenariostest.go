@@ -138,20 +138,53 @@ func StopBounded(t *testing.T, sched *schedule.Scheduler) {
 // NopRecorder discards everything.
 type NopRecorder struct{}
 
-func (NopRecorder) HTTPResponse(string, int)           {}
-func (NopRecorder) BytesSent(int)                      {}
-func (NopRecorder) BytesReceived(int)                  {}
-func (NopRecorder) MessageSent()                       {}
+// HTTPResponse discards what it is told.
+func (NopRecorder) HTTPResponse(string, int) {}
+
+// BytesSent discards what it is told.
+func (NopRecorder) BytesSent(int) {}
+
+// BytesReceived discards what it is told.
+func (NopRecorder) BytesReceived(int) {}
+
+// MessageSent discards what it is told.
+func (NopRecorder) MessageSent() {}
+
+// MessageReceived discards what it is told.
 func (NopRecorder) MessageReceived(scenarios.Delivery) {}
-func (NopRecorder) MessagesLost(int)                   {}
-func (NopRecorder) MessageDuplicated()                 {}
-func (NopRecorder) MessageReordered()                  {}
-func (NopRecorder) SendLag(time.Duration)              {}
-func (NopRecorder) Throttled(string)                   {}
+
+// MessagesLost discards what it is told.
+func (NopRecorder) MessagesLost(int) {}
+
+// MessageDuplicated discards what it is told.
+func (NopRecorder) MessageDuplicated() {}
+
+// MessageReordered discards what it is told.
+func (NopRecorder) MessageReordered() {}
+
+// SendLag discards what it is told.
+func (NopRecorder) SendLag(time.Duration) {}
+
+// Throttled discards what it is told.
+func (NopRecorder) Throttled(string) {}
+
+// Connected discards what it is told.
 func (NopRecorder) Connected(clientconn.ConnectTiming) {}
-func (NopRecorder) RoundTrip(time.Duration)            {}
-func (NopRecorder) ConnectionFailed(string)            {}
-func (NopRecorder) ConnectionOpened()                  {}
-func (NopRecorder) ConnectionClosed()                  {}
-func (NopRecorder) Reconnected()                       {}
-func (NopRecorder) RunFinished(scenarios.Result)       {}
+
+// RoundTrip discards what it is told.
+func (NopRecorder) RoundTrip(time.Duration) {}
+
+// ConnectionFailed discards what it is told.
+func (NopRecorder) ConnectionFailed(string) {}
+
+// ConnectionOpened discards what it is told.
+func (NopRecorder) ConnectionOpened() {}
+
+// ConnectionClosed discards what it is told.
+func (NopRecorder) ConnectionClosed() {}
+
+// Reconnected discards what it is told.
+func (NopRecorder) Reconnected() {}
+
+// RunFinished discards what it is told.
+func (NopRecorder) RunFinished(scenarios.Result) {}

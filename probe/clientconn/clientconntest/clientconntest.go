@@ -20,12 +20,14 @@ type Timings struct {
 	rtts     []time.Duration
 }
 
+// Connected keeps t.
 func (o *Timings) Connected(t clientconn.ConnectTiming) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.connects = append(o.connects, t)
 }
 
+// RoundTrip keeps d.
 func (o *Timings) RoundTrip(d time.Duration) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
