@@ -168,3 +168,15 @@ func TestConnectionsDownAtTheThresholds(t *testing.T) {
 		}
 	}
 }
+
+// The round check's slow rule at its threshold: more than 5 % of the
+// delivered messages at 1 s or more is suspicious; 5 % itself is not.
+func TestTooManySlowAtTheThreshold(t *testing.T) {
+	slowReason := func(n int) string { return fmt.Sprintf("%d of 1000 messages took 1 s or more (more than 5 %%)", n) }
+	for slow, want := range map[int64][]string{0: nil, 50: nil, 51: {slowReason(51)}} {
+		it, _, _ := reportOf(t, oneStep(1000, classes(0, 1000-slow, class1s, slow)))
+		if !slices.Equal(it.Suspicious, want) {
+			t.Errorf("%d of 1000 slow: suspicious %q, want %q", slow, it.Suspicious, want)
+		}
+	}
+}
