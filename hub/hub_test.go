@@ -11,7 +11,7 @@ import (
 	"github.com/hubprobe/hubprobe/azure/entratest"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/internal/wiretest"
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/probe/signalrclient"
 	"github.com/hubprobe/hubprobe/signalr"
 	"github.com/hubprobe/hubprobe/throttle"
 	"github.com/hubprobe/hubprobe/webpubsub"
@@ -109,7 +109,7 @@ func TestDisableLocalAuth(t *testing.T) {
 	}
 	bearer := rig.Token(t, wiretest.EntraApp, hub.SignalRResource)
 	token := wiretest.GenerateToken(t, srv, "/api/hubs/chat/:generateToken?api-version=2024-12-01&userId=carol", bearer)
-	_, toCarol := wiretest.DialProbe(t, probe.Options{URL: srv.Origin() + "/client/?hub=chat", AccessToken: token, Protocol: signalr.JSONProtocol{}})
+	_, toCarol := wiretest.DialProbe(t, signalrclient.Options{URL: srv.Origin() + "/client/?hub=chat", AccessToken: token, Protocol: signalr.JSONProtocol{}})
 	if r := wiretest.Request(t, http.MethodPost, srv.Origin()+"/api/v1/hubs/chat", bearer, `{"target":"RecordLatency","arguments":[1]}`); r.Status != http.StatusAccepted {
 		t.Fatalf("Entra send: %d %s", r.Status, r.Body)
 	}

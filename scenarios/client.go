@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/hubprobe/hubprobe/probe"
-	"github.com/hubprobe/hubprobe/webpubsub/client"
+	"github.com/hubprobe/hubprobe/probe/signalrclient"
+	"github.com/hubprobe/hubprobe/probe/webpubsubclient"
 )
 
 // Client is one probe connection of a run: a SignalR connection (Conn) or,
@@ -14,8 +14,8 @@ import (
 // connection's own method; the run's housekeeping goes through the
 // methods below.
 type Client struct {
-	Conn   *probe.Conn
-	PubSub *client.Conn
+	Conn   *signalrclient.Conn
+	PubSub *webpubsubclient.Conn
 	// ID is how the hub addresses this connection; kinds that route to a
 	// connection fill it in Prepare when the connect did not.
 	ID string

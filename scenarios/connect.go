@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hubprobe/hubprobe/internal/clientconn"
 	"github.com/hubprobe/hubprobe/internal/sleep"
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/probe/clientconn"
+	"github.com/hubprobe/hubprobe/probe/signalrclient"
 	"github.com/hubprobe/hubprobe/signalr"
 )
 
@@ -132,19 +132,19 @@ func (rn *Runner) describeConnectError(parent, ctx context.Context, err error) e
 	return err
 }
 
-func (rn *Runner) dialOptions(run *Run) (probe.Options, error) {
+func (rn *Runner) dialOptions(run *Run) (signalrclient.Options, error) {
 	proto, err := signalr.ProtocolByName(rn.Scenario.Protocol)
 	if err != nil {
-		return probe.Options{}, err
+		return signalrclient.Options{}, err
 	}
-	handlers := map[string]probe.Handler{}
+	handlers := map[string]signalrclient.Handler{}
 	// The benchmark hub sends OnConnected once the connection is registered
 	// for broadcasts and groups, which can be after the handshake reply.
 	handlers["OnConnected"] = func([]json.RawMessage) { run.onConnected.Add(1) }
 	for _, name := range quietCallbacks {
 		handlers[name] = func([]json.RawMessage) {}
 	}
-	return probe.Options{
+	return signalrclient.Options{
 		URL:                rn.Endpoint.URL,
 		Transport:          rn.Scenario.Transport,
 		FallbackTransports: rn.Scenario.FallbackTransports,
@@ -152,7 +152,7 @@ func (rn *Runner) dialOptions(run *Run) (probe.Options, error) {
 		AccessToken:        rn.Endpoint.AccessToken,
 		Headers:            rn.Endpoint.Headers,
 		SkipNegotiation:    rn.Endpoint.SkipNegotiation,
-		WriteTimeout:       rn.stallWait(),
+		Settings:           clientconn.Settings{WriteTimeout: rn.stallWait()},
 		Handlers:           handlers,
 	}, nil
 }
@@ -160,9 +160,9 @@ func (rn *Runner) dialOptions(run *Run) (probe.Options, error) {
 // withReceiver gives connection i its own RecordLatency handler, so every
 // delivery is counted against the receiver that got it, and its own
 // observer, so are its round trips.
-func withReceiver(opts probe.Options, run *Run, i int) probe.Options {
+func withReceiver(opts signalrclient.Options, run *Run, i int) signalrclient.Options {
 	opts.Observer = observer{t: run.tracker, conn: i}
-	handlers := make(map[string]probe.Handler, len(opts.Handlers)+1)
+	handlers := make(map[string]signalrclient.Handler, len(opts.Handlers)+1)
 	for name, h := range opts.Handlers {
 		handlers[name] = h
 	}

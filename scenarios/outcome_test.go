@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/hubprobe/hubprobe/azure"
-	"github.com/hubprobe/hubprobe/internal/clientconn"
+	"github.com/hubprobe/hubprobe/probe/clientconn"
 	"github.com/hubprobe/hubprobe/throttle"
 )
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/azure"
-	"github.com/hubprobe/hubprobe/internal/clientconn"
+	"github.com/hubprobe/hubprobe/probe/clientconn"
 )
 
 // pacer schedules sends open-loop: send number n is due at

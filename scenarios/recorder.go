@@ -3,7 +3,7 @@ package scenarios
 import (
 	"time"
 
-	"github.com/hubprobe/hubprobe/internal/clientconn"
+	"github.com/hubprobe/hubprobe/probe/clientconn"
 )
 
 // Recorder receives what a scenario run measures. The exporter implements it

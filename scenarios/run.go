@@ -17,7 +17,7 @@ import (
 	"github.com/hubprobe/hubprobe/azure"
 
 	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/internal/clientconn"
+	"github.com/hubprobe/hubprobe/probe/clientconn"
 )
 
 // Endpoint is where and how a run reaches its hub, resolved from a target.

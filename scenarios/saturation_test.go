@@ -119,3 +119,27 @@ func TestUnmadeSendsMakeARunInconclusiveWhateverTheLag(t *testing.T) {
 	checkCounter(t, o.reg, 0, "hubprobe_run_success")
 	checkCounter(t, o.reg, 1, "hubprobe_runs_total", "result", "inconclusive")
 }
+
+// A send the hub refuses without throttling (a REST 500) fails the run
+// with that send's error; the sender stops, and nothing it sent is lost.
+func TestRefusedSendFailsTheRun(t *testing.T) {
+	t.Parallel()
+	srv := hubtest.Start(t, hub.Options{AccessKey: matrixKey})
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+	}))
+	t.Cleanup(failing.Close)
+	cs, err := azure.ParseConnectionString(srv.ConnectionString() + "ServerEndpoint=" + failing.URL + ";")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := scenarios.Endpoint{Serverless: &scenarios.Serverless{ConnectionString: cs, Hub: config.EmbeddedHubName}}
+	o := runEndpoint(t, ep, scenario("rest_broadcast", 1, 300*time.Millisecond, 100*time.Millisecond))
+	r := o.res
+	if r.Outcome != scenarios.ResultFailure || !strings.HasPrefix(r.Error, "send from connection 0: ") || !strings.Contains(r.Error, "HTTP 500") ||
+		r.Sent != 0 || r.Lost != 0 {
+		t.Errorf("outcome %s (%s), sent %d, lost %d; want a failure naming the refused send, nothing sent or lost", r.Outcome, r.Error, r.Sent, r.Lost)
+	}
+	checkCounter(t, o.reg, 1, "hubprobe_runs_total", "result", "failure")
+	checkCounter(t, o.reg, 1, "hubprobe_http_requests_total", "endpoint", "rest", "code", "500")
+}

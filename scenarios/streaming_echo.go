@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/probe/signalrclient"
 )
 
 // streamingEcho: each sender opens StreamingEcho(upload, delayMs) and sends
@@ -15,7 +15,7 @@ import (
 // one item is one delivery. Streams end when the run closes its clients.
 type streamingEcho struct {
 	delayMs int64
-	uploads []*probe.Upload
+	uploads []*signalrclient.Upload
 }
 
 func newStreamingEcho(cfg config.Scenario) Kind {
@@ -24,7 +24,7 @@ func newStreamingEcho(cfg config.Scenario) Kind {
 
 func (s *streamingEcho) Prepare(ctx context.Context, r *Run) error {
 	delay := json.RawMessage(strconv.FormatInt(s.delayMs, 10))
-	s.uploads = make([]*probe.Upload, r.Senders())
+	s.uploads = make([]*signalrclient.Upload, r.Senders())
 	for i := range s.uploads {
 		conn := r.Clients[i].Conn
 		up := conn.NewUpload()

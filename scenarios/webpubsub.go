@@ -7,8 +7,9 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
 	"github.com/hubprobe/hubprobe/azure"
+	"github.com/hubprobe/hubprobe/probe/clientconn"
+	"github.com/hubprobe/hubprobe/probe/webpubsubclient"
 	"github.com/hubprobe/hubprobe/webpubsub"
-	"github.com/hubprobe/hubprobe/webpubsub/client"
 )
 
 // WebPubSub is how a run reaches an Azure Web PubSub hub, or the embedded
@@ -38,12 +39,14 @@ func (rn *Runner) webPubSubDialer(run *Run) (dialFunc, error) {
 	if err != nil {
 		return nil, err
 	}
-	base := client.Options{
-		URL:              url,
-		Protocol:         rn.Scenario.Protocol,
-		Headers:          rn.Endpoint.Headers,
-		HandshakeTimeout: rn.Scenario.ConnectTimeout,
-		WriteTimeout:     rn.stallWait(),
+	base := webpubsubclient.Options{
+		URL:      url,
+		Protocol: rn.Scenario.Protocol,
+		Headers:  rn.Endpoint.Headers,
+		Settings: clientconn.Settings{
+			HandshakeTimeout: rn.Scenario.ConnectTimeout,
+			WriteTimeout:     rn.stallWait(),
+		},
 	}
 	rest, err := run.webPubSubREST()
 	if err != nil {
@@ -56,9 +59,9 @@ func (rn *Runner) webPubSubDialer(run *Run) (dialFunc, error) {
 		}
 		opts := base
 		opts.AccessToken, opts.Observer = token, observer{t: run.tracker, conn: i}
-		deliver := func(m client.Message) { run.Delivered(i, m.Data) }
+		deliver := func(m webpubsubclient.Message) { run.Delivered(i, m.Data) }
 		opts.OnGroupMessage, opts.OnServerMessage = deliver, deliver
-		conn, err := client.Dial(ctx, opts)
+		conn, err := webpubsubclient.Dial(ctx, opts)
 		if err != nil {
 			return nil, err
 		}

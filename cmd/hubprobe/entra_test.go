@@ -13,7 +13,7 @@ import (
 	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/azure/entratest"
 	"github.com/hubprobe/hubprobe/hub"
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/probe/signalrclient"
 )
 
 // `hubprobe hub --entra.issuer --disable-local-auth`, as a process that
@@ -46,7 +46,7 @@ func TestHubCommandTakesEntraTokens(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c, err := probe.Dial(ctx, probe.Options{URL: origin + "/client/?hub=signalrbench", AccessToken: generated.Token})
+	c, err := signalrclient.Dial(ctx, signalrclient.Options{URL: origin + "/client/?hub=signalrbench", AccessToken: generated.Token})
 	if err != nil {
 		t.Fatalf("a client with the generated token: %v", err)
 	}

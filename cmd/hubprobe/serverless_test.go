@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/azure"
-	"github.com/hubprobe/hubprobe/internal/clientconn"
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/probe/clientconn"
+	"github.com/hubprobe/hubprobe/probe/signalrclient"
 	"github.com/hubprobe/hubprobe/throttle"
 )
 
@@ -124,14 +124,14 @@ func TestHubCommandEmulatesTheService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dial := func() (*probe.Conn, error) {
-		opts, err := probe.ServerlessOptions(cs, "signalrbench", "user-1")
+	dial := func() (*signalrclient.Conn, error) {
+		opts, err := signalrclient.ServerlessOptions(cs, "signalrbench", "user-1")
 		if err != nil {
 			t.Fatal(err)
 		}
 		dctx, dcancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer dcancel()
-		return probe.Dial(dctx, opts)
+		return signalrclient.Dial(dctx, opts)
 	}
 	first, err := dial()
 	if err != nil {

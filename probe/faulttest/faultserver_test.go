@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/probe/signalrclient"
 )
 
 // TestHealthyServerEchoes checks the baseline every fault departs from: a
@@ -22,10 +22,10 @@ func TestHealthyServerEchoes(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	got := make(chan string, 2)
-	record := func(target string) probe.Handler {
+	record := func(target string) signalrclient.Handler {
 		return func(args []json.RawMessage) { got <- target + " " + string(args[0]) }
 	}
-	c, err := probe.Dial(ctx, probe.Options{URL: srv.URL(), Handlers: map[string]probe.Handler{
+	c, err := signalrclient.Dial(ctx, signalrclient.Options{URL: srv.URL(), Handlers: map[string]signalrclient.Handler{
 		"OnConnected": record("OnConnected"), "RecordLatency": record("RecordLatency"),
 	}})
 	if err != nil {

@@ -29,4 +29,7 @@ func TestTokensExpire(t *testing.T) {
 	if got := s.Len(); got != 2 { // young, and held (connected)
 		t.Fatalf("%d tokens left, want 2", got)
 	}
+	if _, claimed, status := s.Claim("young", transport.KindWebSockets, 250); status != http.StatusOK || !claimed {
+		t.Fatalf("claim of the young token after expiry = %d %v, want it kept", status, claimed)
+	}
 }

@@ -15,8 +15,8 @@ import (
 	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/hub/internal/core"
 	"github.com/hubprobe/hubprobe/hub/internal/wiretest"
-	"github.com/hubprobe/hubprobe/internal/clientconn"
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/probe/clientconn"
+	"github.com/hubprobe/hubprobe/probe/signalrclient"
 	"github.com/hubprobe/hubprobe/signalr"
 	"github.com/hubprobe/hubprobe/throttle"
 )
@@ -202,7 +202,7 @@ func TestAzureConnectionQuota(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), wiretest.Timeout)
 	defer cancel()
-	_, err := probe.Dial(ctx, wiretest.Serverless(t, cs, "chat", "", signalr.JSONProtocol{}))
+	_, err := signalrclient.Dial(ctx, wiretest.Serverless(t, cs, "chat", "", signalr.JSONProtocol{}))
 	if reason, ok := clientconn.ClassifyThrottle(err); !ok || reason != throttle.ConnectionLimit {
 		t.Fatalf("probe sees %v as %q %v, want %s", err, reason, ok, throttle.ConnectionLimit)
 	}
@@ -283,7 +283,7 @@ func TestAzureDefaultModeRedirect(t *testing.T) {
 
 	// The probe follows the redirect; a client on the app path skipping
 	// negotiate shares the hub name.
-	carol, toCarol := wiretest.DialProbe(t, probe.Options{URL: srv.URL() + "?user=carol"})
+	carol, toCarol := wiretest.DialProbe(t, signalrclient.Options{URL: srv.URL() + "?user=carol"})
 	direct := wiretest.DialRaw(t, wiretest.WSURL(srv.URL(), ""))
 	direct.Handshake()
 	direct.Next()

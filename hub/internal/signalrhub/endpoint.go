@@ -112,7 +112,9 @@ func (h *Hub) serveWebSocket(w http.ResponseWriter, r *http.Request, who identit
 		h.Log.Debug().Err(err).Msg("websocket upgrade failed")
 		return
 	}
-	c := newConn(h, transport.WebSocket{WS: ws, Reader: hj.Reader}, who)
+	t := transport.WebSocket{WS: ws, Reader: hj.Reader}
+	c := newConn(h, t, who)
+	t.FlushBeforeControl(c.flush)
 	if !h.lifetime.Track(c) {
 		c.t.Abort()
 		return

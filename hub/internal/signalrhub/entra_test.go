@@ -8,7 +8,7 @@ import (
 	"github.com/hubprobe/hubprobe/azure/entratest"
 	"github.com/hubprobe/hubprobe/hub/internal/core"
 	"github.com/hubprobe/hubprobe/hub/internal/wiretest"
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/probe/signalrclient"
 	"github.com/hubprobe/hubprobe/signalr"
 )
 
@@ -36,7 +36,7 @@ func TestEntraTokenOnSignalRRESTAndGenerateToken(t *testing.T) {
 	if claims["aud"] != srv.Origin()+"/client/?hub=chat" || claims["nameid"] != "alice" || time.Until(exp.Time) > 5*time.Minute {
 		t.Fatalf("client token claims %v, want aud %s/client/?hub=chat, nameid alice, 5 minutes", claims, srv.Origin())
 	}
-	_, toAlice := wiretest.DialProbe(t, probe.Options{URL: srv.Origin() + "/client/?hub=chat", AccessToken: token, Protocol: signalr.JSONProtocol{}})
+	_, toAlice := wiretest.DialProbe(t, signalrclient.Options{URL: srv.Origin() + "/client/?hub=chat", AccessToken: token, Protocol: signalr.JSONProtocol{}})
 	msg := func(step string) string {
 		return `{"target":"RecordLatency","arguments":[{"step":"` + step + `"}]}`
 	}

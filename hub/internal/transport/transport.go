@@ -111,6 +111,37 @@ func (t WebSocket) NextReader() (io.Reader, error) {
 	return r, err
 }
 
+// FlushBeforeControl runs flush before the hub answers a client's ping or
+// takes its pong. NextReader reads control frames by itself and goes on to
+// wait for the next data frame, so a hub that holds its replies while input
+// is buffered (to batch them with what that input brings) must not hold
+// them for a control frame: it brings nothing to batch, and the replies
+// would wait for the client's next message. A probe measuring its round
+// trip pings right behind its invocations.
+func (t WebSocket) FlushBeforeControl(flush func() error) {
+	t.WS.SetPingHandler(func(data string) error {
+		if err := flush(); err != nil {
+			return err
+		}
+		return answerPing(t.WS, data)
+	})
+	t.WS.SetPongHandler(func(string) error { return flush() })
+}
+
+// answerPing writes the pong gorilla's default ping handler writes, and
+// like it lets a socket that is already going fail the next read instead.
+func answerPing(ws *websocket.Conn, data string) error {
+	err := ws.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(pongWait))
+	var ne net.Error
+	if errors.Is(err, websocket.ErrCloseSent) || errors.As(err, &ne) {
+		return nil
+	}
+	return err
+}
+
+// pongWait bounds the write of a pong, as gorilla's default handler does.
+const pongWait = time.Second
+
 // StopReading has nothing to let go of.
 func (WebSocket) StopReading() {}
 

@@ -10,7 +10,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/hubprobe/hubprobe/azure"
-	"github.com/hubprobe/hubprobe/probe"
+	"github.com/hubprobe/hubprobe/probe/signalrclient"
 	"github.com/hubprobe/hubprobe/signalr"
 )
 
@@ -37,9 +37,9 @@ func ClientToken(t testing.TB, cs azure.ConnectionString, hub, user string) stri
 
 // Serverless are the options of a probe connecting to hub as user, as a
 // client of a serverless Azure SignalR Service does.
-func Serverless(t testing.TB, cs azure.ConnectionString, hub, user string, proto signalr.HubProtocol) probe.Options {
+func Serverless(t testing.TB, cs azure.ConnectionString, hub, user string, proto signalr.HubProtocol) signalrclient.Options {
 	t.Helper()
-	o, err := probe.ServerlessOptions(cs, hub, user)
+	o, err := signalrclient.ServerlessOptions(cs, hub, user)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,10 +55,10 @@ type Received struct {
 
 // DialProbe connects a probe connection that reports its OnConnected and
 // RecordLatency invocations on the channel, after checking OnConnected.
-func DialProbe(t testing.TB, opts probe.Options) (*probe.Conn, chan Received) {
+func DialProbe(t testing.TB, opts signalrclient.Options) (*signalrclient.Conn, chan Received) {
 	t.Helper()
 	ch := make(chan Received, 64)
-	opts.Handlers = map[string]probe.Handler{}
+	opts.Handlers = map[string]signalrclient.Handler{}
 	for _, target := range []string{"OnConnected", "RecordLatency"} {
 		opts.Handlers[target] = func(args []json.RawMessage) {
 			b, _ := json.Marshal(args)
@@ -67,7 +67,7 @@ func DialProbe(t testing.TB, opts probe.Options) (*probe.Conn, chan Received) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
 	defer cancel()
-	c, err := probe.Dial(ctx, opts)
+	c, err := signalrclient.Dial(ctx, opts)
 	if err != nil {
 		t.Fatalf("dial: %v", err)
 	}

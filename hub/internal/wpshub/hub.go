@@ -23,8 +23,8 @@ import (
 // the Web PubSub service's own: they never mix with the SignalR
 // emulation's.
 
-// ClientPath is the path of the client endpoint, before the hub name.
-const ClientPath = "/client/hubs/"
+// clientPath is the path of the client endpoint, before the hub name.
+const clientPath = "/client/hubs/"
 
 // recoverIDParam is the query parameter a reliable client adds when it
 // tries to recover a dropped connection.
@@ -80,7 +80,7 @@ func (h *Hub) Serves(r *http.Request) bool {
 	switch {
 	case !h.EmulatesAzure():
 		return false
-	case strings.HasPrefix(p, ClientPath):
+	case strings.HasPrefix(p, clientPath):
 		return true
 	case !strings.HasPrefix(p, "/api/"):
 		return false
@@ -100,7 +100,7 @@ func (h *Hub) Serves(r *http.Request) bool {
 // 404.
 func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch p := r.URL.Path; {
-	case strings.HasPrefix(p, ClientPath):
+	case strings.HasPrefix(p, clientPath):
 		h.serveClient(w, r)
 	case strings.HasPrefix(p, "/api/"):
 		h.serveREST(w, r)
@@ -113,7 +113,7 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // and the escaped path a client token's audience names.
 func hubFromPath(r *http.Request) (name, audiencePath string, ok bool) {
 	escaped := strings.TrimSuffix(r.URL.EscapedPath(), "/")
-	raw, found := strings.CutPrefix(escaped, ClientPath)
+	raw, found := strings.CutPrefix(escaped, clientPath)
 	if !found || strings.Contains(raw, "/") {
 		return "", "", false
 	}

@@ -353,7 +353,7 @@ func (h *Hub) generateToken(c *call) {
 		return
 	}
 	claims := azure.TokenClaims{
-		Audience: core.RequestOrigins(c.r)[0] + ClientPath + url.PathEscape(c.hub),
+		Audience: core.RequestOrigins(c.r)[0] + clientPath + url.PathEscape(c.hub),
 		Subject:  req.UserID, Roles: req.roles, Groups: req.groups,
 	}
 	h.AnswerClientToken(c.w, claims, req.TTL, restError)

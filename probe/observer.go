@@ -1,9 +1,0 @@
-package probe
-
-import "encoding/json"
-
-// Handler receives the arguments of a server-to-client invocation; they
-// are its to keep. It runs on the connection's read goroutine, so it must
-// return quickly and must not block: nothing else is read from the hub
-// while it runs, and calling Invoke or Close from it would deadlock.
-type Handler func(args []json.RawMessage)
