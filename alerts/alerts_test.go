@@ -101,8 +101,8 @@ func TestSelectorScopesEveryMetric(t *testing.T) {
 	runPromtool(t, "check", "rules", path)
 	for _, r := range allRules(cfg) {
 		for _, m := range metricRef.FindAllStringSubmatchIndex(r.Expr, -1) {
-			rest := r.Expr[m[3]:]
-			if !strings.HasPrefix(rest, "{") || !strings.Contains(rest[:strings.Index(rest, "}")], cfg.Selector) {
+			selector, _, closed := strings.Cut(r.Expr[m[3]:], "}")
+			if !closed || !strings.HasPrefix(selector, "{") || !strings.Contains(selector, cfg.Selector) {
 				t.Errorf("%s%s: %s is not scoped by %s", r.Record, r.Alert, r.Expr[m[2]:m[3]], cfg.Selector)
 			}
 		}

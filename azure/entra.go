@@ -81,7 +81,10 @@ func parseEntraAuth(fields map[string]string) (*entraAuth, error) {
 	if s, ok := fields[csKeyClientSecret]; ok {
 		a.secret = &azureAccessKey{secret: []byte(s)}
 	}
-	return a, a.checkApp()
+	if err := a.checkApp(); err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // checkBearerEndpoints keeps Entra ID tokens off the network in clear

@@ -245,7 +245,9 @@ func TestRESTMintsAFreshTokenPerRequest(t *testing.T) {
 		if err := client.SendToGroup(ctx, "g", "recv", restArgs); err != nil {
 			t.Fatal(err)
 		}
-		clock.Sleep(ctx, time.Duration(i+1)*time.Minute) // the clock moves between calls
+		if err := clock.Sleep(ctx, time.Duration(i+1)*time.Minute); err != nil { // the clock moves between calls
+			t.Fatal(err)
+		}
 	}
 	reqs := emu.seen()
 	if len(reqs) != 2 || reqs[0].token == reqs[1].token {

@@ -154,7 +154,8 @@ func VerifyToken(key []byte, token, audience string, now time.Time) (TokenClaims
 	var claims verifiedClaims
 	var refused error // why the key function turned the header down
 	parsed, err := jwt.ParseWithClaims(token, &claims, func(t *jwt.Token) (any, error) {
-		if refused = checkTokenHeader(t); refused != nil {
+		refused = checkTokenHeader(t)
+		if refused != nil {
 			return nil, refused
 		}
 		return key, nil

@@ -37,8 +37,9 @@ type Plan struct {
 	// ConnectionFailShare and SlowShare are the thresholds of the
 	// benchmark's conditional stop.
 	ConnectionFailShare, SlowShare float64
-	// Warnings name the keys the benchmark knows and hubprobe does not use.
-	Warnings []*yamldecode.Error
+	// Warnings name the keys the benchmark knows and hubprobe does not use,
+	// each with its file and line, as the configuration's errors do.
+	Warnings []*config.Error
 }
 
 // checker turns a decoded file into a plan, failing on what the benchmark

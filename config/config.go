@@ -369,10 +369,16 @@ func (t Target) MarshalYAML() (any, error) {
 // SetDefaults resets the value to its defaults; the decoder calls it on every
 // new list item and on an optional capacity_search section before decoding
 // the file's keys on top.
-func (t *Target) SetDefaults()         { *t = DefaultTarget }
-func (s *Scenario) SetDefaults()       { *s = DefaultScenario }
+func (t *Target) SetDefaults() { *t = DefaultTarget }
+
+// SetDefaults resets the scenario to DefaultScenario, as Target.SetDefaults.
+func (s *Scenario) SetDefaults() { *s = DefaultScenario }
+
+// SetDefaults resets the search to DefaultCapacitySearch, as Target.SetDefaults.
 func (c *CapacitySearch) SetDefaults() { *c = DefaultCapacitySearch }
-func (a *AzureMonitor) SetDefaults()   { *a = DefaultAzureMonitor }
+
+// SetDefaults resets the section to DefaultAzureMonitor, as Target.SetDefaults.
+func (a *AzureMonitor) SetDefaults() { *a = DefaultAzureMonitor }
 
 // DefaultYAML is the configuration used when no file is given: one embedded
 // hub target with a declared tier, the echo, broadcast, send_to_group and

@@ -59,7 +59,10 @@ func monitoredDaemon(t *testing.T, prepare func(srv *monitortest.Server, id stri
 	prepare(srv, id)
 	for _, v := range []string{"AZURE_CLIENT_ID", "AZURE_TENANT_ID", "AZURE_CLIENT_SECRET", "AZURE_FEDERATED_TOKEN_FILE"} {
 		t.Setenv(v, "") // restores the variable after the test
-		os.Unsetenv(v)  // an empty AZURE_CLIENT_ID would name a user-assigned identity
+		// An empty AZURE_CLIENT_ID would name a user-assigned identity.
+		if err := os.Unsetenv(v); err != nil {
+			t.Fatal(err)
+		}
 	}
 	t.Setenv("IDENTITY_ENDPOINT", srv.IdentityEndpoint)
 	t.Setenv("IDENTITY_HEADER", srv.IdentityHeader)
@@ -156,7 +159,7 @@ func TestDaemonReadsServerLoadAndStopsTheReaderOnReload(t *testing.T) {
 	waitForValue(t, d.reg, "hubprobe_server_load_ratio", azure, 0.75)
 
 	cfg := monitoredConfig(srv, "x")
-	writeConfig(t, path, cfg[:strings.Index(cfg, "    azure_monitor:")]+cfg[strings.Index(cfg, "scenarios:"):])
+	writeConfig(t, path, before(t, cfg, "    azure_monitor:")+onward(t, cfg, "scenarios:"))
 	if err := d.Reload(); err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +181,7 @@ func TestDaemonServerLoadFollowsATargetBetweenEmbeddedAndMonitored(t *testing.T)
 		t.Fatal(err)
 	}
 	cfg := string(monitored)
-	embedded := cfg[:strings.Index(cfg, "    url: https://chat")] + "    embedded: true\n" + cfg[strings.Index(cfg, "scenarios:"):]
+	embedded := before(t, cfg, "    url: https://chat") + "    embedded: true\n" + onward(t, cfg, "scenarios:")
 	reload := func(body string) {
 		writeConfig(t, path, body)
 		if err := d.Reload(); err != nil {

@@ -74,7 +74,9 @@ type Daemon struct {
 
 // New loads the configuration (an error wrapping ErrBadConfig when it is
 // bad), starts the parts and applies the configuration to them. They run
-// until ctx ends or Stop.
+// until ctx ends or Stop. The embedded hubs and the event handler listen
+// on random ports: a caller that serves on addresses of its own listens on
+// them before New, so that none of those ports can be one of them.
 func New(ctx context.Context, opts Options) (*Daemon, error) {
 	d, err := newMetrics(opts)
 	if err != nil {

@@ -54,6 +54,22 @@ func writeConfig(t *testing.T, path, body string) {
 	}
 }
 
+// before is s up to marker, and onward is s from marker on: the parts of
+// a config a test keeps. Either fails the test when s lacks marker.
+func before(t *testing.T, s, marker string) string {
+	t.Helper()
+	head, _, found := strings.Cut(s, marker)
+	if !found {
+		t.Fatalf("no %q in\n%s", marker, s)
+	}
+	return head
+}
+
+func onward(t *testing.T, s, marker string) string {
+	t.Helper()
+	return s[len(before(t, s, marker)):]
+}
+
 func newDaemon(t *testing.T, body string) (*Daemon, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "hubprobe.yml")
@@ -83,7 +99,7 @@ func TestReloadForgetsRemovedScenariosAndKeepsTheRunningOneOnABadFile(t *testing
 	d, path := newDaemon(t, twoScenarios)
 	assertCount(t, d, "hubprobe_scenario_info", 2)
 
-	writeConfig(t, path, twoScenarios[:strings.Index(twoScenarios, "  - name: fanout")])
+	writeConfig(t, path, before(t, twoScenarios, "  - name: fanout"))
 	if err := d.Reload(); err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,6 @@ func startPrometheuses(ctx context.Context, t *testing.T, bin, rulesPath, hubpro
 	var out []modePrometheus
 	classicAddr := ""
 	for _, mode := range ingestions {
-		addr := freeAddress(t)
 		jobs := scrapeJob("hubprobe", hubprobeAddr)
 		flags := []string{exemplarStorageFlag}
 		if mode.native {
@@ -64,9 +63,9 @@ func startPrometheuses(ctx context.Context, t *testing.T, bin, rulesPath, hubpro
 		if mode == bothForms {
 			jobs = bothScrapeJobs(hubprobeAddr, classicAddr)
 		}
-		prom := startPrometheus(ctx, t, bin, "prometheus-"+mode.name, addr, prometheusConfig(rulesPath, jobs), flags...)
+		prom := startPrometheus(ctx, t, bin, "prometheus-"+mode.name, prometheusConfig(rulesPath, jobs), flags...)
 		if mode == classicOnly {
-			classicAddr = addr
+			classicAddr = strings.TrimPrefix(prom.base, "http://")
 		}
 		out = append(out, modePrometheus{mode: mode, prom: prom})
 	}

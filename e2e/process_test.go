@@ -29,9 +29,9 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
-// freeAddress returns a loopback address nothing listens on right now. The
-// port is released before the process under test binds it; the kernel does
-// not hand it out again that quickly.
+// freeAddress returns a loopback address nothing listens on right now. It
+// is free only when picked: another process may bind it before the process
+// under test does, as startOnFreeAddress allows for.
 func freeAddress(t *testing.T) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -43,6 +43,37 @@ func freeAddress(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return addr
+}
+
+// listenAttempts bounds how often startOnFreeAddress starts a process again.
+const listenAttempts = 3
+
+// addressTaken is what hubprobe and Prometheus log when the address they
+// were given is bound by another process.
+const addressTaken = "address already in use"
+
+// startOnFreeAddress starts a process on a free loopback address with
+// start, and waits until readyPath answers 200 there. Another process may
+// bind the address between freeAddress and the process: hubprobe and
+// Prometheus then exit at once saying so, and startOnFreeAddress starts it
+// again on another address. The caller stops the process it returns.
+func startOnFreeAddress(ctx context.Context, t *testing.T, start func(addr string) *process, readyPath string) (*process, string) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		addr := freeAddress(t)
+		p := start(addr)
+		readyCtx, cancel := context.WithTimeout(ctx, readyLimit)
+		err := p.waitReady(readyCtx, "http://"+addr+readyPath)
+		cancel()
+		if err == nil {
+			return p, addr
+		}
+		if attempt == listenAttempts || !p.exitedSaying(addressTaken) {
+			_, _ = p.stop(0)
+			t.Fatalf("%v\n%s log (last lines):\n%s", err, p.name, p.logTail(30))
+		}
+		t.Logf("%s: %s was taken before it listened there; again on another address", p.name, addr)
+	}
 }
 
 // buildHubprobe compiles the daemon into a temporary directory.
@@ -117,6 +148,16 @@ func (p *process) stop(grace time.Duration) (exitedInTime bool, err error) {
 		_ = p.cmd.Process.Kill()
 		<-p.exited
 		return false, p.waitErr
+	}
+}
+
+// exitedSaying tells whether the process has exited with s in its last lines.
+func (p *process) exitedSaying(s string) bool {
+	select {
+	case <-p.exited:
+		return strings.Contains(p.logTail(20), s)
+	default:
+		return false
 	}
 }
 

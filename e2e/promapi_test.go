@@ -149,7 +149,8 @@ func (p promAPI) exemplars(ctx context.Context, expr string, window time.Duratio
 		return nil, err
 	}
 	var out []exemplarSeries
-	return out, json.Unmarshal(data, &out)
+	err = json.Unmarshal(data, &out) // fills out: before out is returned, not beside it
+	return out, err
 }
 
 // get fetches an API path and unwraps the envelope; raw is the whole body.

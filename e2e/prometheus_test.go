@@ -156,8 +156,9 @@ func startHubprobeWith(ctx context.Context, t *testing.T, root string, cfg []byt
 	if err := os.WriteFile(configPath, cfg, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddress(t)
-	p := startProcessWithEnv(t, "hubprobe", bin, env, "--config.file", configPath, "--web.listen-address", addr)
+	p, addr := startOnFreeAddress(ctx, t, func(addr string) *process {
+		return startProcessWithEnv(t, "hubprobe", bin, env, "--config.file", configPath, "--web.listen-address", addr)
+	}, "/-/ready")
 	t.Cleanup(func() {
 		stopping := time.Now()
 		exited, err := p.stop(hubprobeStopGrace)
@@ -172,11 +173,6 @@ func startHubprobeWith(ctx context.Context, t *testing.T, root string, cfg []byt
 			t.Logf("hubprobe log (last lines):\n%s", p.logTail(60))
 		}
 	})
-	readyCtx, cancel := context.WithTimeout(ctx, readyLimit)
-	defer cancel()
-	if err := p.waitReady(readyCtx, "http://"+addr+"/-/ready"); err != nil {
-		t.Fatal(err)
-	}
 	return &hubprobeProcess{process: p, addr: addr, configPath: configPath}
 }
 
@@ -223,22 +219,22 @@ func prometheusBinary(t *testing.T) string {
 	return bin
 }
 
-// startPrometheus starts a Prometheus with the given configuration on addr,
-// its data in a directory of its own.
-func startPrometheus(ctx context.Context, t *testing.T, bin, name, addr, cfg string, flags ...string) promAPI {
+// startPrometheus starts a Prometheus with the given configuration on a
+// free loopback address, its data in a directory of its own.
+func startPrometheus(ctx context.Context, t *testing.T, bin, name, cfg string, flags ...string) promAPI {
 	t.Helper()
-	dir := t.TempDir()
-	configPath := filepath.Join(dir, "prometheus.yml")
+	configPath := filepath.Join(t.TempDir(), "prometheus.yml")
 	if err := os.WriteFile(configPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{
-		"--config.file=" + configPath,
-		"--storage.tsdb.path=" + filepath.Join(dir, "data"),
-		"--web.listen-address=" + addr,
-		"--log.level=warn",
-	}, flags...)
-	p := startProcess(t, name, bin, args...)
+	p, addr := startOnFreeAddress(ctx, t, func(addr string) *process {
+		return startProcess(t, name, bin, append([]string{
+			"--config.file=" + configPath,
+			"--storage.tsdb.path=" + filepath.Join(t.TempDir(), "data"),
+			"--web.listen-address=" + addr,
+			"--log.level=warn",
+		}, flags...)...)
+	}, "/-/ready")
 	t.Cleanup(func() {
 		if exited, err := p.stop(prometheusStopWait); !exited {
 			t.Logf("%s did not exit within %s of SIGTERM (%v); killed", name, prometheusStopWait, err)
@@ -247,11 +243,6 @@ func startPrometheus(ctx context.Context, t *testing.T, bin, name, addr, cfg str
 			t.Logf("%s log (last lines):\n%s", name, p.logTail(30))
 		}
 	})
-	readyCtx, cancel := context.WithTimeout(ctx, readyLimit)
-	defer cancel()
-	if err := p.waitReady(readyCtx, "http://"+addr+"/-/ready"); err != nil {
-		t.Fatal(err)
-	}
 	return promAPI{base: "http://" + addr}
 }
 

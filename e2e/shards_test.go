@@ -136,11 +136,18 @@ func TestShardsBehindOnePrometheus(t *testing.T) {
 	unsharded := make(chan capacityReport, 1)
 	go func() { unsharded <- runSearch(ctx, bin, aloneCfg) }()
 
-	promAddr := freeAddress(t)
-	addrs := []string{freeAddress(t), freeAddress(t), freeAddress(t)}
-	prom := startPrometheus(ctx, t, promBin, "prometheus-shards", promAddr,
-		prometheusConfig(filepath.Join(root, "alerts", "hubprobe-rules.yml"), scrapeJob("hubprobe", addrs...)))
-	procs := startShards(ctx, t, bin, cfg, "http://"+promAddr, addrs)
+	// Prometheus scrapes the shards and the shards read it: it starts first,
+	// and learns their addresses from a file once they listen.
+	targets := filepath.Join(t.TempDir(), "shards.json")
+	writeTargets(t, targets)
+	prom := startPrometheus(ctx, t, promBin, "prometheus-shards",
+		prometheusConfig(filepath.Join(root, "alerts", "hubprobe-rules.yml"), fileScrapeJob("hubprobe", targets)))
+	procs := startShards(ctx, t, bin, cfg, prom.base)
+	addrs := make([]string, len(procs))
+	for i, p := range procs {
+		addrs[i] = p.addr
+	}
+	writeTargets(t, targets, addrs...)
 	t.Logf("hubs, prometheus and %d shards ready after %s", len(procs), since(start))
 
 	checkAlignedStarts(ctx, t, procs)
@@ -186,14 +193,10 @@ func writeFile(t *testing.T, name, body string) string {
 // the test ends, and returns the address.
 func startHub(ctx context.Context, t *testing.T, bin, name string, args ...string) string {
 	t.Helper()
-	addr := freeAddress(t)
-	p := startProcess(t, "hub-"+name, bin, append([]string{"hub", "--listen", addr}, args...)...)
+	p, addr := startOnFreeAddress(ctx, t, func(addr string) *process {
+		return startProcess(t, "hub-"+name, bin, append([]string{"hub", "--listen", addr}, args...)...)
+	}, "/metrics")
 	stopAtCleanup(t, p)
-	readyCtx, cancel := context.WithTimeout(ctx, readyLimit)
-	defer cancel()
-	if err := p.waitReady(readyCtx, "http://"+addr+"/metrics"); err != nil {
-		t.Fatal(err)
-	}
 	return addr
 }
 
@@ -215,30 +218,47 @@ func stopAtCleanup(t *testing.T, p *process) {
 // may differ by, so that only runs aligned to the clock start together.
 const shardStagger = 1300 * time.Millisecond
 
-// startShards starts shard i of len(addrs) on addrs[i], judging its
-// capacity searches from the Prometheus at promURL.
-func startShards(ctx context.Context, t *testing.T, bin, cfg, promURL string, addrs []string) []*shardProcess {
+// startShards starts the shards, each on a free loopback address, judging
+// their capacity searches from the Prometheus at promURL.
+func startShards(ctx context.Context, t *testing.T, bin, cfg, promURL string) []*shardProcess {
 	t.Helper()
 	var out []*shardProcess
-	for i, addr := range addrs {
+	for i := range shards {
 		if i > 0 {
 			time.Sleep(shardStagger)
 		}
-		p := startProcess(t, "shard-"+strconv.Itoa(i), bin, "--config.file", cfg, "--web.listen-address", addr,
-			"--shard.index", strconv.Itoa(i), "--shard.count", strconv.Itoa(len(addrs)),
-			"--capacity.prometheus-url", promURL, "--capacity.prometheus-wait", aggregateWait.String())
+		p, addr := startOnFreeAddress(ctx, t, func(addr string) *process {
+			return startProcess(t, "shard-"+strconv.Itoa(i), bin, "--config.file", cfg, "--web.listen-address", addr,
+				"--shard.index", strconv.Itoa(i), "--shard.count", strconv.Itoa(shards),
+				"--capacity.prometheus-url", promURL, "--capacity.prometheus-wait", aggregateWait.String())
+		}, "/-/ready")
 		stopAtCleanup(t, p)
 		out = append(out, &shardProcess{process: p, addr: addr})
 	}
-	for _, s := range out {
-		readyCtx, cancel := context.WithTimeout(ctx, readyLimit)
-		err := s.waitReady(readyCtx, "http://"+s.addr+"/-/ready")
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
 	return out
+}
+
+// fileScrapeJob scrapes the targets listed in the file at path (see
+// writeTargets), read again whenever it changes.
+func fileScrapeJob(name, path string) string {
+	return fmt.Sprintf("  - job_name: %s\n    file_sd_configs:\n      - files: [%q]\n        refresh_interval: 1s\n", name, path)
+}
+
+// writeTargets replaces the file of a fileScrapeJob with addrs, all at
+// once, so that Prometheus never reads half a file.
+func writeTargets(t *testing.T, path string, addrs ...string) {
+	t.Helper()
+	data, err := json.Marshal([]map[string][]string{{"targets": append([]string{}, addrs...)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // runStarts reads when the shard's finished runs started, by scenario,

@@ -10,9 +10,6 @@ import (
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
-// runQuantileLevels are the quantiles each run reports; 1 is the maximum.
-var runQuantileLevels = []float64{0.5, 0.9, 0.99, 1}
-
 // runLatencySummary exports hubprobe_run_latency_seconds as a summary whose
 // window is one run: the quantiles are the last run's exact values, while
 // _count and _sum accumulate every delivery like any summary's.

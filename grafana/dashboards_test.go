@@ -579,7 +579,7 @@ func histogramSeries(series map[string]string, name string, bounds ...string) {
 // whose series carry labels.
 func labeledHistogramSeries(series map[string]string, name, labels string, bounds ...string) {
 	for i, le := range append(bounds, "+Inf") {
-		series[fmt.Sprintf(`%s_bucket{%s,le="%s"}`, name, labels, le)] = fmt.Sprintf("0+%dx60", 5+i)
+		series[fmt.Sprintf(`%s_bucket{%s,le=%q}`, name, labels, le)] = fmt.Sprintf("0+%dx60", 5+i)
 	}
 	series[fmt.Sprintf(`%s_count{%s}`, name, labels)] = fmt.Sprintf("0+%dx60", 5+len(bounds))
 	series[fmt.Sprintf(`%s_sum{%s}`, name, labels)] = "0+1x60"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # hubprobe's test suite: installs what the tests need that Go modules do not
 # bring (Debian's prometheus package for prometheus and promtool, kubectl for
-# rendering the manifests, helm, ko and crane built from the Go module proxy,
-# the pinned npm packages of the JavaScript client tests), then vets and tests everything.
+# rendering the manifests, helm, ko, crane and golangci-lint built from the Go
+# module proxy, the pinned npm packages of the JavaScript client tests), then
+# vets, lints (.golangci.yml) and tests everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,7 +22,8 @@ if ! command -v kubectl >/dev/null 2>&1; then
 fi
 
 # helm (renders and lints the chart), crane (a registry on loopback) and ko
-# (builds the image) for the tests in deploy/, at pinned versions, into
+# (builds the image) for the tests in deploy/, and golangci-lint for the lint
+# gate below, at pinned versions, into
 # $(go env GOPATH)/bin, where the tests look first. A binary that is already
 # that build of that version is kept.
 gobin="$(go env GOPATH | cut -d: -f1)/bin"
@@ -37,6 +39,7 @@ go_install() {
 go_install helm.sh/helm/v3/cmd/helm@v3.22.0
 go_install github.com/google/go-containerregistry/cmd/crane@v0.22.1
 go_install github.com/google/ko@v0.19.1
+go_install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
 
 for lock in $(git ls-files '*package-lock.json'); do
   dir=$(dirname "$lock")
@@ -50,6 +53,9 @@ if [ -n "$unformatted" ]; then
   exit 1
 fi
 go vet ./...
+# The lint gate: any finding fails the suite (settings and the few narrow
+# exclusions, each with its reason, are in .golangci.yml).
+"$gobin/golangci-lint" run ./...
 go test -count=1 -timeout 20m ./...
 
 # Every fuzz target runs briefly on top of its committed seed corpus: no

@@ -57,7 +57,9 @@ func parseJSONMessageReference(record []byte) (Message, error) {
 	if w.SequenceID != nil {
 		m.SequenceID = *w.SequenceID
 	}
-	return m, validateMessage(&m, w.InvocationID != nil, w.SequenceID != nil)
+	// validateMessage may fill m: it runs before m is returned, not beside it.
+	err := validateMessage(&m, w.InvocationID != nil, w.SequenceID != nil)
+	return m, err
 }
 
 // checkMatchesReference parses record both ways and fails on any difference

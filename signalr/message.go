@@ -1,6 +1,9 @@
-// Package probe holds the protocol clients hubprobe uses to reach a hub:
-// negotiate, transports, hub protocols and their framing. It knows nothing
-// of Prometheus or of scenarios; callers observe it through Observer.
+// Package signalr is the wire codec of the ASP.NET Core SignalR hub
+// protocol: its messages, the JSON and MessagePack hub protocols with their
+// framing, the handshake, and the shapes of the negotiate exchange.
+//
+// It holds no connection and no metrics, so hubprobe's client (package
+// probe) and its reference hub share one definition of every message.
 package signalr
 
 import (

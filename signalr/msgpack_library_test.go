@@ -39,7 +39,7 @@ type libPayload struct {
 // libInvocation is the Invocation array with its arguments left encoded,
 // so that each can be read into its own type.
 type libInvocation struct {
-	_msgpack     struct{} `msgpack:",as_array"`
+	_msgpack     struct{} `msgpack:",as_array"` //nolint:unused // msgpack reads its tag: the struct is an array on the wire
 	Type         int
 	Headers      map[string]string
 	InvocationID string
@@ -98,7 +98,8 @@ func libDecodeTyped(frame []byte) (connID string, p libPayload, err error) {
 	if err := msgpack.Unmarshal(inv.Arguments[0], &connID); err != nil {
 		return "", p, err
 	}
-	return connID, p, msgpack.Unmarshal(inv.Arguments[1], &p)
+	err = msgpack.Unmarshal(inv.Arguments[1], &p) // fills p before it is returned
+	return connID, p, err
 }
 
 // libJSONToMsgpack and libMsgpackToJSON transcode one value through

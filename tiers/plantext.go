@@ -41,7 +41,7 @@ func (r Recommendation) writeScenarios(b *strings.Builder) {
 	t := r.Total
 	fmt.Fprintf(tw, "total\t\t\t%d\t\t\t\t%s\t%s\n", t.Connections,
 		planRate(t.InboundBytesPerSecond, t.InboundMessagesPerSecond), planRate(t.OutboundBytesPerSecond, t.OutboundMessagesPerSecond))
-	tw.Flush()
+	_ = tw.Flush() // into a strings.Builder, which never fails
 }
 
 func (r Recommendation) tierLine() string {
@@ -68,7 +68,7 @@ func (r Recommendation) writeChecks(b *strings.Builder) {
 		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%s\t%s\n", c.Limit, planQuantity(c.Quantity, c.Demand),
 			planQuantity(c.Quantity, c.Capacity), note, planPercent(c.Utilization), planQuantity(c.Quantity, c.Headroom))
 	}
-	tw.Flush()
+	_ = tw.Flush() // into a strings.Builder, which never fails
 }
 
 func (r Recommendation) writeAppServers(b *strings.Builder) {

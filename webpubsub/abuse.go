@@ -19,9 +19,9 @@ const (
 const ValidateEvent = "validate"
 
 var (
-	// ErrNoRequestOrigin: a handshake without WebHook-Request-Origin.
+	// ErrNoRequestOrigin is a handshake without WebHook-Request-Origin.
 	ErrNoRequestOrigin = errors.New("webpubsub: abuse protection: no WebHook-Request-Origin header")
-	// ErrOriginNotAllowed: none of the requesting origins is allowed.
+	// ErrOriginNotAllowed is a handshake none of whose requesting origins is allowed.
 	ErrOriginNotAllowed = errors.New("webpubsub: abuse protection: origin not allowed")
 )
 

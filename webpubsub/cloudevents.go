@@ -28,7 +28,6 @@ const (
 
 // Event type prefixes and the system events.
 const (
-	TypePrefix        = "azure.webpubsub."
 	UserTypePrefix    = "azure.webpubsub.user."
 	SystemTypePrefix  = "azure.webpubsub.sys."
 	EventConnect      = "connect"
@@ -46,7 +45,7 @@ const (
 )
 
 var (
-	// ErrNotWebPubSub: the request lacks ce-awpsversion or
+	// ErrNotWebPubSub is a request that lacks ce-awpsversion or
 	// WebHook-Request-Origin, the headers both official SDKs use to tell a
 	// Web PubSub request from other traffic.
 	ErrNotWebPubSub = errors.New("webpubsub: not a Web PubSub event request")

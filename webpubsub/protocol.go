@@ -81,6 +81,7 @@ func (k Kind) String() string {
 // which is also what the protocol assumes when a frame names no dataType.
 type DataType uint8
 
+// The data types a frame names in its dataType field.
 const (
 	DataTypeJSON   DataType = iota // data is any JSON value, carried as it is
 	DataTypeText                   // data is a JSON string

@@ -57,7 +57,9 @@ func parseQuery(v url.Values) (query, error) {
 	if err := q.parseTime(get("interval"), get("timespan")); err != nil {
 		return query{}, err
 	}
-	return q, q.parseFilter(get("$filter"))
+	// parseFilter fills q: it runs before q is returned, not beside it.
+	err := q.parseFilter(get("$filter"))
+	return q, err
 }
 
 func (q *query) parseTime(interval, timespan string) error {

@@ -29,6 +29,7 @@ func (h *Hub) OnConnected(id string) {
 	h.Clients().Client(id).Send("OnConnected", id)
 }
 
+// Echo answers the caller with p, unless the server's faults say otherwise.
 func (h *Hub) Echo(p map[string]any) {
 	s := h.server
 	if s.DropEcho.Load() {
@@ -55,6 +56,7 @@ func (h *Hub) Echo(p map[string]any) {
 // misdelivers.
 type EchoFault int
 
+// The faults an Echo can meet.
 const (
 	EchoAnswer EchoFault = iota // answer once
 	EchoDrop                    // answer nothing
@@ -65,28 +67,36 @@ const (
 // server, from 0.
 func (s *Server) SetEchoPlan(plan func(n int64) EchoFault) { s.echoPlan.Store(&plan) }
 
+// Broadcast sends p to every connection, but for the deliveries the
+// server's drop plan drops.
 func (h *Hub) Broadcast(p map[string]any) { h.broadcast(p) }
 
+// SendToClient sends p to the connection it names.
 func (h *Hub) SendToClient(p map[string]any) {
 	id, _ := p["information.ConnectionId"].(string)
 	h.Clients().Client(id).Send("RecordLatency", p)
 }
 
+// SendToGroup sends p to every member of the group it names.
 func (h *Hub) SendToGroup(p map[string]any) {
 	group, _ := p["information.GroupName"].(string)
 	h.Clients().Group(group).Send("RecordLatency", p)
 }
 
+// JoinGroup adds the caller to group and acknowledges it.
 func (h *Hub) JoinGroup(group string) {
 	h.Groups().AddToGroup(group, h.ConnectionID())
 	h.Clients().Caller().Send("JoinGroup")
 }
 
+// LeaveGroup removes the caller from group and acknowledges it.
 func (h *Hub) LeaveGroup(group string) {
 	h.Groups().RemoveFromGroup(group, h.ConnectionID())
 	h.Clients().Caller().Send("LeaveGroup")
 }
 
+// GetConnectionId returns the caller's connection id; the benchmark hub
+// contract spells the method so.
 func (h *Hub) GetConnectionId() string { return h.ConnectionID() }
 
 // StreamingEcho streams every uploaded item back, each after delay

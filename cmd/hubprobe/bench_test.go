@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,14 +156,11 @@ func checkImportedRamp(t *testing.T, file, imported string) {
 func TestBenchAgainstTheHubCommand(t *testing.T) {
 	keyFile := filepath.Join(t.TempDir(), "key")
 	mustWrite(t, keyFile, []byte("bench-key\n"))
-	addr := freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"hub", "--listen", addr, "--access-key-file", keyFile, "--redirect-negotiate"}, io.Discard, io.Discard)
-	}()
-	defer func() { cancel(); <-done }()
-	waitFor(t, "the hub to listen", 10*time.Second, func() bool { return get(t, "http://"+addr+"/metrics") != "" })
+	defer cancel()
+	hub, addr := runOnFreePort(t, ctx, "the hub to listen", 10*time.Second,
+		[]string{"hub", "--access-key-file", keyFile, "--redirect-negotiate"}, "--listen", hubListens(t))
+	defer func() { cancel(); <-hub.done }()
 	cs := "Endpoint=http://" + addr + ";AccessKey=bench-key;Version=1.0;"
 	file := benchCopy(t, "rest-send-to-group.yaml", small("connectionString", cs))
 	code, out, errOut := runCLI(t, context.Background(), "bench", file)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,7 +41,9 @@ func hubprobeBinary(t *testing.T) string {
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if built.dir != "" {
-		os.RemoveAll(built.dir)
+		if err := os.RemoveAll(built.dir); err != nil {
+			fmt.Fprintln(os.Stderr, "removing the test binary:", err)
+		}
 	}
 	os.Exit(code)
 }

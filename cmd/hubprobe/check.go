@@ -9,9 +9,8 @@ import (
 )
 
 func check(g globalFlags, stdout, stderr io.Writer) int {
-	cfg, err := config.LoadOrDefault(g.configFile, scenarios.Kinds())
-	if err != nil {
-		fmt.Fprintln(stderr, "hubprobe: bad configuration:", err)
+	cfg, ok := loadConfig(g, stderr)
+	if !ok {
 		return exitUsage
 	}
 	name := g.configFile
@@ -20,4 +19,16 @@ func check(g globalFlags, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s: OK, %d targets, %d scenarios\n", name, len(cfg.Targets), len(cfg.Scenarios))
 	return exitOK
+}
+
+// loadConfig reads the configuration file the flags name, or the embedded
+// default without one. A bad one is said on stderr, and ok is false: a
+// usage error.
+func loadConfig(g globalFlags, stderr io.Writer) (cfg *config.Config, ok bool) {
+	cfg, err := config.LoadOrDefault(g.configFile, scenarios.Kinds())
+	if err != nil {
+		fmt.Fprintln(stderr, "hubprobe: bad configuration:", err)
+		return nil, false
+	}
+	return cfg, true
 }

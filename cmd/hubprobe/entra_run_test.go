@@ -1,13 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -179,25 +175,15 @@ func TestEntraFailuresShowTheCodeAndNoSecret(t *testing.T) {
 // entraDaemonOutputs serves the config as a child process until its three
 // scenarios have run, and keeps its pages and log.
 func entraDaemonOutputs(t *testing.T, path string, env []string) map[string]string {
-	web := freePort(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, hubprobeBinary(t), "--log.level=debug", "--config.file", path, "--web.listen-address", web)
-	cmd.Env = append(os.Environ(), env...)
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "three finished runs", 40*time.Second, func() bool {
-		return strings.Count(get(t, "http://"+web+"/status.json"), `"outcome"`) >= 3
-	})
+	hubprobe, web := childOnFreePort(t, "three finished runs", 40*time.Second, env,
+		[]string{"--log.level=debug", "--config.file", path}, "--web.listen-address", func(web string) bool {
+			return strings.Count(get(t, "http://"+web+"/status.json"), `"outcome"`) >= 3
+		})
 	outputs := map[string]string{}
 	for _, page := range []string{"/metrics", "/", "/status.json"} {
 		outputs["serve "+page] = get(t, "http://"+web+page)
 	}
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	_ = cmd.Wait()
-	outputs["serve log"] = log.String()
+	_ = hubprobe.stop()
+	outputs["serve log"] = hubprobe.log.String()
 	return outputs
 }

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -121,16 +119,6 @@ func TestCheckAcceptsTheEmbeddedDefault(t *testing.T) {
 	}
 }
 
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 func scrape(t *testing.T, addr string) map[string]*dtoFamily {
 	t.Helper()
 	resp, err := http.Get("http://" + addr + "/metrics")
@@ -187,20 +175,14 @@ func waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
 
 func TestServeProbesReloadsAndShutsDown(t *testing.T) {
 	path := writeConfig(t, quickEcho)
-	addr := freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	done := make(chan int, 1)
-	var errOut bytes.Buffer
-	go func() {
-		done <- run(ctx, []string{"--config.file", path, "--web.listen-address", addr}, io.Discard, &errOut)
-	}()
-
 	echo := map[string]string{"scenario": "echo", "target": "local"}
-	waitFor(t, "a first successful run", 15*time.Second, func() bool {
-		v, ok := value(scrape(t, addr), "hubprobe_run_success", echo)
-		return ok && v == 1
-	})
+	serving, addr := runOnFreePort(t, ctx, "a first successful run", 15*time.Second,
+		[]string{"--config.file", path}, "--web.listen-address", func(addr string) bool {
+			v, ok := value(scrape(t, addr), "hubprobe_run_success", echo)
+			return ok && v == 1
+		})
 	families := scrape(t, addr)
 	if v, _ := value(families, "hubprobe_messages_received_total", echo); v != 15 {
 		t.Errorf("messages_received_total = %v after one run, want 15", v)
@@ -233,9 +215,9 @@ func TestServeProbesReloadsAndShutsDown(t *testing.T) {
 
 	cancel()
 	select {
-	case code := <-done:
+	case code := <-serving.done:
 		if code != exitOK {
-			t.Fatalf("serve exited %d on shutdown, want 0; stderr: %s", code, errOut.String())
+			t.Fatalf("serve exited %d on shutdown, want 0; stderr: %s", code, serving.log)
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("serve did not shut down within 15 s")

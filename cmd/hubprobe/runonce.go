@@ -7,7 +7,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/daemon"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
@@ -21,9 +20,8 @@ func runOnce(ctx context.Context, g globalFlags, f runFlags, stdout, stderr io.W
 		fmt.Fprintln(stderr, "hubprobe:", err)
 		return exitUsage
 	}
-	cfg, err := config.LoadOrDefault(g.configFile, scenarios.Kinds())
-	if err != nil {
-		fmt.Fprintln(stderr, "hubprobe: bad configuration:", err)
+	cfg, ok := loadConfig(g, stderr)
+	if !ok {
 		return exitUsage
 	}
 	sc, ok := cfg.Scenario(f.scenario)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -106,22 +105,18 @@ func runOutputs(t *testing.T, path string, outputs map[string]string) {
 // and keeps its pages and log in outputs.
 func serveOutputs(t *testing.T, path string, outputs map[string]string) {
 	t.Helper()
-	web := freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	var serveErr bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"--log.level=debug", "--config.file", path, "--web.listen-address", web}, io.Discard, &serveErr)
-	}()
-	waitFor(t, "a failed run on the status page", 15*time.Second, func() bool {
-		return strings.Contains(get(t, "http://"+web+"/status.json"), "failed")
-	})
+	defer cancel()
+	serving, web := runOnFreePort(t, ctx, "a failed run on the status page", 15*time.Second,
+		[]string{"--log.level=debug", "--config.file", path}, "--web.listen-address", func(web string) bool {
+			return strings.Contains(get(t, "http://"+web+"/status.json"), "failed")
+		})
 	for _, page := range []string{"/metrics", "/", "/status.json"} {
 		outputs["serve "+page] = get(t, "http://"+web+page)
 	}
 	cancel()
-	<-done
-	outputs["serve log"] = serveErr.String()
+	<-serving.done
+	outputs["serve log"] = serving.log.String()
 }
 
 // Scenario runs with an access token, a connection string and an embedded
@@ -176,17 +171,10 @@ func TestWebConfigTLSAndBasicAuth(t *testing.T) {
 	webCfg := "tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\nbasic_auth_users:\n  ops: " + string(hash) + "\n"
 	mustWrite(t, filepath.Join(dir, "web.yml"), []byte(webCfg))
 
-	addr := freePort(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"--config.file", writeConfig(t, quickEcho), "--web.listen-address", addr, "--web.config.file", filepath.Join(dir, "web.yml")}, io.Discard, io.Discard)
-	}()
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(certPEM)
 	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	status := func(path, user, pass string) int {
+	status := func(addr, path, user, pass string) int {
 		req, _ := http.NewRequest(http.MethodGet, "https://"+addr+path, nil)
 		if user != "" {
 			req.SetBasicAuth(user, pass)
@@ -198,15 +186,19 @@ func TestWebConfigTLSAndBasicAuth(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	waitFor(t, "the TLS listener", 10*time.Second, func() bool { return status("/-/healthy", "ops", "s3cret") == 200 })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	serving, addr := runOnFreePort(t, ctx, "the TLS listener", 10*time.Second,
+		[]string{"--config.file", writeConfig(t, quickEcho), "--web.config.file", filepath.Join(dir, "web.yml")}, "--web.listen-address",
+		func(addr string) bool { return status(addr, "/-/healthy", "ops", "s3cret") == 200 })
 	for _, path := range []string{"/metrics", "/", "/status.json", "/-/healthy"} {
-		if got := status(path, "", ""); got != http.StatusUnauthorized {
+		if got := status(addr, path, "", ""); got != http.StatusUnauthorized {
 			t.Errorf("%s without credentials: %d, want 401", path, got)
 		}
-		if got := status(path, "ops", "wrong"); got != http.StatusUnauthorized {
+		if got := status(addr, path, "ops", "wrong"); got != http.StatusUnauthorized {
 			t.Errorf("%s with a wrong password: %d, want 401", path, got)
 		}
-		if got := status(path, "ops", "s3cret"); got != http.StatusOK {
+		if got := status(addr, path, "ops", "s3cret"); got != http.StatusOK {
 			t.Errorf("%s with credentials: %d, want 200", path, got)
 		}
 	}
@@ -217,7 +209,7 @@ func TestWebConfigTLSAndBasicAuth(t *testing.T) {
 		}
 	}
 	cancel()
-	<-done
+	<-serving.done
 }
 
 func selfSigned(t *testing.T) (certPEM, keyPEM []byte) {

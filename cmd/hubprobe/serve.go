@@ -24,17 +24,30 @@ func serve(ctx context.Context, g globalFlags, webFlags *web.FlagConfig, f serve
 		fmt.Fprintln(stderr, "hubprobe:", err)
 		return exitUsage
 	}
-	d, err := daemon.New(ctx, daemon.Options{Logger: log, Shard: shard, Search: search, ConfigFile: g.configFile, Build: buildInfo()})
+	// A bad file is the first thing to say, taken address or not; it is
+	// read again, and kept, by the daemon.
+	if _, ok := loadConfig(g, stderr); !ok {
+		return exitUsage
+	}
+	// Then the web listeners, before the daemon starts: its embedded hubs
+	// take random ports, which must not be an address the user asked for.
+	listeners, err := listenWeb(webFlags)
 	if err != nil {
 		fmt.Fprintln(stderr, "hubprobe:", err)
+		return exitFailed
+	}
+	d, err := daemon.New(ctx, daemon.Options{Logger: log, Shard: shard, Search: search, ConfigFile: g.configFile, Build: buildInfo()})
+	if err != nil {
+		closeListeners(listeners)
+		fmt.Fprintln(stderr, "hubprobe:", err)
 		if errors.Is(err, daemon.ErrBadConfig) {
-			return exitUsage
+			return exitUsage // the file changed since it was read
 		}
 		return exitFailed
 	}
 	srv := &http.Server{Handler: d.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- web.ListenAndServe(srv, webFlags, slogFor(log)) }()
+	go func() { serveErr <- web.ServeMultiple(listeners, srv, webFlags, slogFor(log)) }()
 	go d.ReloadOnSIGHUP(ctx)
 
 	code := waitServing(ctx, serveErr, log)

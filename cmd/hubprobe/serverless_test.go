@@ -110,15 +110,11 @@ func TestEmbeddedHubSettingsReachTheRuns(t *testing.T) {
 func TestHubCommandEmulatesTheService(t *testing.T) {
 	keyFile := filepath.Join(t.TempDir(), "key")
 	mustWrite(t, keyFile, []byte("hub-flag-key\n"))
-	addr := freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"hub", "--listen", addr, "--access-key-file", keyFile, "--connection-quota", "1",
-			"--message-rate-limit", "100", "--redirect-negotiate", "--poll-timeout", "5s"}, io.Discard, io.Discard)
-	}()
-	defer func() { cancel(); <-done }()
-	waitFor(t, "the hub to listen", 10*time.Second, func() bool { return get(t, "http://"+addr+"/metrics") != "" })
+	defer cancel()
+	hub, addr := runOnFreePort(t, ctx, "the hub to listen", 10*time.Second, []string{"hub", "--access-key-file", keyFile, "--connection-quota", "1",
+		"--message-rate-limit", "100", "--redirect-negotiate", "--poll-timeout", "5s"}, "--listen", hubListens(t))
+	defer func() { cancel(); <-hub.done }()
 
 	cs, err := azure.ParseConnectionString("Endpoint=http://" + addr + ";AccessKey=hub-flag-key;Version=1.0;")
 	if err != nil {

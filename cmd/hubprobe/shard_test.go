@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -63,27 +62,12 @@ func startHub(t *testing.T, args ...string) string {
 // startHubEnv is startHub with env added to the process's environment.
 func startHubEnv(t *testing.T, env []string, args ...string) string {
 	t.Helper()
-	addr := freePort(t)
-	var log bytes.Buffer
-	cmd := exec.Command(hubprobeBinary(t), append([]string{"hub", "--listen", addr}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stderr = &log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
+	hub, addr := childOnFreePort(t, "the hub", 10*time.Second, env, append([]string{"hub"}, args...), "--listen", hubListens(t))
 	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-			t.Errorf("hub on %s did not stop within 10 s of SIGTERM", addr)
+		if err := hub.stop(); err != nil {
+			t.Errorf("hub on %s: %v", addr, err)
 		}
 	})
-	waitFor(t, "the hub on "+addr, 10*time.Second, func() bool { return get(t, "http://"+addr+"/metrics") != "" })
 	return addr
 }
 

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,37 +18,30 @@ func TestSIGTERMClosesConnectionsAndExitsZero(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer hub.Close()
-	bin := hubprobeBinary(t)
 	cfg := strings.NewReplacer("embedded: true", "url: "+hub.URL(), "duration: 1s", "duration: 50s", "schedule: \"@every 1h\"", "schedule: \"@every 1m\"").Replace(quickEcho)
-	var stderr bytes.Buffer
-	cmd := exec.Command(bin, "--config.file", writeConfig(t, cfg), "--web.listen-address", freePort(t))
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill() }()
-	waitFor(t, "the run to be sending", 15*time.Second, func() bool { return hub.Counts().Echoes >= 6 })
+	hubprobe, _ := childOnFreePort(t, "the run to be sending", 15*time.Second, nil, []string{"--config.file", writeConfig(t, cfg)},
+		"--web.listen-address", func(string) bool { return hub.Counts().Echoes >= 6 })
 
 	began := time.Now()
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := hubprobe.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	var stderr string
 	select {
-	case err := <-exited:
+	case err := <-hubprobe.exited:
+		stderr = hubprobe.log.String()
 		if err != nil {
-			t.Fatalf("hubprobe exited with %v after SIGTERM, want 0\n%s", err, stderr.String())
+			t.Fatalf("hubprobe exited with %v after SIGTERM, want 0\n%s", err, stderr)
 		}
 	case <-time.After(15 * time.Second):
-		t.Fatalf("hubprobe still running 15 s after SIGTERM\n%s", stderr.String())
+		t.Fatal("hubprobe still running 15 s after SIGTERM")
 	}
 	took := time.Since(began)
 	if got := hub.Counts().Closes; got != 3 {
 		t.Errorf("hub read %d Close messages, want one per connection (3)", got)
 	}
-	if !strings.Contains(stderr.String(), "shutting down") {
-		t.Errorf("log does not record the shutdown:\n%s", stderr.String())
+	if !strings.Contains(stderr, "shutting down") {
+		t.Errorf("log does not record the shutdown:\n%s", stderr)
 	}
 	t.Logf("exited %v after SIGTERM", took.Round(time.Millisecond))
 }

@@ -3,13 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,22 +20,13 @@ import (
 // finished run of each received every expected delivery. The event handler
 // also answers on the web listener, for real services.
 func TestDefaultConfigRunsWebPubSub(t *testing.T) {
-	addr := freePort(t)
-	var stderr bytes.Buffer
-	cmd := exec.Command(hubprobeBinary(t), "--web.listen-address", addr)
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	began := time.Now()
+	hubprobe, addr := childOnFreePort(t, "the daemon", 10*time.Second, nil, nil, "--web.listen-address", daemonServes(t))
 	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		if err := <-exited; err != nil {
-			t.Errorf("hubprobe exited with %v after SIGTERM\n%s", err, stderr.String())
+		if err := hubprobe.stop(); err != nil {
+			t.Errorf("hubprobe exited with %v after SIGTERM\n%s", err, hubprobe.log)
 		}
 	}()
-	began := time.Now()
 	perRun := map[string]float64{"webpubsub_send_to_group": 20 * 10 * 10, "webpubsub_echo": 10 * 10}
 	for name := range perRun {
 		scenario := map[string]string{"target": "webpubsub", "scenario": name}
@@ -109,23 +98,17 @@ func TestRunUpstreamEchoAgainstAnotherProcess(t *testing.T) {
 	if err := os.WriteFile(keyFile, []byte(key), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	hubAddr, handlerAddr := freePort(t), freePort(t)
-	hub := exec.Command(hubprobeBinary(t), "hub", "--listen", hubAddr, "--access-key-file", keyFile,
-		"--webpubsub.event-handler", "http://"+handlerAddr+"/webpubsub/{hub}/events")
-	if err := hub.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = hub.Process.Signal(syscall.SIGTERM); _ = hub.Wait() }()
-	waitFor(t, "the hub to listen", 10*time.Second, func() bool {
-		c, err := net.Dial("tcp", hubAddr)
-		if err == nil {
-			c.Close()
+	// The hub is told the handler's address before the run listens on it,
+	// so a handler address taken meanwhile means both start again.
+	var out []byte
+	var err error
+	for attempt := 1; ; attempt++ {
+		var errOut string
+		out, errOut, err = runUpstreamEcho(t, key, keyFile, freePort(t))
+		if !strings.Contains(errOut, addressTaken) || attempt == portAttempts {
+			break
 		}
-		return err == nil
-	})
-	cfg := strings.NewReplacer("embedded: true", "service: webpubsub\n    hub: probe\n    connection_string: \"Endpoint=http://"+hubAddr+";AccessKey="+key+";Version=1.0;\"").Replace(quickEcho)
-	out, err := exec.Command(hubprobeBinary(t), "run", "--config.file", writeConfig(t, cfg), "--scenario", "echo",
-		"--output", "json", "--webpubsub.listen-address", handlerAddr).Output()
+	}
 	var rep struct {
 		Sent, Received, Lost int64
 		Success              bool
@@ -133,4 +116,20 @@ func TestRunUpstreamEchoAgainstAnotherProcess(t *testing.T) {
 	if jerr := json.Unmarshal(out, &rep); err != nil || jerr != nil || rep.Sent != 15 || rep.Received != 15 || rep.Lost != 0 || !rep.Success {
 		t.Fatalf("run: %v; report %+v (%s), want 15 sent and received, nothing lost", err, rep, out)
 	}
+}
+
+// runUpstreamEcho runs the echo once through `hubprobe hub` emulating the
+// service, with the event handler of `hubprobe run` on handlerAddr.
+func runUpstreamEcho(t *testing.T, key, keyFile, handlerAddr string) (out []byte, errOut string, err error) {
+	t.Helper()
+	hub, hubAddr := childOnFreePort(t, "the hub", 10*time.Second, nil, []string{"hub", "--access-key-file", keyFile,
+		"--webpubsub.event-handler", "http://" + handlerAddr + "/webpubsub/{hub}/events"}, "--listen", hubListens(t))
+	defer func() { _ = hub.stop() }()
+	cfg := strings.NewReplacer("embedded: true", "service: webpubsub\n    hub: probe\n    connection_string: \"Endpoint=http://"+hubAddr+";AccessKey="+key+";Version=1.0;\"").Replace(quickEcho)
+	var stderr bytes.Buffer
+	run := exec.Command(hubprobeBinary(t), "run", "--config.file", writeConfig(t, cfg), "--scenario", "echo",
+		"--output", "json", "--webpubsub.listen-address", handlerAddr)
+	run.Stderr = &stderr
+	out, err = run.Output()
+	return out, stderr.String(), err
 }

@@ -94,7 +94,7 @@ func runBench(ctx context.Context, o options) (benchResult, error) {
 	if err != nil {
 		return res, err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }() // a temporary directory left behind harms no measurement
 	binary := o.hubprobe
 	if binary == "" {
 		if binary, err = buildHubprobe(ctx, dir); err != nil {

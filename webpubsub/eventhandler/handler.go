@@ -197,14 +197,16 @@ func eventOf(r *http.Request) string {
 	if strings.HasPrefix(ceType, webpubsub.UserTypePrefix) {
 		return EventUser
 	}
-	switch name, _ := strings.CutPrefix(ceType, webpubsub.SystemTypePrefix); {
-	case name == ceType:
+	name, system := strings.CutPrefix(ceType, webpubsub.SystemTypePrefix)
+	if !system {
 		return EventOther // not a Web PubSub type
-	case name == webpubsub.EventConnect:
+	}
+	switch name {
+	case webpubsub.EventConnect:
 		return EventConnect
-	case name == webpubsub.EventConnected:
+	case webpubsub.EventConnected:
 		return EventConnected
-	case name == webpubsub.EventDisconnected:
+	case webpubsub.EventDisconnected:
 		return EventDisconnected
 	}
 	return EventOther

@@ -99,10 +99,10 @@ func skipBlock(expr string, i int) int {
 		closing = ']'
 	}
 	for j := i + 1; j < len(expr); j++ {
-		switch c := expr[j]; {
-		case c == '"' || c == '\'' || c == '`':
+		switch expr[j] {
+		case '"', '\'', '`':
 			j = skipString(expr, j)
-		case c == closing:
+		case closing:
 			return j
 		}
 	}
