@@ -44,7 +44,7 @@ func TestSaturatedProbeIsInconclusive(t *testing.T) {
 			r.Scheduled, r.Sent, r.Unsent, r.Lost)
 	}
 	want := regexp.MustCompile(`^probe saturated: send lag p99 \d+ms \(bound 100ms\); sent (\d+) of 10 scheduled sends, [0-9.]+/s of [0-9.]+/s$`)
-	if m := want.FindStringSubmatch(r.Error); m == nil || m[1] != strconv.FormatInt(r.Sent, 10) {
+	if m := want.FindStringSubmatch(r.Error); len(m) < 2 || m[1] != strconv.FormatInt(r.Sent, 10) {
 		t.Errorf("error %q, want the saturation and the %d sends really made", r.Error, r.Sent)
 	}
 	checkCounter(t, o.reg, 0, "hubprobe_run_success")

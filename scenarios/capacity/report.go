@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -207,8 +208,7 @@ func writePlotFile(c Capacity, path string) error {
 		return err
 	}
 	if err := c.WritePlot(f); err != nil {
-		f.Close()
-		return err
+		return errors.Join(err, f.Close())
 	}
 	return f.Close()
 }

@@ -135,23 +135,27 @@ func StopBounded(t *testing.T, sched *schedule.Scheduler) {
 	}
 }
 
-// NopRecorder discards everything.
-type NopRecorder struct{}
+// NopRecorder discards everything a run records.
+type NopRecorder struct{ discard }
 
-func (NopRecorder) HTTPResponse(string, int)           {}
-func (NopRecorder) BytesSent(int)                      {}
-func (NopRecorder) BytesReceived(int)                  {}
-func (NopRecorder) MessageSent()                       {}
-func (NopRecorder) MessageReceived(scenarios.Delivery) {}
-func (NopRecorder) MessagesLost(int)                   {}
-func (NopRecorder) MessageDuplicated()                 {}
-func (NopRecorder) MessageReordered()                  {}
-func (NopRecorder) SendLag(time.Duration)              {}
-func (NopRecorder) Throttled(string)                   {}
-func (NopRecorder) Connected(clientconn.ConnectTiming) {}
-func (NopRecorder) RoundTrip(time.Duration)            {}
-func (NopRecorder) ConnectionFailed(string)            {}
-func (NopRecorder) ConnectionOpened()                  {}
-func (NopRecorder) ConnectionClosed()                  {}
-func (NopRecorder) Reconnected()                       {}
-func (NopRecorder) RunFinished(scenarios.Result)       {}
+// discard holds NopRecorder's methods: each of scenarios.Recorder's, doing
+// nothing.
+type discard struct{}
+
+func (discard) HTTPResponse(string, int)           {}
+func (discard) BytesSent(int)                      {}
+func (discard) BytesReceived(int)                  {}
+func (discard) MessageSent()                       {}
+func (discard) MessageReceived(scenarios.Delivery) {}
+func (discard) MessagesLost(int)                   {}
+func (discard) MessageDuplicated()                 {}
+func (discard) MessageReordered()                  {}
+func (discard) SendLag(time.Duration)              {}
+func (discard) Throttled(string)                   {}
+func (discard) Connected(clientconn.ConnectTiming) {}
+func (discard) RoundTrip(time.Duration)            {}
+func (discard) ConnectionFailed(string)            {}
+func (discard) ConnectionOpened()                  {}
+func (discard) ConnectionClosed()                  {}
+func (discard) Reconnected()                       {}
+func (discard) RunFinished(scenarios.Result)       {}
