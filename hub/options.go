@@ -177,7 +177,7 @@ func (o Options) validate() error {
 	case o.WebPubSubEventHandler != "" && !o.EmulatesAzure():
 		return fmt.Errorf("a Web PubSub event handler needs an access key or an Entra issuer")
 	case o.WebPubSubEventHandler != "" && wpshub.CheckEventHandler(o.WebPubSubEventHandler) != nil:
-		return fmt.Errorf("Web PubSub event handler: %v", wpshub.CheckEventHandler(o.WebPubSubEventHandler))
+		return fmt.Errorf("the Web PubSub event handler: %v", wpshub.CheckEventHandler(o.WebPubSubEventHandler))
 	case o.EmulatesAzure() && !signalrhub.ValidHubName(signalrhub.HubName(o.Path)):
 		return fmt.Errorf("hub path %q must end in a valid Azure hub name (a letter, then letters, digits or '_')", o.Path)
 	}
@@ -190,7 +190,7 @@ func (o Options) validateEntra() error {
 		return fmt.Errorf("disabling local auth needs an Entra issuer: nothing could call the REST APIs")
 	case o.EntraIssuer != "":
 		if err := oidc.CheckIssuer(o.EntraIssuer); err != nil {
-			return fmt.Errorf("Entra issuer: %w", err)
+			return fmt.Errorf("the Entra issuer: %w", err)
 		}
 	}
 	return nil

@@ -15,8 +15,17 @@ func OrDefault[T time.Duration | int64](v, def T) T {
 // none: it discards what it is told.
 type NopObserver struct{}
 
+// HTTPResponse discards what it is told.
 func (NopObserver) HTTPResponse(string, int) {}
-func (NopObserver) BytesSent(int)            {}
-func (NopObserver) BytesReceived(int)        {}
-func (NopObserver) Connected(ConnectTiming)  {}
-func (NopObserver) RoundTrip(time.Duration)  {}
+
+// BytesSent discards what it is told.
+func (NopObserver) BytesSent(int) {}
+
+// BytesReceived discards what it is told.
+func (NopObserver) BytesReceived(int) {}
+
+// Connected discards what it is told.
+func (NopObserver) Connected(ConnectTiming) {}
+
+// RoundTrip discards what it is told.
+func (NopObserver) RoundTrip(time.Duration) {}

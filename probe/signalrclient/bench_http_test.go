@@ -26,7 +26,7 @@ func BenchmarkSendSSE(b *testing.B) {
 			posts.Add(1)
 			var head [11]byte
 			n, _ := io.ReadFull(r.Body, head[:])
-			io.Copy(io.Discard, r.Body)
+			_, _ = io.Copy(io.Discard, r.Body)
 			if string(head[:n]) == `{"protocol"` {
 				handshake <- struct{}{}
 			}

@@ -823,7 +823,7 @@ func TestTransportPhaseHonoursContext(t *testing.T) {
 			if err != nil {
 				return
 			}
-			defer conn.Close()
+			defer conn.Close() //nolint:gocritic // each accepted connection stays open until the listener closes
 		}
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)

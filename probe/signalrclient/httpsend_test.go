@@ -101,8 +101,8 @@ func TestSendsAreBatchedOneAtATime(t *testing.T) {
 		body := h.nextPost(t)
 		_, err := signalr.JSONProtocol{}.ParseMessages([]byte(body), func(m *signalr.Message) error {
 			var w, i int
-			json.Unmarshal(m.Arguments[0], &w)
-			json.Unmarshal(m.Arguments[1], &i)
+			_ = json.Unmarshal(m.Arguments[0], &w)
+			_ = json.Unmarshal(m.Arguments[1], &i)
 			if i != next[w] {
 				return fmt.Errorf("writer %d: message %d, want %d", w, i, next[w])
 			}
@@ -232,7 +232,7 @@ func TestHTTPTransportsLeaveNothingRunning(t *testing.T) {
 
 		c = dial(hubs[2])
 		hubs[2].postStatus.Store(http.StatusNotFound)
-		c.Send(testCtx(t, time.Second), "X")
+		_ = c.Send(testCtx(t, time.Second), "X")
 		localtest.WaitDone(t, c, 3*time.Second)
 
 		c = dial(hubs[3])

@@ -253,7 +253,7 @@ func (t *httpTransport) roundTrip() (time.Duration, error) {
 // be reused, then closes it.
 func discardBody(res *http.Response) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 4096))
-	res.Body.Close()
+	_ = res.Body.Close()
 }
 
 // openStreamRequest sends req (a stream or first poll, made on the
@@ -266,7 +266,7 @@ func (t *httpTransport) openStreamRequest(ctx context.Context, o *Options, req *
 	res, err := t.long.Do(req)
 	if !stop() {
 		if res != nil {
-			res.Body.Close()
+			_ = res.Body.Close()
 		}
 		return nil, clientconn.NewConnectError(clientconn.PhaseTransport, dctx.Err())
 	}

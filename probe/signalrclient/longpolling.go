@@ -116,7 +116,7 @@ func (t *lpTransport) pollTimedOut() bool {
 
 func (t *lpTransport) endPoll() {
 	if t.res != nil {
-		t.res.Body.Close()
+		_ = t.res.Body.Close()
 		t.res = nil
 	}
 	if t.pollCancel != nil {

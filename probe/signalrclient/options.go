@@ -83,7 +83,7 @@ func (o Options) withDefaults() (Options, error) {
 		return o, err
 	}
 	o.Transport = candidates[0]
-	o.Settings = o.Settings.WithDefaults(clientconn.Settings{KeepAliveInterval: DefaultKeepAliveInterval, ServerTimeout: DefaultServerTimeout})
+	o.Settings = o.WithDefaults(clientconn.Settings{KeepAliveInterval: DefaultKeepAliveInterval, ServerTimeout: DefaultServerTimeout})
 	o.PollTimeout = clientconn.OrDefault(o.PollTimeout, DefaultPollTimeout)
 	return o, nil
 }

@@ -42,7 +42,7 @@ func dialSSE(ctx context.Context, o *Options, target *transportTarget) (*sseTran
 		return nil, err
 	}
 	if ct := res.Header.Get("Content-Type"); !isEventStream(ct) {
-		res.Body.Close()
+		_ = res.Body.Close()
 		h.close()
 		return nil, &clientconn.ConnectError{Phase: clientconn.PhaseTransport, StatusCode: res.StatusCode,
 			Err: fmt.Errorf("server answered the event stream request with Content-Type %q", ct)}
@@ -58,7 +58,7 @@ func isEventStream(contentType string) bool {
 func (t *sseTransport) nextFrame() (int, io.Reader, error) {
 	data, err := t.events.next()
 	if err != nil {
-		t.body.Close()
+		_ = t.body.Close()
 		return 0, nil, t.streamErr(err)
 	}
 	t.frame.Reset(data)

@@ -205,7 +205,9 @@ func TestSSEStreamRefused(t *testing.T) {
 		want    string
 	}{
 		{"not found", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "gone", 404) }, 404, "HTTP 404"},
-		{"throttled", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "Connection count reaches limit.", 429) }, 429, "HTTP 429"},
+		{"throttled", func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "Connection count reaches limit.", http.StatusTooManyRequests)
+		}, 429, "HTTP 429"},
 		{"not an event stream", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("hello")) }, 200, `Content-Type "text/plain; charset=utf-8"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -24,7 +24,7 @@ type wsTransport struct {
 
 // dialWebSocket opens the transport and returns a *clientconn.ConnectError on failure.
 func dialWebSocket(ctx context.Context, o *Options, target *url.URL, token string) (*wsTransport, error) {
-	d := o.Settings.WebSocketDialer()
+	d := o.WebSocketDialer()
 	d.EnableCompression = o.EnableCompression
 	ws, res, err := d.DialContext(ctx, target.String(), requestHeaders(o.Headers, token))
 	if err != nil {
@@ -82,7 +82,7 @@ func (t *wsTransport) goodbye(reason error) {
 	clientconn.SendGoodbye(t.ws, reason, signalr.ErrProtocol)
 }
 
-func (t *wsTransport) close() { t.ws.Close() }
+func (t *wsTransport) close() { _ = t.ws.Close() }
 
 func frameTypeFor(f signalr.TransferFormat) int {
 	if f == signalr.BinaryFormat {

@@ -102,7 +102,7 @@ func dial(ctx context.Context, o *Options, target string, clock *clientconn.Phas
 	clock.Enter(ctx, clientconn.PhaseHandshake)
 	c := newConn(ws, o)
 	if err := c.handshake(ctx, o.HandshakeTimeout); err != nil {
-		ws.Close()
+		_ = ws.Close()
 		return nil, err
 	}
 	return c, nil
@@ -197,12 +197,12 @@ func (c *Conn) shutdown(deadline time.Time) {
 	clientconn.SendClose(c.ws, websocket.CloseNormalClosure, deadline)
 }
 
-func (c *Conn) closeSocket() { c.ws.Close() }
+func (c *Conn) closeSocket() { _ = c.ws.Close() }
 
 // fail ends the connection with err and unblocks the read goroutine.
 func (c *Conn) fail(err error) {
 	c.state.End(err)
-	c.ws.Close()
+	_ = c.ws.Close()
 }
 
 // onPing answers a WebSocket ping, as gorilla's default handler does, and

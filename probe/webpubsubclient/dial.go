@@ -45,7 +45,7 @@ func dialURL(raw, token string) (string, error) {
 // compression. A refused upgrade keeps its status and body, so a 429 is
 // classified as throttling.
 func dialWebSocket(ctx context.Context, o *Options, target string) (*websocket.Conn, error) {
-	d := o.Settings.WebSocketDialer()
+	d := o.WebSocketDialer()
 	d.Subprotocols = []string{o.Protocol}
 	ws, res, err := d.DialContext(ctx, target, o.Headers)
 	if res != nil {
@@ -58,7 +58,7 @@ func dialWebSocket(ctx context.Context, o *Options, target string) (*websocket.C
 		return nil, connectError(clientconn.PhaseTransport, redact.URLError(err))
 	}
 	if got := ws.Subprotocol(); got != o.Protocol {
-		ws.Close()
+		_ = ws.Close()
 		return nil, &clientconn.ConnectError{Phase: clientconn.PhaseHandshake,
 			Err: fmt.Errorf("the service did not accept subprotocol %s (it answered %q)", o.Protocol, limit(got, 64))}
 	}
@@ -78,7 +78,7 @@ func (c *Conn) handshake(ctx context.Context, timeout time.Duration) error {
 		deadline = d
 	}
 	// Closing the socket is the only way to interrupt a blocked read.
-	stop := context.AfterFunc(ctx, func() { c.ws.Close() })
+	stop := context.AfterFunc(ctx, func() { _ = c.ws.Close() })
 	err := c.awaitConnected(deadline)
 	if !stop() {
 		return connectError(clientconn.PhaseHandshake, ctx.Err())

@@ -17,11 +17,12 @@ var (
 	// ack for an ackId never sent, a frame only clients send.
 	ErrProtocol = errors.New("webpubsub client: protocol violation")
 
-	// ErrForbidden, ErrInternalServerError and ErrInvocationFailed match
-	// (with errors.Is) an *AckError of that name.
-	ErrForbidden           = errors.New("webpubsub client: " + webpubsub.ErrorForbidden)
+	// ErrForbidden matches (with errors.Is) an *AckError of that name.
+	ErrForbidden = errors.New("webpubsub client: " + webpubsub.ErrorForbidden)
+	// ErrInternalServerError matches an *AckError of that name.
 	ErrInternalServerError = errors.New("webpubsub client: " + webpubsub.ErrorInternalServerError)
-	ErrInvocationFailed    = errors.New("webpubsub client: " + webpubsub.ErrorInvocationFailed)
+	// ErrInvocationFailed matches an *AckError of that name.
+	ErrInvocationFailed = errors.New("webpubsub client: " + webpubsub.ErrorInvocationFailed)
 )
 
 // AckError is a request the service acknowledged as failed. A Duplicate

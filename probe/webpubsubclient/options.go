@@ -104,7 +104,7 @@ func (o Options) withDefaults() (Options, error) {
 	if o.URL == "" {
 		return o, errors.New("webpubsub client: no URL")
 	}
-	o.Settings = o.Settings.WithDefaults(clientconn.Settings{KeepAliveInterval: DefaultKeepAliveInterval, ServerTimeout: DefaultServerTimeout})
+	o.Settings = o.WithDefaults(clientconn.Settings{KeepAliveInterval: DefaultKeepAliveInterval, ServerTimeout: DefaultServerTimeout})
 	o.SequenceAckInterval = clientconn.OrDefault(o.SequenceAckInterval, DefaultSequenceAckInterval)
 	return o, nil
 }

@@ -59,7 +59,7 @@ func TestConnectPhasesAddUpToTheConnect(t *testing.T) {
 		t.Fatalf("%d connects reported, want 1", len(connects))
 	}
 	timing := connects[0]
-	clientconntest.CheckSum(t, timing, whole, 5*time.Millisecond)
+	clientconntest.CheckSum(t, timing, whole, 20*time.Millisecond)
 	for _, phase := range []string{clientconn.PhaseTLS, clientconn.PhaseUpgrade} {
 		if d := timing.Of(phase); d < linkDelay {
 			t.Errorf("%s took %v, less than the link's %v", phase, d, linkDelay)
@@ -80,11 +80,5 @@ func TestConnectPhasesAddUpToTheConnect(t *testing.T) {
 func TestRoundTripIsPingToPong(t *testing.T) {
 	obs := &clientconntest.Timings{}
 	dialDistantService(t, obs, 150*time.Millisecond)
-	rtts := obs.WaitRoundTrips(t, 3, 5*time.Second)
-	for _, d := range rtts {
-		if d < linkDelay || d >= 2*linkDelay {
-			t.Errorf("round trips %v, want each the link's %v", rtts, linkDelay)
-			break
-		}
-	}
+	clientconntest.CheckRoundTrips(t, obs.WaitRoundTrips(t, 3, 5*time.Second), linkDelay)
 }

@@ -180,7 +180,7 @@ func (c *Conn) teardown(reason error) {
 	if c.state.End(reason) {
 		c.goodbye(reason)
 	}
-	c.ws.Close()
+	_ = c.ws.Close()
 	c.keepAlive.Stop()
 	c.mu.Lock()
 	c.acks = nil

@@ -2,7 +2,6 @@ package capacity
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -208,7 +207,8 @@ func writePlotFile(c Capacity, path string) error {
 		return err
 	}
 	if err := c.WritePlot(f); err != nil {
-		return errors.Join(err, f.Close())
+		_ = f.Close()
+		return err
 	}
 	return f.Close()
 }

@@ -117,7 +117,7 @@ func (s *Spaces[C]) Named(name string) (*Space[C], bool) {
 	}
 	s.host.Mu.Lock()
 	defer s.host.Mu.Unlock()
-	if sp = s.ByName[name]; sp != nil {
+	if sp = s.ByName[name]; sp != nil { //nolint:gocritic // looked up again under the lock: double-checked
 		return sp, true
 	}
 	if len(s.ByName) >= maxSpaces {

@@ -31,8 +31,8 @@ func (c *conn) writeLoop() {
 			}
 		case <-c.closing:
 			c.wmu.Lock()
-			defer c.wmu.Unlock()
 			c.writeFinal()
+			c.wmu.Unlock()
 			return
 		}
 	}
@@ -78,7 +78,7 @@ func (c *conn) writeQueued(first *frame) error {
 		return c.wrote(1, err)
 	}
 	bp := transport.GetBatch()
-	batch := append((*bp)[:0], first.b...)
+	batch := append((*bp)[:0], first.b...) //nolint:gocritic // the pooled buffer is filled from its start; *bp takes it back on release
 	first.release()
 	n := 1
 	for f := next; f != nil; f = c.nextQueued(len(batch)) {

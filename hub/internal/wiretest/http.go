@@ -146,7 +146,7 @@ func (hc *HTTPConn) OpenSSE() *SSEStream {
 
 func (s *SSEStream) close() {
 	s.stop()
-	s.Resp.Body.Close()
+	_ = s.Resp.Body.Close()
 }
 
 // RawEvent reads one event's exact bytes, up to and including the blank

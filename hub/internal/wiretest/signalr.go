@@ -130,9 +130,7 @@ func (c *RawClient) TryNextRecord(timeout time.Duration) ([]byte, error) {
 		if data[len(data)-1] != signalr.RecordSeparator {
 			return nil, errors.New("message does not end with a record separator")
 		}
-		for _, r := range bytes.Split(data[:len(data)-1], []byte{signalr.RecordSeparator}) {
-			c.pending = append(c.pending, r)
-		}
+		c.pending = append(c.pending, bytes.Split(data[:len(data)-1], []byte{signalr.RecordSeparator})...)
 	}
 	rec := c.pending[0]
 	c.pending = c.pending[1:]
@@ -202,7 +200,7 @@ func DialResult(t testing.TB, url string, header http.Header) HTTPResult {
 	defer cancel()
 	ws, resp, err := websocket.DefaultDialer.DialContext(ctx, url, header)
 	if err == nil {
-		ws.Close()
+		_ = ws.Close()
 		return HTTPResult{Status: http.StatusSwitchingProtocols}
 	}
 	if resp == nil {

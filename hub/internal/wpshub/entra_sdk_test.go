@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -66,7 +67,7 @@ func trustBoth(t *testing.T, rig *entratest.Server, hubCert []byte) string {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "ca.pem")
-	both := append(tenant, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hubCert})...)
+	both := slices.Concat(tenant, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hubCert}))
 	if err := os.WriteFile(path, both, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -340,7 +340,7 @@ func (u *upstream) handshake(ctx context.Context, target, origin string) error {
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodOptions, target, nil)
 	if err != nil {
-		return fmt.Errorf("Abuse protection for '%s' failed: invalid URL.", redacted(target))
+		return fmt.Errorf("Abuse protection for '%s' failed: invalid URL.", redacted(target)) //nolint:staticcheck // the service's own wording
 	}
 	req.Header = webpubsub.ValidationHeader(origin)
 	resp, err := u.client.Do(req)
@@ -349,17 +349,17 @@ func (u *upstream) handshake(ctx context.Context, target, origin string) error {
 			return ctx.Err()
 		}
 		u.requests.WithLabelValues("validate", upstreamError).Inc()
-		return fmt.Errorf("Abuse protection for '%s' failed: %s.", redacted(target), requestFailure(err))
+		return fmt.Errorf("Abuse protection for '%s' failed: %s.", redacted(target), requestFailure(err)) //nolint:staticcheck // the service's own wording
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, core.MaxRESTBody))
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	switch {
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		u.requests.WithLabelValues("validate", upstreamRefused).Inc()
-		return fmt.Errorf("Abuse protection for '%s' failed: %d.", redacted(target), resp.StatusCode)
+		return fmt.Errorf("Abuse protection for '%s' failed: %d.", redacted(target), resp.StatusCode) //nolint:staticcheck // the service's own wording
 	case !webpubsub.OriginAllowed(resp.Header, origin):
 		u.requests.WithLabelValues("validate", upstreamRefused).Inc()
-		return fmt.Errorf("Abuse protection for '%s' missing allowed origins: %s.", redacted(target),
+		return fmt.Errorf("Abuse protection for '%s' missing allowed origins: %s.", redacted(target), //nolint:staticcheck // the service's own wording
 			closeReason(strings.Join(resp.Header.Values(webpubsub.HeaderAllowedOrigin), ",")))
 	}
 	u.requests.WithLabelValues("validate", upstreamOK).Inc()

@@ -3,6 +3,7 @@
 package clientconntest
 
 import (
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -20,12 +21,14 @@ type Timings struct {
 	rtts     []time.Duration
 }
 
+// Connected keeps t.
 func (o *Timings) Connected(t clientconn.ConnectTiming) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.connects = append(o.connects, t)
 }
 
+// RoundTrip keeps d.
 func (o *Timings) RoundTrip(d time.Duration) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -63,5 +66,18 @@ func CheckSum(t testing.TB, timing clientconn.ConnectTiming, whole, outside time
 	t.Logf("phases %v add up to %v; Dial took %v", timing, timing.Total(), whole)
 	if total := timing.Total(); total > whole || total < whole-outside {
 		t.Errorf("the phases add up to %v; Dial took %v", total, whole)
+	}
+}
+
+// CheckRoundTrips fails t unless rtts, measured over a link that holds
+// every byte back by link, are the link's: none shorter, and their median
+// under twice as long, so no new connection's TLS handshake (which waits
+// for the link once more) is in them. The median leaves room for one
+// measure a loaded machine delays.
+func CheckRoundTrips(t testing.TB, rtts []time.Duration, link time.Duration) {
+	t.Helper()
+	sorted := slices.Sorted(slices.Values(rtts))
+	if len(sorted) == 0 || sorted[0] < link || sorted[len(sorted)/2] >= 2*link {
+		t.Errorf("round trips %v: want each at least the link's %v and their median under %v", rtts, link, 2*link)
 	}
 }
