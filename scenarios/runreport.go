@@ -19,14 +19,14 @@ const (
 type Verdict int
 
 const (
-	// VerdictMet is the run that met p99 < 1 s with nothing lost, or the search
-	// found a capacity.
+	// VerdictMet is a run that met p99 < 1 s with nothing lost, or a
+	// search that found a capacity.
 	VerdictMet Verdict = iota
-	// VerdictMissed is the run that missed that line, or the search found no step
-	// that held it.
+	// VerdictMissed is a run that missed that line, or a search that found
+	// no step that held it.
 	VerdictMissed
-	// VerdictInconclusive is when the probe could not drive the load (it fell
-	// behind its own schedule), so the hub was not measured.
+	// VerdictInconclusive is a run or search the probe could not drive (it
+	// fell behind its own schedule): the hub was not measured.
 	VerdictInconclusive
 )
 

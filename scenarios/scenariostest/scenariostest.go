@@ -135,56 +135,27 @@ func StopBounded(t *testing.T, sched *schedule.Scheduler) {
 	}
 }
 
-// NopRecorder discards everything.
-type NopRecorder struct{}
+// NopRecorder discards everything a run records.
+type NopRecorder struct{ discard }
 
-// HTTPResponse discards what it is told.
-func (NopRecorder) HTTPResponse(string, int) {}
+// discard holds NopRecorder's methods: each of scenarios.Recorder's, doing
+// nothing.
+type discard struct{}
 
-// BytesSent discards what it is told.
-func (NopRecorder) BytesSent(int) {}
-
-// BytesReceived discards what it is told.
-func (NopRecorder) BytesReceived(int) {}
-
-// MessageSent discards what it is told.
-func (NopRecorder) MessageSent() {}
-
-// MessageReceived discards what it is told.
-func (NopRecorder) MessageReceived(scenarios.Delivery) {}
-
-// MessagesLost discards what it is told.
-func (NopRecorder) MessagesLost(int) {}
-
-// MessageDuplicated discards what it is told.
-func (NopRecorder) MessageDuplicated() {}
-
-// MessageReordered discards what it is told.
-func (NopRecorder) MessageReordered() {}
-
-// SendLag discards what it is told.
-func (NopRecorder) SendLag(time.Duration) {}
-
-// Throttled discards what it is told.
-func (NopRecorder) Throttled(string) {}
-
-// Connected discards what it is told.
-func (NopRecorder) Connected(clientconn.ConnectTiming) {}
-
-// RoundTrip discards what it is told.
-func (NopRecorder) RoundTrip(time.Duration) {}
-
-// ConnectionFailed discards what it is told.
-func (NopRecorder) ConnectionFailed(string) {}
-
-// ConnectionOpened discards what it is told.
-func (NopRecorder) ConnectionOpened() {}
-
-// ConnectionClosed discards what it is told.
-func (NopRecorder) ConnectionClosed() {}
-
-// Reconnected discards what it is told.
-func (NopRecorder) Reconnected() {}
-
-// RunFinished discards what it is told.
-func (NopRecorder) RunFinished(scenarios.Result) {}
+func (discard) HTTPResponse(string, int)           {}
+func (discard) BytesSent(int)                      {}
+func (discard) BytesReceived(int)                  {}
+func (discard) MessageSent()                       {}
+func (discard) MessageReceived(scenarios.Delivery) {}
+func (discard) MessagesLost(int)                   {}
+func (discard) MessageDuplicated()                 {}
+func (discard) MessageReordered()                  {}
+func (discard) SendLag(time.Duration)              {}
+func (discard) Throttled(string)                   {}
+func (discard) Connected(clientconn.ConnectTiming) {}
+func (discard) RoundTrip(time.Duration)            {}
+func (discard) ConnectionFailed(string)            {}
+func (discard) ConnectionOpened()                  {}
+func (discard) ConnectionClosed()                  {}
+func (discard) Reconnected()                       {}
+func (discard) RunFinished(scenarios.Result)       {}
