@@ -220,6 +220,14 @@ var csErrorProblems = []string{
 	"must not contain user information", "must not have a query or fragment",
 	"must be a number from 1 to 65535", "is not supported (want 1.x)",
 	"is not supported: hubprobe signs tokens with an AccessKey",
+	"goes with an AuthType, and the connection string has none",
+	"must be azure, azure.msi or azure.app",
+	"is not used with an AuthType: remove one of them",
+	"must be https:// with an AuthType (http:// only to a loopback address): it carries Entra ID tokens",
+	"is missing: a client secret or certificate needs one",
+	"or ClientCert is missing", "and ClientSecret are both set: keep one",
+	"is not used with AuthType=azure", "is not used with AuthType=azure.msi",
+	"is not used with AuthType=azure.app", "is not used with AuthType=aad",
 }
 
 func FuzzParseConnectionString(f *testing.F) {
@@ -243,8 +251,10 @@ func FuzzParseConnectionString(f *testing.F) {
 			return
 		}
 		key := string(cs.AccessKey())
-		if key == "" {
-			t.Fatalf("parsed without a key: %v", cs)
+		if cs.Entra() {
+			key = entraSecret(cs)
+		} else if key == "" {
+			t.Fatalf("parsed without a key or an AuthType: %v", cs)
 		}
 		printed := fmt.Sprintf("%v|%+v|%#v|%q", cs, cs, cs, cs)
 		visible := cs.Endpoint() + cs.ServerEndpoint() + cs.ClientURL("h") + cs.version
@@ -260,6 +270,14 @@ func FuzzParseConnectionString(f *testing.F) {
 			t.Fatalf("ClientURL %q lost the hub", cs.ClientURL("Hub_1"))
 		}
 	})
+}
+
+// entraSecret is the client secret an AuthType string carries, or "".
+func entraSecret(cs ConnectionString) string {
+	if cs.entra.secret == nil {
+		return ""
+	}
+	return string(cs.entra.secret.secret)
 }
 
 // csPrintedVocabulary is the fixed text of the printed forms; a key that
