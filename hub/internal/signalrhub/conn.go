@@ -268,7 +268,6 @@ func (c *conn) handshake(record []byte) error {
 	if err := c.registerAndFlush(); err != nil {
 		return err
 	}
-	c.handshaken.Store(true)
 	c.log.Debug().Str("protocol", req.Protocol).Msg("client connected")
 	return nil
 }

@@ -37,13 +37,18 @@ func TestHandshakeThenOnConnected(t *testing.T) {
 // arm, so a test can act while that connection's reader stands just past
 // register, before it writes to its client again.
 type pausingLog struct {
+	seen    atomic.Int32 // "client connected" lines so far
 	armed   atomic.Bool
 	paused  chan struct{} // closed when the line arrives
 	release chan struct{} // closed by the test to let the reader go on
 }
 
 func (l *pausingLog) Write(p []byte) (int, error) {
-	if bytes.Contains(p, []byte(`"client connected"`)) && l.armed.CompareAndSwap(true, false) {
+	if !bytes.Contains(p, []byte(`"client connected"`)) {
+		return len(p), nil
+	}
+	l.seen.Add(1)
+	if l.armed.CompareAndSwap(true, false) {
 		close(l.paused)
 		<-l.release
 	}
@@ -61,6 +66,9 @@ func TestHandshakeResponseComesBeforeFanOut(t *testing.T) {
 	t.Cleanup(release) // before the hub closes: Close waits for the reader
 
 	sender := wiretest.Connect(t, srv)
+	// The sender's client reads OnConnected before the hub logs the line:
+	// arm only once that line is past, so the pause holds the late one.
+	wiretest.WaitFor(t, "the sender's connected line", func() bool { return pause.seen.Load() == 1 })
 	pause.armed.Store(true)
 	late := wiretest.DialRaw(t, wiretest.WSURL(srv.URL(), wiretest.Negotiate(t, srv.URL()).ConnectionToken))
 	late.SendRaw(`{"protocol":"json","version":1}` + "\x1e")

@@ -110,21 +110,31 @@ func (c *conn) flush() error {
 func (c *conn) registerAndFlush() error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	// Handshaken before the roster can see the connection: a close that
+	// CloseAll requests from then on carries its Close message, and the
+	// writer waits for wmu, so the handshake answer still goes out first.
+	c.handshaken.Store(true)
 	if !c.hub.register(c) {
 		return errClosing
 	}
-	return c.flushLocked()
+	return c.writeOutboxLocked()
 }
 
 // flushLocked is flush with wmu held.
 func (c *conn) flushLocked() error {
+	if c.closed.Load() && c.outbox.size() > 0 {
+		c.outbox.release()
+		return errClosing
+	}
+	return c.writeOutboxLocked()
+}
+
+// writeOutboxLocked writes what the outbox holds, with wmu held.
+func (c *conn) writeOutboxLocked() error {
 	if c.outbox.size() == 0 {
 		return nil
 	}
 	defer c.outbox.release()
-	if c.closed.Load() {
-		return errClosing
-	}
 	if err := c.t.WriteMessage(c.binary.Load(), c.outbox.bytes()); err != nil {
 		return err
 	}
