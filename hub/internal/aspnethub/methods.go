@@ -53,7 +53,7 @@ func (h *Hub) invoke(c *conn, data []byte) []byte {
 	case err != nil:
 		err = fmt.Errorf("the invocation could not be read")
 	case !strings.EqualFold(inv.Hub, HubName):
-		err = fmt.Errorf(errMsgUnknownHub, inv.Hub)
+		err = answer(fmt.Sprintf(errMsgUnknownHub, inv.Hub))
 	case !h.WithinRate(c.space.Limiter): // counted as throttled
 		err = fmt.Errorf("%s", throttle.MessageLimitText)
 	default:
@@ -68,7 +68,7 @@ func (h *Hub) invoke(c *conn, data []byte) []byte {
 func (h *Hub) call(c *conn, inv *aspnet.Invocation) error {
 	m, ok := methods[strings.ToLower(inv.Method)]
 	if !ok || len(inv.Args) != m.args {
-		return fmt.Errorf("'%s' method could not be resolved.", inv.Method)
+		return answer(fmt.Sprintf("'%s' method could not be resolved.", inv.Method))
 	}
 	return m.call(h, c, inv.Args)
 }

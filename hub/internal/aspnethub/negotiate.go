@@ -54,8 +54,14 @@ func checkConnectionData(r *http.Request) error {
 	}
 	for _, name := range hubs {
 		if !strings.EqualFold(name, HubName) {
-			return fmt.Errorf(errMsgUnknownHub, name)
+			return answer(fmt.Sprintf(errMsgUnknownHub, name))
 		}
 	}
 	return nil
 }
+
+// answer is an error whose text is the server's answer, worded as
+// ASP.NET SignalR words it (a sentence, with its full stop).
+type answer string
+
+func (a answer) Error() string { return string(a) }
