@@ -3,7 +3,6 @@ package aspnethub
 import (
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/hubprobe/hubprobe/aspnet"
@@ -23,7 +22,7 @@ import (
 
 // redirectQueryVersion is the first client protocol whose clients keep
 // the query string of a RedirectUrl; older clients get a bare URL.
-var redirectQueryVersion = [2]int{2, 1}
+var redirectQueryVersion = version{2, 1, -1, -1}
 
 // preservedQuery are the parameters the middleware leaves out of the
 // redirect's query, since the client sends them itself.
@@ -53,7 +52,7 @@ func (h *Hub) serveRedirect(w http.ResponseWriter, r *http.Request) {
 // itself, a request id and the app's path, in the middleware's order.
 func (h *Hub) redirectURL(origin string, r *http.Request) string {
 	u := origin + aspnet.AzureClientPath
-	if !protocolAtLeast(r.URL.Query().Get(aspnet.QueryClientProtocol), redirectQueryVersion) {
+	if v, ok := parseVersion(r.URL.Query().Get(aspnet.QueryClientProtocol)); !ok || v.compare(redirectQueryVersion) < 0 {
 		return u
 	}
 	var q strings.Builder
@@ -73,27 +72,6 @@ func (h *Hub) redirectURL(origin string, r *http.Request) string {
 // escapeDataString escapes as .NET's Uri.EscapeDataString does: all but
 // letters, digits and -._~, a space as %20.
 func escapeDataString(s string) string { return strings.ReplaceAll(url.QueryEscape(s), "+", "%20") }
-
-// protocolAtLeast reads a client protocol as .NET's Version.TryParse
-// does (two to four numbers) and compares it with want; unreadable is
-// false.
-func protocolAtLeast(v string, want [2]int) bool {
-	parts := strings.Split(v, ".")
-	if len(parts) < 2 || len(parts) > 4 {
-		return false
-	}
-	var n [2]int
-	for i, part := range parts {
-		x, err := strconv.Atoi(part)
-		if err != nil || x < 0 {
-			return false
-		}
-		if i < len(n) {
-			n[i] = x
-		}
-	}
-	return n[0] > want[0] || n[0] == want[0] && n[1] >= want[1]
-}
 
 // authorizeClient checks the client token of a request to the service's
 // client path, and answers 401 when it does not verify.

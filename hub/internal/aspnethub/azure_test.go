@@ -125,10 +125,19 @@ func TestServiceClientPathNeedsTheEmulation(t *testing.T) {
 	}
 }
 
-func TestProtocolAtLeast(t *testing.T) {
-	for v, want := range map[string]bool{"2.1": true, "2.1.0": true, "3.0": true, "2.10": true, "2.0": false, "1.5": false, "2": false, "": false, "2.x": false, "2.1.0.0.0": false, "-2.1": false} {
-		if got := protocolAtLeast(v, redirectQueryVersion); got != want {
-			t.Errorf("protocolAtLeast(%q) = %v, want %v", v, got, want)
+func TestProtocolVersions(t *testing.T) {
+	for client, want := range map[string]string{"2.1": "2.0", "2.0": "2.0", "1.5": "1.5", "1.5.0": "1.5.0", "01.5": "1.5", "1.0": "1.2", "": "1.2", "x": "1.2", "2": "1.2", "2.0.0.0.0": "1.2", "-2.0": "1.2", "3.0": "2.0"} {
+		if got := resolveProtocol(client); got != want {
+			t.Errorf("clientProtocol %q answered %q, want %q", client, got, want)
 		}
+	}
+	r := startAzureRig(t)
+	for _, q := range []string{"clientProtocol=2.0.0", "clientProtocol=1.5", "clientProtocol=x", ""} {
+		if n := r.redirect(q + "&connectionData=" + url.QueryEscape(connectionData)); n.RedirectURL != r.origin+"/aspnetclient" {
+			t.Errorf("%s: redirected to %s, want no query", q, n.RedirectURL)
+		}
+	}
+	if n := r.redirect("clientProtocol=2.1.0&connectionData=" + url.QueryEscape(connectionData)); !strings.Contains(n.RedirectURL, "asrs.op=") {
+		t.Errorf("clientProtocol 2.1.0 redirected to %s, want the query", n.RedirectURL)
 	}
 }

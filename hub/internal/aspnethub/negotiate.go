@@ -51,7 +51,7 @@ func (h *Hub) serveNegotiate(w http.ResponseWriter, r *http.Request, base string
 		DisconnectTimeout:       h.cfg.DisconnectTimeout.Seconds(),
 		ConnectionTimeout:       h.cfg.ConnectionTimeout.Seconds(),
 		TryWebSockets:           true,
-		ProtocolVersion:         aspnet.ServerProtocol,
+		ProtocolVersion:         resolveProtocol(r.URL.Query().Get(aspnet.QueryClientProtocol)),
 		TransportConnectTimeout: transportConnectTimeout,
 	}
 	writeJSON(w, string(aspnet.AppendNegotiate(nil, &offer)))
