@@ -10,11 +10,14 @@ import (
 
 // The golden frames are written as the SignalR 2.4.3 server writes them
 // (member order, Json.NET's numbers, the transports' framing) and as the
-// jquery.signalR 2.4.3 client's JSON.stringify writes its invocations.
-// Each decodes and encodes back byte for byte.
+// jquery.signalR 2.4.3 client's JSON.stringify writes its invocations;
+// exchange-jsclient-websockets.txt is what that client sent ("> ") and
+// received ("< ") on WebSockets against the reference hub, one frame a
+// line, as hub/internal/aspnethub's test of the client captured it. Each
+// decodes and encodes back byte for byte.
 func TestGoldenFramesRoundTrip(t *testing.T) {
 	files, err := filepath.Glob("testdata/frames/*")
-	if err != nil || len(files) != 25 {
+	if err != nil || len(files) != 26 {
 		t.Fatalf("golden frames: %d files, %v", len(files), err)
 	}
 	for _, file := range files {
@@ -57,6 +60,8 @@ func reencode(name string, in []byte) ([]byte, error) {
 		return reencodeSSE(in)
 	case name == "stream-foreverframe.html":
 		return reencodeForeverFrame(in)
+	case strings.HasPrefix(name, "exchange-"):
+		return reencodeExchange(in)
 	}
 	return nil, errUnknownGolden
 }
@@ -76,6 +81,35 @@ func appendFrame(dst []byte, f *Frame) []byte {
 		return AppendHubResult(dst, &f.Result)
 	}
 	return AppendEnvelope(dst, &f.Envelope)
+}
+
+// reencodeExchange re-encodes each line of a captured exchange: an
+// invocation after "> ", a frame after "< ".
+func reencodeExchange(in []byte) ([]byte, error) {
+	var out []byte
+	for _, line := range bytes.SplitAfter(in, []byte("\n")) {
+		frame := bytes.TrimSuffix(line[min(2, len(line)):], []byte("\n"))
+		var err error
+		switch {
+		case len(line) == 0:
+			continue
+		case bytes.HasPrefix(line, []byte("> ")):
+			var inv Invocation
+			err = DecodeInvocation(frame, &inv)
+			out = AppendInvocation(append(out, "> "...), &inv)
+		case bytes.HasPrefix(line, []byte("< ")):
+			var f Frame
+			err = DecodeFrame(frame, &f)
+			out = appendFrame(append(out, "< "...), &f)
+		default:
+			err = errUnknownGolden
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, '\n')
+	}
+	return out, nil
 }
 
 func reencodeNegotiate(in []byte) ([]byte, error) {

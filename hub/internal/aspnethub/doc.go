@@ -16,7 +16,12 @@
 // under a key drawn at start, one purpose per kind of token; a token whose
 // signature does not verify is refused (400). The real server refuses a
 // bad connection token the same way, but quietly rejoins no groups for a
-// bad groups token: refusing it makes tampering visible to a probe.
+// bad groups token: refusing it makes tampering visible to a probe. The
+// real server also rebuilds a connection's groups from the token on every
+// poll and reconnect, replaying joins and leaves in cursor order; this hub
+// keeps a connection's groups for as long as it lives and only verifies
+// the token, so a poll sent before the client heard of a LeaveGroup does
+// not join the group again.
 //
 // Messages. Each connection numbers the hub-to-client messages it is sent;
 // the envelope's cursor C is the number of the next one. A poll or a

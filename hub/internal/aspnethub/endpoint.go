@@ -97,17 +97,18 @@ func (h *Hub) open(w http.ResponseWriter, id string) *conn {
 }
 
 // resume serves a reconnect or a long poll: the groups token, when sent,
-// must verify, and rejoins its groups; then the transport takes over at
-// the client's cursor.
+// must verify; then the transport takes over at the client's cursor. The
+// token's groups are not joined again: the hub keeps a connection's groups
+// for as long as it lives (and only a live connection resumes), while a
+// poll that left before the client heard of a LeaveGroup still carries the
+// group it left.
 func (h *Hub) resume(w http.ResponseWriter, r *http.Request, tr aspnet.Transport, c *conn) {
 	messageID, groupsToken := resumeState(r, tr)
 	if groupsToken != "" {
-		groups, ok := h.signer.groups(c.id, groupsToken)
-		if !ok {
+		if _, ok := h.signer.groups(c.id, groupsToken); !ok {
 			transport.WriteText(w, http.StatusBadRequest, errMsgBadGroupsToken)
 			return
 		}
-		h.rejoin(c, groups)
 	}
 	h.runTransport(w, r, tr, c, parseCursor(messageID), false)
 }

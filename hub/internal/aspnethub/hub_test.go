@@ -136,3 +136,26 @@ func TestForeverFrameKeepAliveAndDisconnectTimeout(t *testing.T) {
 		t.Fatalf("connections %v after the disconnect timeout", got)
 	}
 }
+
+// A poll that carries a groups token from before a LeaveGroup neither
+// joins the group again nor is answered at once with a fresh token (which
+// made the client poll again at once, for ever).
+func TestStaleGroupsTokenDoesNotRejoin(t *testing.T) {
+	r := startRig(t, Config{ConnectionTimeout: 300 * time.Millisecond}, core.Config{})
+	tok := r.negotiate().ConnectionToken
+	r.do(http.MethodPost, r.url(aspnet.PathConnect, aspnet.LongPolling, tok), url.Values{})
+	r.send(aspnet.LongPolling, tok, `{"H":"signalrbench","M":"JoinGroup","A":["g1"],"I":1}`)
+	body, _ := r.do(http.MethodPost, r.url(aspnet.PathPoll, aspnet.LongPolling, tok), url.Values{"messageId": {"0"}})
+	stale := envelope(t, body).GroupsToken
+	r.send(aspnet.LongPolling, tok, `{"H":"signalrbench","M":"LeaveGroup","A":["g1"],"I":2}`)
+	r.do(http.MethodPost, r.url(aspnet.PathPoll, aspnet.LongPolling, tok), url.Values{"messageId": {"0"}}) // the leave's token
+	start := time.Now()
+	body, _ = r.do(http.MethodPost, r.url(aspnet.PathPoll, aspnet.LongPolling, tok), url.Values{"messageId": {"0"}, "groupsToken": {stale}})
+	if e := envelope(t, body); e.GroupsToken != "" || len(e.Messages) != 0 || time.Since(start) < 250*time.Millisecond {
+		t.Fatalf("a poll with the stale token was answered after %v with %s", time.Since(start), body)
+	}
+	r.send(aspnet.LongPolling, tok, `{"H":"signalrbench","M":"GroupBroadcast","A":["g1",9,"eQ=="],"I":3}`)
+	if got := testutil.ToFloat64(r.hub.Metrics.Sent); got != 0 {
+		t.Fatalf("the group that was left got %v messages", got)
+	}
+}

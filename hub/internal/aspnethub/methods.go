@@ -130,18 +130,11 @@ func (h *Hub) joinGroup(c *conn, a []json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	h.rejoin(c, []string{group})
-	return nil
-}
-
-// rejoin adds c to groups and owes it a new groups token.
-func (h *Hub) rejoin(c *conn, groups []string) {
 	h.Mu.Lock()
-	for _, g := range groups {
-		c.space.Join(c, c.id, g, &c.groups)
-	}
+	c.space.Join(c, c.id, group, &c.groups)
 	h.Mu.Unlock()
 	c.groupsChanged()
+	return nil
 }
 
 func (h *Hub) leaveGroup(c *conn, a []json.RawMessage) error {
