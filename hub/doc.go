@@ -107,8 +107,9 @@
 //
 // Slow mode (Options.DeliveryDelay, SetDeliveryDelay) holds every
 // RecordLatency, streamed echo and pushed batch (and every Web PubSub
-// message, but not its acks) back for a while, to show what a slow hub
-// looks like on the dashboards.
+// message, but not its acks, and every classic Measure call, but not the
+// invocation's result) back for a while, to show what a slow hub looks
+// like on the dashboards.
 //
 // This package is the hub's facade: its options, the server, the embedded
 // hubs of a configuration, the hub's metrics and its load. The work is

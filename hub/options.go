@@ -68,8 +68,9 @@ type Options struct {
 	// PollTimeout is how long a Long Polling request waits for data before
 	// it is answered empty (200) and the client polls again.
 	PollTimeout time.Duration
-	// DeliveryDelay holds every RecordLatency and streamed echo back for this
-	// long before delivery ("slow mode", for tests and demonstrations).
+	// DeliveryDelay holds every RecordLatency, streamed echo, Web PubSub
+	// message and classic Measure call back for this long before delivery
+	// ("slow mode", for tests and demonstrations).
 	DeliveryDelay time.Duration
 	// Logger receives connection-level events; the zero value logs nothing.
 	Logger zerolog.Logger

@@ -60,13 +60,14 @@ type Hub struct {
 	upgrader *websocket.Upgrader
 	home     *space
 	lifetime *core.Lifetime[*conn]
+	delayed  *core.DelayQueue[delivery] // slow mode's Measure calls
 }
 
 // New builds the classic side on host.
 func New(host *core.Host, cfg Config) *Hub {
 	spaces := core.NewSpaces[*conn](host)
 	home, _ := spaces.Named(strings.ToLower(HubName))
-	return &Hub{
+	h := &Hub{
 		Host:     host,
 		cfg:      cfg.withDefaults(),
 		signer:   newSigner(),
@@ -74,6 +75,8 @@ func New(host *core.Host, cfg Config) *Hub {
 		home:     home,
 		lifetime: core.NewLifetime[*conn](host),
 	}
+	h.delayed = core.NewDelayQueue(host, h.send)
+	return h
 }
 
 // Serves reports whether r is for the classic endpoints: the app path,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hubprobe/hubprobe/aspnet"
 	"github.com/hubprobe/hubprobe/hub/internal/core"
+	"github.com/hubprobe/hubprobe/hub/internal/wiretest"
 )
 
 func TestWebSocketsEchoAndResult(t *testing.T) {
@@ -157,5 +158,35 @@ func TestStaleGroupsTokenDoesNotRejoin(t *testing.T) {
 	r.send(aspnet.LongPolling, tok, `{"H":"signalrbench","M":"GroupBroadcast","A":["g1",9,"eQ=="],"I":3}`)
 	if got := testutil.ToFloat64(r.hub.Metrics.Sent); got != 0 {
 		t.Fatalf("the group that was left got %v messages", got)
+	}
+}
+
+// In slow mode the result comes at once and the Measure call after the
+// delivery delay; without it, at once again.
+func TestDeliveryDelay(t *testing.T) {
+	const delay = 300 * time.Millisecond
+	r := startRig(t, Config{}, core.Config{DeliveryDelay: delay})
+	tok := r.negotiate().ConnectionToken
+	r.do(http.MethodPost, r.url(aspnet.PathConnect, aspnet.LongPolling, tok), url.Values{})
+	for _, call := range []string{
+		`{"H":"signalrbench","M":"Echo","A":[1,"YQ=="],"I":1}`,
+		`{"H":"signalrbench","M":"Broadcast","A":[2,"YQ=="],"I":2}`,
+		`{"H":"signalrbench","M":"SendToConnection","A":["` + r.hub.lifetime.Open()[0].id + `",3,"YQ=="],"I":3}`,
+	} {
+		start := time.Now()
+		if res := r.send(aspnet.LongPolling, tok, call); res.HasError || time.Since(start) > delay/2 {
+			t.Fatalf("%s: result %+v after %v", call, res, time.Since(start))
+		}
+	}
+	start := time.Now()
+	body, _ := r.do(http.MethodPost, r.url(aspnet.PathPoll, aspnet.LongPolling, tok), url.Values{"messageId": {"0"}})
+	if e := envelope(t, body); len(e.Messages) == 0 || time.Since(start) < delay/2 {
+		t.Fatalf("the first Measure came after %v: %s", time.Since(start), body)
+	}
+	wiretest.WaitFor(t, "every delayed delivery", func() bool { return testutil.ToFloat64(r.hub.Metrics.Sent) == 3 })
+	r.hub.SetDeliveryDelay(0)
+	r.send(aspnet.LongPolling, tok, `{"H":"signalrbench","M":"Echo","A":[4,"YQ=="],"I":4}`)
+	if got, n := testutil.ToFloat64(r.hub.Metrics.Sent), r.hub.delayed.Len(); got != 4 || n != 0 {
+		t.Fatalf("sent %v with %d still delayed, want 4 sent at once", got, n)
 	}
 }

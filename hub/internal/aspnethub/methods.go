@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hubprobe/hubprobe/aspnet"
+	"github.com/hubprobe/hubprobe/hub/internal/core"
 	"github.com/hubprobe/hubprobe/throttle"
 )
 
@@ -23,8 +24,8 @@ type method struct {
 // AspNetAppServer has them; names match without regard to case, as
 // HubDispatcher matches them.
 var methods = map[string]method{
-	"echo":             {2, func(h *Hub, c *conn, a []json.RawMessage) error { c.enqueue(measure(a)); return nil }},
-	"broadcast":        {2, func(h *Hub, c *conn, a []json.RawMessage) error { h.toAll(measure(a)); return nil }},
+	"echo":             {2, (*Hub).echo},
+	"broadcast":        {2, (*Hub).broadcast},
 	"sendtoconnection": {3, (*Hub).sendToConnection},
 	"joingroup":        {1, (*Hub).joinGroup},
 	"leavegroup":       {1, (*Hub).leaveGroup},
@@ -79,14 +80,22 @@ func measure(args []json.RawMessage) json.RawMessage {
 	return aspnet.AppendInvocation(nil, &inv)
 }
 
+func (h *Hub) echo(c *conn, a []json.RawMessage) error {
+	h.deliver(delivery{to: core.ToCaller, caller: c, msg: measure(a)})
+	return nil
+}
+
+func (h *Hub) broadcast(_ *conn, a []json.RawMessage) error {
+	h.deliver(delivery{to: core.ToAll, msg: measure(a)})
+	return nil
+}
+
 func (h *Hub) sendToConnection(c *conn, a []json.RawMessage) error {
 	id, err := stringArg(a[0])
 	if err != nil {
 		return err
 	}
-	if target := h.lookup(id); target != nil {
-		target.enqueue(measure(a[1:]))
-	}
+	h.deliver(delivery{to: core.ToConnection, key: id, msg: measure(a[1:])})
 	return nil
 }
 
@@ -95,34 +104,8 @@ func (h *Hub) groupBroadcast(c *conn, a []json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	msg := measure(a[1:])
-	for _, target := range h.members(group) {
-		target.enqueue(msg)
-	}
+	h.deliver(delivery{to: core.ToGroup, key: group, msg: measure(a[1:])})
 	return nil
-}
-
-func (h *Hub) toAll(msg json.RawMessage) {
-	h.Mu.RLock()
-	targets := make([]*conn, 0, len(h.home.Conns))
-	for _, t := range h.home.Conns {
-		targets = append(targets, t)
-	}
-	h.Mu.RUnlock()
-	for _, t := range targets {
-		t.enqueue(msg)
-	}
-}
-
-// members lists a group's connections.
-func (h *Hub) members(group string) []*conn {
-	h.Mu.RLock()
-	defer h.Mu.RUnlock()
-	members := make([]*conn, 0, len(h.home.Groups[group]))
-	for t := range h.home.Groups[group] {
-		members = append(members, t)
-	}
-	return members
 }
 
 func (h *Hub) joinGroup(c *conn, a []json.RawMessage) error {
