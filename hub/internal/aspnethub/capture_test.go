@@ -18,6 +18,7 @@ var updateCapture = flag.Bool("update", false, "rewrite the golden exchange capt
 const (
 	capturedExchange     = "../../../aspnet/testdata/frames/exchange-jsclient-websockets.txt"
 	goldenConnectionData = "../../../aspnet/testdata/frames/client-connectiondata.json"
+	goldenEcho           = "../../../aspnet/testdata/frames/client-invocation-echo.json"
 	// standInID replaces the other connection's id, which the captured
 	// SendToConnection calls name.
 	standInID = "BBBBBBBBBBBBBBBBBBBBBB"
@@ -34,6 +35,7 @@ func checkCapture(t *testing.T, r jsResult) {
 	if want, _ := os.ReadFile(goldenConnectionData); r.Capture.ConnectionData != string(want) {
 		t.Errorf("the client's connectionData %q, the golden file's %q", r.Capture.ConnectionData, want)
 	}
+	checkEchoShape(t, r.Capture.Frames)
 	exchange := normalizeExchange(r.Capture.Frames, r.IDs["b"])
 	for _, line := range strings.Split(strings.TrimSuffix(exchange, "\n"), "\n") {
 		if out, err := reencodeCaptured(line); err != nil || out != line {
@@ -92,4 +94,22 @@ func reencodeCaptured(line string) (string, error) {
 		return dir + " " + string(aspnet.AppendHubResult(nil, &f.Result)), nil
 	}
 	return dir + " " + string(aspnet.AppendEnvelope(nil, &f.Envelope)), nil
+}
+
+// checkEchoShape holds the committed Echo invocation, written from the
+// client's source, to the first one the client sent: with the captured
+// arguments it must be the same bytes (member order, hub name, a numeric
+// I).
+func checkEchoShape(t *testing.T, frames []string) {
+	t.Helper()
+	i := slices.IndexFunc(frames, func(f string) bool { return strings.Contains(f, `"M":"Echo"`) })
+	golden, err := os.ReadFile(goldenEcho)
+	var sent, fixture aspnet.Invocation
+	if i < 0 || err != nil || aspnet.DecodeInvocation(golden, &fixture) != nil || aspnet.DecodeInvocation([]byte(frames[i][2:]), &sent) != nil {
+		t.Fatalf("no Echo to compare (%v)", err)
+	}
+	fixture.Args = sent.Args
+	if got := string(aspnet.AppendInvocation(nil, &fixture)); got != frames[i][2:] {
+		t.Errorf("%s with the client's arguments is %s; the client sent %s", goldenEcho, got, frames[i][2:])
+	}
 }
