@@ -257,4 +257,11 @@ func TestRedirectNegotiateCoversClassic(t *testing.T) {
 	if r := wiretest.Request(t, http.MethodPost, srv.URL()+"/negotiate?negotiateVersion=1", "", ""); !strings.Contains(r.Body, `"url":"`+srv.Origin()+`/client/?hub=signalrbench"`) {
 		t.Fatalf("Core negotiate: %d %s", r.Status, r.Body)
 	}
+	offer := srv.Origin() + "/aspnetclient/negotiate?clientProtocol=2.1&connectionData=%5B%7B%22name%22%3A%22signalrbench%22%7D%5D"
+	if r := wiretest.Request(t, http.MethodGet, offer, n.AccessToken, ""); r.Status != http.StatusOK || !strings.Contains(r.Body, `"Url":"/aspnetclient"`) {
+		t.Fatalf("the service's classic negotiate: %d %s", r.Status, r.Body)
+	}
+	if r := wiretest.Request(t, http.MethodGet, offer, "", ""); r.Status != http.StatusUnauthorized {
+		t.Fatalf("the service's classic negotiate without a token: %d %s", r.Status, r.Body)
+	}
 }
