@@ -52,7 +52,11 @@
 // set a connection quota (429 "Connection count reaches limit.") and a
 // message rate limit (Close "Message count reaches limit.", REST 429), and
 // RedirectNegotiate makes the app path's negotiate redirect to the client
-// endpoint as an app server in the service's default mode does.
+// endpoint as an app server in the service's default mode does. For
+// classic ASP.NET SignalR the hub emulates the service's ASP.NET mode:
+// clients at /aspnetclient with a client token (aud
+// {scheme}://{host}/aspnetclient), to which RedirectNegotiate also sends
+// the classic /signalr/negotiate.
 //
 // With Options.AccessKey the hub also serves Azure Web PubSub's data plane.
 // Clients connect at /client/hubs/{hub}?access_token= (or with a bearer
@@ -103,15 +107,16 @@
 //
 // Slow mode (Options.DeliveryDelay, SetDeliveryDelay) holds every
 // RecordLatency, streamed echo and pushed batch (and every Web PubSub
-// message, but not its acks) back for a while, to show what a slow hub
-// looks like on the dashboards.
+// message, but not its acks, and every classic Measure call, but not the
+// invocation's result) back for a while, to show what a slow hub looks
+// like on the dashboards.
 //
 // This package is the hub's facade: its options, the server, the embedded
 // hubs of a configuration, the hub's metrics and its load. The work is
 // done in internal packages: core (what every protocol shares: lifecycle,
 // rosters, quota, authorization, slow mode), transport (the HTTP
 // transports), signalrhub (ASP.NET Core SignalR and Azure SignalR
-// Service) and wpshub (Azure Web PubSub). A further protocol, such as
-// classic ASP.NET SignalR, gets a package beside signalrhub and a route in
-// Hub.ServeHTTP. Package hubtest serves the hub in tests.
+// Service), wpshub (Azure Web PubSub) and aspnethub (classic ASP.NET
+// SignalR 2.x at /signalr). A further protocol gets a package beside them
+// and a route in Hub.ServeHTTP. Package hubtest serves the hub in tests.
 package hub

@@ -1,12 +1,8 @@
 package signalrhub
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"os/exec"
 	"testing"
-	"time"
 
 	"github.com/hubprobe/hubprobe/hub/internal/core"
 	"github.com/hubprobe/hubprobe/hub/internal/wiretest"
@@ -81,27 +77,7 @@ func TestOfficialJSClient(t *testing.T) {
 
 func runJSClient(t *testing.T, runs []jsRun) wiretest.JSOutput {
 	t.Helper()
-	arg, _ := json.Marshal(runs)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "client.mjs", string(arg))
-	cmd.Dir = jsClientDir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	runErr := cmd.Run()
-	t.Logf("%d client runs took %v", len(runs), time.Since(start).Round(time.Millisecond))
-	var out wiretest.JSOutput
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		t.Fatalf("client output is not JSON (%v; run: %v)\nstdout: %s\nstderr: %s", err, runErr, stdout.String(), stderr.String())
-	}
-	if runErr != nil && out.OK {
-		t.Fatalf("client exited with %v but reported success\nstderr: %s", runErr, stderr.String())
-	}
-	if stderr.Len() > 0 {
-		t.Logf("client stderr: %s", stderr.String())
-	}
-	return out
+	return wiretest.RunJSClient[wiretest.JSResult](t, jsClientDir, runs)
 }
 
 func checkJSRun(t *testing.T, name string, r wiretest.JSResult) {

@@ -66,8 +66,4 @@ type JSResult struct {
 
 // JSOutput is the report of a JavaScript client script that ran several
 // times.
-type JSOutput struct {
-	OK    bool       `json:"ok"`
-	Error string     `json:"error"`
-	Runs  []JSResult `json:"runs"`
-}
+type JSOutput = JSReport[JSResult]
