@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hubprobe/hubprobe/aspnet"
 	"github.com/hubprobe/hubprobe/probe/clientconn"
 )
 
@@ -36,6 +37,11 @@ type Conn struct {
 	keepAlive clientconn.KeepAlive
 	live      clientconn.Liveness
 	writeBuf  []byte // under the write turn
+
+	// The read goroutine's decode space, reused frame after frame.
+	frame  aspnet.Frame
+	inv    aspnet.Invocation
+	result aspnet.HubResult
 
 	mu      sync.Mutex
 	drained bool

@@ -17,11 +17,11 @@ import (
 // phase, saying why.
 func TestNegotiateFaults(t *testing.T) {
 	cases := map[string]struct{ body, want string }{
-		"bad JSON":         {`{"Url":"/signalr",`, "invalid negotiate response"},
-		"protocol version": {`{"Url":"/signalr","ConnectionToken":"t","ConnectionId":"i","ProtocolVersion":"1.2"}`, `server speaks protocol version "1.2"`},
-		"core server":      {`{"connectionId":"x","availableTransports":[]}`, "server is ASP.NET Core SignalR"},
-		"no token":         {`{"Url":"/signalr","ProtocolVersion":"2.1"}`, "no ConnectionToken"},
-		"server error":     {`{"ProtocolVersion":"2.0","Error":"hub is full"}`, "server refused negotiate: hub is full"},
+		"bad JSON":         {`{"Url":"/signalr",`, "invalid negotiate answer"},
+		"protocol version": {`{"Url":"/signalr","ConnectionToken":"t","ConnectionId":"i","ProtocolVersion":"1.2"}`, `unsupported protocol version "1.2"`},
+		"core server":      {`{"connectionId":"x","availableTransports":[]}`, "an ASP.NET Core SignalR server"},
+		"no token":         {`{"Url":"/signalr","ProtocolVersion":"2.1"}`, "lacks Url, ConnectionToken or ConnectionId"},
+		"server error":     {`{"ProtocolVersion":"2.0","Error":"hub is full"}`, "the server refused: hub is full"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

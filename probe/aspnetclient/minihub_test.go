@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/hubprobe/hubprobe/aspnet"
 )
 
 // miniHub is just enough of a classic ASP.NET SignalR server at /signalr
@@ -206,10 +208,10 @@ func (h *miniHub) stream(w http.ResponseWriter, r *http.Request, c *miniConn, in
 	ff := r.URL.Query().Get("transport") == "foreverFrame"
 	if ff {
 		w.Header().Set("Content-Type", "text/html; charset=UTF-8")
-		fmt.Fprint(w, "<!DOCTYPE html><html><head><title>SignalR Forever Frame Transport Stream</title>\r\n<script>\r\n    var $ = window.parent.jQuery;</script></head><body>\r\n")
+		_, _ = w.Write(aspnet.AppendForeverFramePreamble(nil, 1))
 	} else {
 		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprint(w, "data: initialized\n\n")
+		fmt.Fprint(w, aspnet.SSEInitialized)
 	}
 	w.(http.Flusher).Flush()
 	if h.stallStream {
@@ -223,9 +225,9 @@ func (h *miniHub) stream(w http.ResponseWriter, r *http.Request, c *miniConn, in
 		}
 		var err error
 		if ff {
-			_, err = fmt.Fprintf(w, "<script>r(c, %s);</script>\r\n", env)
+			_, err = w.Write(aspnet.AppendForeverFrameScript(nil, []byte(env)))
 		} else {
-			_, err = fmt.Fprintf(w, "data: %s\n\n", env)
+			_, err = w.Write(aspnet.AppendSSEData(nil, []byte(env)))
 		}
 		w.(http.Flusher).Flush()
 		return err

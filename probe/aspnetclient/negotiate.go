@@ -2,17 +2,16 @@ package aspnetclient
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/hubprobe/hubprobe/aspnet"
 	"github.com/hubprobe/hubprobe/internal/redact"
 	"github.com/hubprobe/hubprobe/probe/clientconn"
 )
@@ -63,7 +62,7 @@ func (s *session) requestURL(path, transport string, extra ...string) *url.URL {
 	for _, e := range extra {
 		q.WriteString("&" + e)
 	}
-	q.WriteString("&clientProtocol=" + clientProtocol)
+	q.WriteString("&clientProtocol=" + aspnet.ClientProtocol)
 	if s.query != "" {
 		q.WriteString("&" + s.query)
 	}
@@ -88,7 +87,7 @@ func negotiate(ctx context.Context, o *Options, endpoint *url.URL, clock *client
 		if err != nil {
 			return nil, err
 		}
-		if resp.RedirectURL == "" || !slices.Contains(redirectProtocols, resp.ProtocolVersion) {
+		if !resp.IsRedirect() {
 			return s, s.finish(resp, o)
 		}
 		if err := s.redirect(resp); err != nil {
@@ -107,7 +106,7 @@ func newSession(endpoint *url.URL, o *Options) *session {
 // redirect moves the session to the service, whose query replaces the
 // caller's and whose token becomes the bearer token, as in the JavaScript
 // client.
-func (s *session) redirect(resp *negotiateResponse) error {
+func (s *session) redirect(resp *aspnet.Negotiate) error {
 	u, err := clientconn.ParseEndpoint(resp.RedirectURL)
 	if err != nil {
 		return clientconn.NewConnectError(clientconn.PhaseNegotiate, fmt.Errorf("redirect: %w", err))
@@ -118,13 +117,8 @@ func (s *session) redirect(resp *negotiateResponse) error {
 }
 
 // finish takes the connection's tokens and timeouts from negotiate.
-func (s *session) finish(resp *negotiateResponse, o *Options) error {
-	if resp.ConnectionToken == "" || resp.ConnectionID == "" {
-		return negotiateError(fmt.Errorf("%w: negotiate response has no ConnectionToken or ConnectionId", ErrProtocol))
-	}
-	if resp.URL != "" {
-		s.path = resp.URL
-	}
+func (s *session) finish(resp *aspnet.Negotiate, o *Options) error {
+	s.path = resp.URL
 	s.connectionToken, s.connectionID = resp.ConnectionToken, resp.ConnectionID
 	s.protocolVersion, s.tryWebSockets = resp.ProtocolVersion, resp.TryWebSockets
 	s.serverTimeout = o.ServerTimeout
@@ -142,7 +136,7 @@ func (s *session) finish(resp *negotiateResponse, o *Options) error {
 func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 
 // getNegotiate sends one negotiate request and decodes its answer.
-func getNegotiate(ctx context.Context, o *Options, s *session) (*negotiateResponse, error) {
+func getNegotiate(ctx context.Context, o *Options, s *session) (*aspnet.Negotiate, error) {
 	u := s.requestURL("negotiate", "")
 	u.RawQuery += "&_=" + strconv.FormatInt(time.Now().UnixMilli(), 10)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), http.NoBody)
@@ -170,21 +164,12 @@ func getNegotiate(ctx context.Context, o *Options, s *session) (*negotiateRespon
 }
 
 // decodeNegotiateResponse checks the answer as the JavaScript client
-// does: an ASP.NET Core server, a protocol version it does not speak and
-// a server's error all fail negotiate.
-func decodeNegotiateResponse(body []byte) (*negotiateResponse, error) {
-	var r negotiateResponse
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, negotiateError(fmt.Errorf("%w: invalid negotiate response: %v", ErrProtocol, err))
-	}
-	switch {
-	case r.AvailableTransports != nil:
-		return nil, negotiateError(errors.New("server is ASP.NET Core SignalR, not classic ASP.NET SignalR"))
-	case !slices.Contains(supportedProtocols, r.ProtocolVersion):
-		return nil, negotiateError(fmt.Errorf("%w: server speaks protocol version %q; the client speaks %s",
-			ErrProtocol, r.ProtocolVersion, strings.Join(supportedProtocols, ", ")))
-	case r.Error != "" && slices.Contains(redirectProtocols, r.ProtocolVersion):
-		return nil, negotiateError(fmt.Errorf("server refused negotiate: %s", r.Error))
+// does (aspnet.DecodeNegotiate): an ASP.NET Core server, a protocol
+// version it does not speak and a server's error all fail negotiate.
+func decodeNegotiateResponse(body []byte) (*aspnet.Negotiate, error) {
+	r, err := aspnet.DecodeNegotiate(body)
+	if err != nil {
+		return nil, negotiateError(err)
 	}
 	return &r, nil
 }

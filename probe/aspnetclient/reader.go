@@ -2,12 +2,13 @@ package aspnetclient
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/hubprobe/hubprobe/aspnet"
 
 	"github.com/hubprobe/hubprobe/probe/clientconn"
 )
@@ -35,29 +36,25 @@ func (c *Conn) readOne() error {
 		return err
 	}
 	c.live.MarkRead()
-	_, err = c.handle(b)
+	_, err = c.handleFrame(b)
 	return err
 }
 
-// handle applies one message from the server: the cursor, the groups
-// token, the messages; it reports whether it was the init message.
-func (c *Conn) handle(b []byte) (init bool, err error) {
-	e, err := decodeEnvelope(b)
-	if err != nil {
-		return false, err
-	}
-	if e.ResultID != nil && e.Cursor == nil {
-		return false, c.dispatch(b) // a bare hub result
-	}
+// handleEnvelope applies one envelope: the cursor, the groups token,
+// the messages; it reports whether it was the init message. The 2.4.3
+// clients ignore the disconnect flag (D), which servers stopped sending
+// with 2.1; a probe takes it, as 1.x clients did, for the server ending
+// the connection.
+func (c *Conn) handleEnvelope(e *aspnet.Envelope) (init bool, err error) {
 	if e.Error != "" {
 		return false, &clientconn.CloseError{Message: "server error: " + e.Error}
 	}
 	c.tmu.Lock()
-	if e.Cursor != nil {
-		c.cursor = *e.Cursor
+	if e.Cursor != "" {
+		c.cursor = e.Cursor
 	}
-	if e.GroupsToken != nil {
-		c.groupsToken = *e.GroupsToken
+	if e.GroupsToken != "" {
+		c.groupsToken = e.GroupsToken
 	}
 	c.tmu.Unlock()
 	for _, m := range e.Messages {
@@ -66,49 +63,12 @@ func (c *Conn) handle(b []byte) (init bool, err error) {
 		}
 	}
 	switch {
-	case e.disconnected():
+	case e.Disconnect:
 		return false, &clientconn.CloseError{Message: "the server disconnected the connection"}
-	case e.shouldReconnect():
+	case e.Reconnect:
 		return false, fmt.Errorf("%w: the server asked the client to reconnect", errDropped)
 	}
-	return e.initialized(), nil
-}
-
-// dispatch handles one hub message: a call to the client, or an answer
-// to an invocation. Progress is not awaited by any invocation of the
-// probe's.
-func (c *Conn) dispatch(raw json.RawMessage) error {
-	var m hubMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return fmt.Errorf("%w: invalid hub message: %v", ErrProtocol, err)
-	}
-	if id, ok := m.resultID(); ok && m.Method == "" {
-		if !present(m.Progress) {
-			c.settle(id, &m)
-		}
-		return nil
-	}
-	if h := c.handler(m.Method); h != nil && m.Method != "" {
-		h(m.Args)
-	}
-	return nil
-}
-
-// settle hands an answer to the Invoke waiting for it; answers to Send
-// and late answers find nobody and are dropped.
-func (c *Conn) settle(id string, m *hubMessage) {
-	c.mu.Lock()
-	done, ok := c.calls[id]
-	delete(c.calls, id)
-	c.mu.Unlock()
-	if !ok {
-		return
-	}
-	if m.Error != nil {
-		done <- callResult{err: &InvocationError{Message: *m.Error}}
-		return
-	}
-	done <- callResult{result: m.Result}
+	return e.HasMessages && e.Initialized, nil
 }
 
 // mendable reports whether err is the transport dropping, which the

@@ -1,8 +1,6 @@
 package aspnetclient
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hubprobe/hubprobe/aspnet"
 	"github.com/hubprobe/hubprobe/probe/clientconn"
 )
 
@@ -26,7 +25,9 @@ type streamTransport struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	body   io.ReadCloser
-	lines  lineReader
+	buf    []byte // read, parsed up to r
+	r      int
+	max    int
 	poster
 	deadline  clientconn.ReadDeadline
 	inBody    bool // Forever Frame: past the page's preamble
@@ -64,7 +65,7 @@ func dialStream(ctx context.Context, c *Conn, kind string, reconnect bool) (*str
 		return nil, &clientconn.ConnectError{Phase: clientconn.PhaseTransport, StatusCode: res.StatusCode, Err: err}
 	}
 	t.body = res.Body
-	t.lines.init(res.Body, int(c.o.MaxMessageSize))
+	t.max = int(c.o.MaxMessageSize)
 	return t, nil
 }
 
@@ -112,57 +113,74 @@ func checkStreamType(kind, contentType string) error {
 func (t *streamTransport) name() string { return t.kind }
 
 // next returns the next message of the stream: the data of an event, or
-// the object of a <script>r(c, ...);</script> block.
+// the frame of a <script>r(c, ...);</script> block, valid until the next
+// call.
 func (t *streamTransport) next() ([]byte, error) {
 	for {
-		line, err := t.lines.next()
-		if err != nil {
-			return nil, t.readErr(err)
-		}
-		msg, ok, err := t.message(line)
+		msg, ok, err := t.parse()
 		if err != nil || ok {
 			return msg, err
 		}
+		if err := t.fill(); err != nil {
+			return nil, t.readErr(err)
+		}
 	}
 }
 
-// message picks the message out of one line; ok is false for lines that
-// carry none (blank lines, the page's preamble, SSE's initialized event).
-func (t *streamTransport) message(line []byte) ([]byte, bool, error) {
-	line = bytes.TrimRight(line, "\r\n")
-	if len(line) == 0 {
-		return nil, false, nil
-	}
-	if t.kind == TransportSSE {
-		return sseData(line, t.poster.c.o.Observer)
-	}
-	if !t.inBody {
-		t.inBody = bytes.HasSuffix(line, []byte("<body>"))
-		return nil, false, nil
-	}
-	msg, ok := bytes.CutPrefix(line, []byte("<script>r(c, "))
-	if msg, found := bytes.CutSuffix(msg, []byte(");</script>")); ok && found {
+// parse takes the next message out of the bytes read so far; ok is false
+// when they hold none yet. SSE's initialized event and the Forever Frame
+// page's preamble carry none.
+func (t *streamTransport) parse() (msg []byte, ok bool, err error) {
+	for {
+		pending := t.buf[t.r:]
+		var rest []byte
+		switch {
+		case t.kind == TransportSSE:
+			msg, rest, ok = aspnet.NextSSEData(pending)
+		case !t.inBody:
+			_, rest, ok, err = aspnet.ParseForeverFramePreamble(pending)
+			t.inBody = ok
+			ok = false
+			if err == nil && t.inBody {
+				t.r = len(t.buf) - len(rest)
+				continue
+			}
+		default:
+			msg, rest, ok, err = aspnet.NextForeverFrameScript(pending)
+		}
+		if err != nil || !ok {
+			return nil, false, err
+		}
+		t.r = len(t.buf) - len(rest)
+		if t.kind == TransportSSE && string(msg) == aspnet.SSEInitializedData {
+			continue
+		}
 		t.poster.c.o.Observer.BytesReceived(len(msg))
 		return msg, true, nil
 	}
-	return nil, false, fmt.Errorf("%w: foreverFrame line is not a <script>r(c, ...);</script> block: %.40q", ErrProtocol, line)
 }
 
-// sseData reads one line of the event stream: data lines carry a
-// message, except the "initialized" event every (re)connect starts with;
-// other fields and comments carry none.
-func sseData(line []byte, obs clientconn.Observer) ([]byte, bool, error) {
-	data, ok := bytes.CutPrefix(line, []byte("data:"))
-	if !ok {
-		return nil, false, nil
+// fill reads more of the stream, keeping what is not parsed yet; no
+// message may outgrow the connection's MaxMessageSize.
+func (t *streamTransport) fill() error {
+	t.buf = t.buf[:copy(t.buf, t.buf[t.r:])]
+	t.r = 0
+	if len(t.buf) > t.max {
+		return fmt.Errorf("%w: a %s message larger than %d bytes", ErrProtocol, wireNames[t.kind], t.max)
 	}
-	data = bytes.TrimPrefix(data, []byte(" "))
-	if string(data) == "initialized" {
-		return nil, false, nil
+	if cap(t.buf)-len(t.buf) < streamReadSpace {
+		t.buf = append(t.buf, make([]byte, streamReadSpace)...)[:len(t.buf)]
 	}
-	obs.BytesReceived(len(data))
-	return data, true, nil
+	n, err := t.body.Read(t.buf[len(t.buf):cap(t.buf)])
+	t.buf = t.buf[:len(t.buf)+n]
+	if n > 0 {
+		return nil
+	}
+	return err
 }
+
+// streamReadSpace is the least free space one read of the stream gets.
+const streamReadSpace = 4096
 
 func (t *streamTransport) readErr(err error) error {
 	switch {
@@ -193,32 +211,4 @@ func (t *streamTransport) close() {
 			_ = t.body.Close()
 		}
 	})
-}
-
-// lineReader reads lines of at most max bytes.
-type lineReader struct {
-	r    *bufio.Reader
-	max  int
-	long []byte
-}
-
-func (l *lineReader) init(r io.Reader, max int) {
-	l.r, l.max = bufio.NewReaderSize(r, 4096), max
-}
-
-// next returns the next line with its end, valid until the next call.
-func (l *lineReader) next() ([]byte, error) {
-	line, err := l.r.ReadSlice('\n')
-	if err != bufio.ErrBufferFull {
-		return line, err
-	}
-	l.long = append(l.long[:0], line...)
-	for err == bufio.ErrBufferFull {
-		if len(l.long) > l.max {
-			return nil, fmt.Errorf("%w: line longer than %d bytes", ErrProtocol, l.max)
-		}
-		line, err = l.r.ReadSlice('\n')
-		l.long = append(l.long, line...)
-	}
-	return l.long, err
 }

@@ -2,7 +2,6 @@ package aspnetclient
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hubprobe/hubprobe/aspnet"
 	"github.com/hubprobe/hubprobe/internal/redact"
 	"github.com/hubprobe/hubprobe/probe/clientconn"
 )
@@ -96,7 +96,7 @@ func (c *Conn) awaitInit(ctx context.Context, t transport) error {
 			}
 			return clientconn.NewConnectError(clientconn.PhaseTransport, err)
 		}
-		init, err := c.handle(b)
+		init, err := c.handleFrame(b)
 		if err != nil {
 			return clientconn.NewConnectError(clientconn.PhaseTransport, err)
 		}
@@ -111,38 +111,23 @@ func (c *Conn) awaitInit(ctx context.Context, t transport) error {
 func (c *Conn) start(ctx context.Context) error {
 	hctx, cancel := context.WithTimeout(ctx, c.o.HandshakeTimeout)
 	defer cancel()
-	r, err := c.serverRequest(hctx, http.MethodGet, "start")
-	if err == nil && r.Response != "started" {
-		err = fmt.Errorf("%w: start answered %q, not \"started\"", ErrProtocol, r.Response)
-	}
-	var ce *clientconn.ConnectError
-	if err != nil && !errors.As(err, &ce) {
-		err = clientconn.NewConnectError(clientconn.PhaseHandshake, err)
-	}
-	return err
-}
-
-// serverRequest sends start or ping and decodes the {"Response":...}
-// answer; a refusal is a *clientconn.ConnectError of the handshake phase.
-func (c *Conn) serverRequest(ctx context.Context, method, path string) (serverResponse, error) {
-	var r serverResponse
-	res, err := c.request(ctx, method, c.s.requestURL(path, c.tname()), nil)
+	res, err := c.request(hctx, http.MethodGet, c.s.requestURL("start", c.tname()), nil)
 	if err != nil {
-		return r, err
+		return clientconn.NewConnectError(clientconn.PhaseHandshake, err)
 	}
 	defer res.Body.Close()
-	c.o.Observer.HTTPResponse(path, res.StatusCode)
+	c.o.Observer.HTTPResponse("start", res.StatusCode)
 	if res.StatusCode != http.StatusOK {
-		return r, statusError(clientconn.PhaseHandshake, res)
+		return statusError(clientconn.PhaseHandshake, res)
 	}
 	body, err := io.ReadAll(io.LimitReader(res.Body, clientconn.MaxErrorBody))
+	if err == nil {
+		err = aspnet.CheckStartResponse(body)
+	}
 	if err != nil {
-		return r, redact.URLError(err)
+		return clientconn.NewConnectError(clientconn.PhaseHandshake, redact.URLError(err))
 	}
-	if err := json.Unmarshal(body, &r); err != nil {
-		return r, fmt.Errorf("%w: invalid %s response: %v", ErrProtocol, path, err)
-	}
-	return r, nil
+	return nil
 }
 
 // tname is the transport's name during Dial too, before c.t is set.
