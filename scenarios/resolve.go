@@ -102,6 +102,10 @@ func (r Resolver) Endpoint(t *config.Target) (Endpoint, error) {
 		}
 		ep.URL = url
 	}
+	if t.AspNet() {
+		ep.AspNetHub = t.Hub
+		return ep, nil
+	}
 	if !t.WebPubSub() && !t.Serverless() {
 		return ep, nil
 	}
