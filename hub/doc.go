@@ -111,7 +111,7 @@
 // done in internal packages: core (what every protocol shares: lifecycle,
 // rosters, quota, authorization, slow mode), transport (the HTTP
 // transports), signalrhub (ASP.NET Core SignalR and Azure SignalR
-// Service) and wpshub (Azure Web PubSub). A further protocol, such as
-// classic ASP.NET SignalR, gets a package beside signalrhub and a route in
-// Hub.ServeHTTP. Package hubtest serves the hub in tests.
+// Service), wpshub (Azure Web PubSub) and aspnethub (classic ASP.NET
+// SignalR 2.x at /signalr). A further protocol gets a package beside them
+// and a route in Hub.ServeHTTP. Package hubtest serves the hub in tests.
 package hub

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/hubprobe/hubprobe/hub/internal/aspnethub"
 	"github.com/hubprobe/hubprobe/hub/internal/core"
 	"github.com/hubprobe/hubprobe/hub/internal/signalrhub"
 	"github.com/hubprobe/hubprobe/hub/internal/wpshub"
@@ -19,6 +20,7 @@ type Hub struct {
 	host      *core.Host
 	signalR   *signalrhub.Hub
 	webPubSub *wpshub.Hub
+	classic   *aspnethub.Hub
 	load      *loadSampler
 }
 
@@ -43,6 +45,7 @@ func New(opts Options, reg prometheus.Registerer) (*Hub, error) {
 		host:      host,
 		signalR:   signalrhub.New(host, opts.signalRConfig()),
 		webPubSub: wpshub.New(host, wpshub.Config{EventHandler: opts.WebPubSubEventHandler}, eventHandler),
+		classic:   aspnethub.New(host, aspnethub.Config{}),
 		load:      newLoadSampler(time.Now()),
 	}
 	host.Start(h.beat)
@@ -54,6 +57,7 @@ func New(opts Options, reg prometheus.Registerer) (*Hub, error) {
 func (h *Hub) beat(now int64) {
 	h.signalR.Beat(now)
 	h.webPubSub.Beat(now)
+	h.classic.Beat(now)
 	h.load.record(time.Now())
 }
 
@@ -63,6 +67,10 @@ func (h *Hub) beat(now int64) {
 func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.webPubSub.Serves(r) {
 		h.webPubSub.ServeHTTP(w, r)
+		return
+	}
+	if h.classic.Serves(r) {
+		h.classic.ServeHTTP(w, r)
 		return
 	}
 	h.signalR.ServeHTTP(w, r)
@@ -79,5 +87,6 @@ func (h *Hub) Close() {
 	h.host.Close(func() {
 		h.signalR.CloseAll()
 		h.webPubSub.CloseAll()
+		h.classic.CloseAll()
 	})
 }

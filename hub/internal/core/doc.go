@@ -13,6 +13,6 @@
 // DelayQueue of slow mode; and the input buffers connections borrow while
 // they read.
 //
-// Packages signalrhub and wpshub build on it; classic ASP.NET SignalR's
-// server side is to be a third, beside them.
+// Packages signalrhub, wpshub and aspnethub (classic ASP.NET SignalR)
+// build on it.
 package core

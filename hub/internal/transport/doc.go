@@ -7,9 +7,10 @@
 // the two HTTP transports is their Inbox.
 //
 // ASP.NET Core SignalR's connection dispatcher (package signalrhub) serves
-// its connections on them; classic ASP.NET SignalR's, in a package beside
-// it, is to serve the same transports (plus its Forever Frame) rather than
-// write them again. The package also holds what every transport message
+// its connections on them. Classic ASP.NET SignalR's (package aspnethub)
+// writes its own: its long polls answer with one envelope from the
+// client's cursor rather than the bytes written since the last poll, and
+// its streams carry envelopes it builds per write. The package also holds what every transport message
 // shares: the batch buffers that join queued messages into one write, and
 // the text answers of a connection dispatcher.
 package transport

@@ -1,0 +1,161 @@
+package aspnethub
+
+import (
+	"encoding/json"
+	"sort"
+	"strconv"
+	"sync"
+
+	"github.com/hubprobe/hubprobe/aspnet"
+	"github.com/hubprobe/hubprobe/hub/internal/core"
+)
+
+// replayLimit bounds the messages a connection keeps for polls and
+// reconnects that have not caught up.
+const replayLimit = 1024
+
+type space = core.Space[*conn]
+
+// conn is one classic connection: its place in the roster, the messages it
+// was sent, and whether a transport holds it.
+type conn struct {
+	hub    *Hub
+	id     string
+	space  *space
+	groups map[string]struct{} // guarded by Host.Mu
+
+	mu          sync.Mutex
+	log         []json.RawMessage // messages first, first+1, …
+	first       uint64
+	next        uint64
+	groupsToken string // owed to the client in the next envelope; "" once sent
+	attached    int    // transports holding the connection
+	idleSince   int64  // hub clock when the last transport let go
+	keepAlive   bool   // the heartbeat asks for a keep-alive
+	gone        bool
+	wake        chan struct{} // a message or a keep-alive is waiting
+	done        chan struct{} // closed when the connection ends
+}
+
+func newConn(h *Hub, id string, sp *space) *conn {
+	return &conn{hub: h, id: id, space: sp, wake: make(chan struct{}, 1), done: make(chan struct{}), idleSince: h.Now()}
+}
+
+// enqueue adds a hub-to-client message and wakes the transport.
+func (c *conn) enqueue(msg json.RawMessage) {
+	c.mu.Lock()
+	if c.gone {
+		c.mu.Unlock()
+		return
+	}
+	c.log = append(c.log, msg)
+	c.next++
+	if len(c.log) > replayLimit {
+		c.log = c.log[1:]
+		c.first++
+	}
+	c.mu.Unlock()
+	c.hub.Metrics.Sent.Inc()
+	c.poke()
+}
+
+func (c *conn) poke() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// envelope appends the envelope of every message from cursor on, and
+// what else the client is owed (its groups token), and returns the next
+// cursor. keepAliveOnly reports an envelope with nothing to say.
+func (c *conn) envelope(dst []byte, cursor uint64, init bool) (out []byte, next uint64, keepAliveOnly bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cursor = max(cursor, c.first)
+	env := aspnet.Envelope{Initialized: init, HasMessages: true}
+	if cursor < c.next {
+		env.Messages = c.log[cursor-c.first:]
+	}
+	env.GroupsToken, c.groupsToken = c.groupsToken, ""
+	c.keepAlive = false
+	env.Cursor = strconv.FormatUint(c.next, 10)
+	keepAliveOnly = !init && len(env.Messages) == 0 && env.GroupsToken == ""
+	return aspnet.AppendEnvelope(dst, &env), c.next, keepAliveOnly
+}
+
+// pending reports whether the client at cursor is owed an envelope.
+func (c *conn) pending(cursor uint64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return cursor < c.next || c.groupsToken != "" || c.gone
+}
+
+// keepAliveDue reports and clears the heartbeat's request.
+func (c *conn) keepAliveDue() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	due := c.keepAlive
+	c.keepAlive = false
+	return due
+}
+
+// groupsChanged owes the client a groups token for its groups now. Called
+// without Host.Mu, which it takes for reading.
+func (c *conn) groupsChanged() {
+	c.hub.Mu.RLock()
+	list := make([]string, 0, len(c.groups))
+	for g := range c.groups {
+		list = append(list, g)
+	}
+	c.hub.Mu.RUnlock()
+	sort.Strings(list)
+	token := c.hub.signer.groupsToken(c.id, list)
+	c.mu.Lock()
+	c.groupsToken = token
+	c.mu.Unlock()
+	c.poke()
+}
+
+// attach marks a transport as holding the connection; false when it is
+// gone.
+func (c *conn) attach() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gone {
+		return false
+	}
+	c.attached++
+	return true
+}
+
+func (c *conn) detach() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.attached--
+	c.idleSince = c.hub.Now()
+}
+
+// end marks the connection gone; true the first time.
+func (c *conn) end() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gone {
+		return false
+	}
+	c.gone = true
+	close(c.done)
+	return true
+}
+
+// beat asks an attached connection for a keep-alive, and tells whether a
+// detached one has been idle past the disconnect timeout.
+func (c *conn) beat(now, disconnectAfter int64) (expired bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.attached > 0 {
+		c.keepAlive = true
+		return false
+	}
+	return now-c.idleSince > disconnectAfter
+}

@@ -1,0 +1,128 @@
+package aspnethub
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/hubprobe/hubprobe/aspnet"
+	"github.com/hubprobe/hubprobe/hub/internal/core"
+	"github.com/hubprobe/hubprobe/hub/internal/transport"
+)
+
+// Defaults, as ASP.NET SignalR 2's configuration has them.
+const (
+	DefaultPath              = "/signalr"
+	DefaultDisconnectTimeout = 30 * time.Second
+	DefaultConnectionTimeout = 110 * time.Second
+	// transportConnectTimeout is what negotiate tells clients to allow a
+	// transport to connect, in seconds.
+	transportConnectTimeout = 5
+	// HubName is the benchmark's classic hub.
+	HubName = "Signalrbench"
+)
+
+// Config is the classic side's own settings; zero fields take the
+// defaults above.
+type Config struct {
+	Path              string // without a trailing slash
+	DisconnectTimeout time.Duration
+	// ConnectionTimeout is how long a long poll waits for messages.
+	ConnectionTimeout time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	if c.Path == "" {
+		c.Path = DefaultPath
+	}
+	if c.DisconnectTimeout == 0 {
+		c.DisconnectTimeout = DefaultDisconnectTimeout
+	}
+	if c.ConnectionTimeout == 0 {
+		c.ConnectionTimeout = DefaultConnectionTimeout
+	}
+	return c
+}
+
+// Hub is the classic side of the reference hub, on a host it shares with
+// the other protocols.
+type Hub struct {
+	*core.Host
+	cfg      Config
+	signer   signer
+	upgrader *websocket.Upgrader
+	home     *space
+	lifetime *core.Lifetime[*conn]
+}
+
+// New builds the classic side on host.
+func New(host *core.Host, cfg Config) *Hub {
+	spaces := core.NewSpaces[*conn](host)
+	home, _ := spaces.Named(strings.ToLower(HubName))
+	return &Hub{
+		Host:     host,
+		cfg:      cfg.withDefaults(),
+		signer:   newSigner(),
+		upgrader: transport.NewUpgrader(),
+		home:     home,
+		lifetime: core.NewLifetime[*conn](host),
+	}
+}
+
+// Serves reports whether r is for the classic endpoints.
+func (h *Hub) Serves(r *http.Request) bool {
+	p := r.URL.Path
+	return p == h.cfg.Path || strings.HasPrefix(p, h.cfg.Path+"/")
+}
+
+// ServeHTTP routes a request by the last segment of its path, as
+// PersistentConnection does.
+func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch op := strings.TrimPrefix(r.URL.Path, h.cfg.Path); op {
+	case aspnet.PathNegotiate:
+		h.serveNegotiate(w, r)
+	case aspnet.PathPing:
+		writeJSON(w, aspnet.PingResponse)
+	case aspnet.PathConnect, aspnet.PathReconnect, aspnet.PathPoll, aspnet.PathSend, aspnet.PathStart, aspnet.PathAbort:
+		h.serveConnection(w, r, op)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// Beat is the heartbeat's classic part: a keep-alive for every connection
+// a transport holds, the end of those no transport held for the
+// disconnect timeout.
+func (h *Hub) Beat(now int64) {
+	for _, c := range h.lifetime.Open() {
+		if c.beat(now, int64(h.cfg.DisconnectTimeout)) {
+			h.disconnect(c)
+		} else {
+			c.poke()
+		}
+	}
+}
+
+// CloseAll ends every connection: their transports close.
+func (h *Hub) CloseAll() {
+	for _, c := range h.lifetime.Open() {
+		h.disconnect(c)
+	}
+}
+
+// disconnect ends c and takes it out of the roster.
+func (h *Hub) disconnect(c *conn) {
+	if c.end() {
+		h.lifetime.Untrack(c, c.space, c.id, "", c.groups)
+		h.Conns.Done()
+		h.ReleaseConnection()
+	}
+}
+
+func writeJSON(w http.ResponseWriter, body string) {
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	_, _ = w.Write([]byte(body))
+}
