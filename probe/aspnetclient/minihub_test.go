@@ -69,7 +69,7 @@ func (h *miniHub) serve(w http.ResponseWriter, r *http.Request) {
 	case "/abort":
 		h.aborts.Add(1)
 	case "/send":
-		h.invoke(h.conn(r), r.FormValue("data"))
+		fmt.Fprint(w, h.invoke(h.conn(r), r.FormValue("data")))
 	case "/connect", "/reconnect", "/poll":
 		h.receive(w, r)
 	default:
@@ -96,15 +96,17 @@ func (h *miniHub) conn(r *http.Request) *miniConn {
 	return h.conns[r.URL.Query().Get("connectionToken")]
 }
 
-// invoke runs one hub invocation of the client's.
-func (h *miniHub) invoke(c *miniConn, data string) {
+// invoke runs one hub invocation of the client's and returns its result,
+// which the server writes as the answer to /send, or over WebSockets as
+// a frame of its own.
+func (h *miniHub) invoke(c *miniConn, data string) string {
 	var inv struct {
 		H, M string
 		A    []json.RawMessage
 		I    json.RawMessage
 	}
 	if c == nil || json.Unmarshal([]byte(data), &inv) != nil {
-		return
+		return ""
 	}
 	id := strings.Trim(string(inv.I), `"`)
 	switch inv.M {
@@ -112,18 +114,17 @@ func (h *miniHub) invoke(c *miniConn, data string) {
 		n := h.echoes.Add(1)
 		args, _ := json.Marshal(inv.A)
 		c.out <- fmt.Sprintf(`{"H":"Signalrbench","M":"Measure","A":%s}`, args)
-		c.out <- fmt.Sprintf(`{"I":%q}`, id)
 		switch n {
 		case h.disconnectAfter:
 			c.out <- "D"
 		case h.dropAfter:
 			c.drop <- struct{}{}
 		}
+		return fmt.Sprintf(`{"I":%q}`, id)
 	case "Fail":
-		c.out <- fmt.Sprintf(`{"I":%q,"E":"no such method"}`, id)
-	default:
-		c.out <- fmt.Sprintf(`{"I":%q,"R":%q}`, id, inv.M)
+		return fmt.Sprintf(`{"I":%q,"E":"no such method"}`, id)
 	}
+	return fmt.Sprintf(`{"I":%q,"R":%q}`, id, inv.M)
 }
 
 // envelope wraps hub messages as the server does; "D" becomes the
@@ -176,14 +177,18 @@ func (h *miniHub) webSocket(w http.ResponseWriter, r *http.Request, c *miniConn,
 			if err != nil {
 				return
 			}
-			h.invoke(c, string(data))
+			c.out <- h.invoke(c, string(data)) // a bare result, in its own frame
 		}
 	}()
 	if init {
 		_ = ws.WriteMessage(websocket.TextMessage, []byte(envelope(0, nil, true)))
 	}
 	h.pump(r, c, func(cursor int, msg string) error {
-		return ws.WriteMessage(websocket.TextMessage, []byte(envelope(cursor, []string{msg}, false)))
+		frame := envelope(cursor, []string{msg}, false)
+		if strings.HasPrefix(msg, `{"I"`) {
+			frame = msg
+		}
+		return ws.WriteMessage(websocket.TextMessage, []byte(frame))
 	})
 }
 
