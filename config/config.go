@@ -63,7 +63,8 @@ type Target struct {
 	// Hub is the hub name on the service; required with ConnectionString.
 	// For an embedded target in serverless mode it defaults to the
 	// embedded hub's own name, for an embedded Web PubSub target to
-	// EmbeddedWebPubSubHub.
+	// EmbeddedWebPubSubHub. On a classic ASP.NET SignalR target it is the
+	// hub the connections subscribe to, AspNetHubName by default.
 	Hub string `yaml:"hub,omitempty"`
 	// Mode is TargetModeDefault or TargetModeServerless; after Load it is
 	// always set on a SignalR target and empty on a Web PubSub one, which
@@ -152,6 +153,15 @@ var (
 // DefaultRESTAPIVersion is the REST API a serverless target uses unless
 // rest_api_version says otherwise.
 const DefaultRESTAPIVersion = "v1"
+
+// AspNetHubName is the hub a classic ASP.NET SignalR target's connections
+// subscribe to unless its hub names another: the benchmark's classic app
+// server's Signalrbench, which the embedded hub serves at
+// EmbeddedAspNetPath.
+const (
+	AspNetHubName      = "Signalrbench"
+	EmbeddedAspNetPath = "/signalr"
+)
 
 // EmbeddedHubName is the embedded hub's name on its emulated service: the
 // last segment of its path, /signalrbench.

@@ -173,6 +173,7 @@ var invalidConfigs = map[string]string{
 	"aspnet-protocol":                 `:8: scenarios[0].protocol: unknown protocol "messagepack" (valid: json)`,
 	"aspnet-kind":                     `:7: scenarios[0].kind: "streaming_echo" does not run on target "classic" (service: aspnet_signalr); its kinds: broadcast, echo, send_to_client, send_to_group`,
 	"aspnet-tier":                     `:6: targets[0].tier.service: must be signalr, the target's service, got "webpubsub"`,
+	"aspnet-hub":                      `:5: targets[0].hub: invalid hub name "bench-hub": use a letter, then letters, digits or "_"`,
 	"foreverframe-signalr-target":     `:7: scenarios[0].transport: unknown transport "foreverframe" (valid: longpolling, sse, websockets)`,
 }
 
@@ -543,8 +544,8 @@ func TestAspNetTransportNamesAreStoredInHubprobesSpelling(t *testing.T) {
 		t.Fatal(err)
 	}
 	tgt := c.Targets[0]
-	if tgt.Service != ServiceAspNetSignalR || tgt.Mode != TargetModeDefault || tgt.TierService() != ServiceSignalR {
-		t.Errorf("target = service %q mode %q tier service %q", tgt.Service, tgt.Mode, tgt.TierService())
+	if tgt.Service != ServiceAspNetSignalR || tgt.Mode != TargetModeDefault || tgt.TierService() != ServiceSignalR || tgt.Hub != AspNetHubName {
+		t.Errorf("target = service %q mode %q tier service %q hub %q", tgt.Service, tgt.Mode, tgt.TierService(), tgt.Hub)
 	}
 	echo, group := c.Scenarios[0], c.Scenarios[1]
 	if echo.Transport != TransportForeverFrame || !reflect.DeepEqual(echo.FallbackTransports, []string{"sse", "longpolling"}) {

@@ -24,7 +24,13 @@ func (v *validator) aspNetTarget(item string, t *Target) error {
 	if t.Mode != TargetModeDefault {
 		return v.Errorf(keyPath(item, "mode"), "must be %s with service: %s, which has no serverless mode, got %q", TargetModeDefault, ServiceAspNetSignalR, t.Mode)
 	}
-	return firstError(v.onlyServerless(item, "hub"), v.onlyServerless(item, "rest_api_version"))
+	switch {
+	case t.Hub == "":
+		t.Hub = AspNetHubName
+	case !validHubName(t.Hub):
+		return v.Errorf(keyPath(item, "hub"), "invalid hub name %q: use a letter, then letters, digits or \"_\"", t.Hub)
+	}
+	return v.onlyServerless(item, "rest_api_version")
 }
 
 // aspNetWire checks a classic scenario's transport and fallbacks, each
