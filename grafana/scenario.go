@@ -181,10 +181,10 @@ func scenarioConnectionGraphs() []graph {
 		unit: units.CountsPerSecond, width: 8, min: ptr(0.0),
 		queries: []query{{fmt.Sprintf("sum by (reason) (%s)", rate("hubprobe_connection_failures_total")), "{{reason}}"}},
 	}, {
-		title:       "Reconnects",
+		title: "Reconnects",
 		description: "Connections the probe re-established per second after the hub or the network dropped them " +
 			"(classic ASP.NET SignalR connections reconnect a dropped transport).",
-		unit:        units.CountsPerSecond, width: 8, min: ptr(0.0),
+		unit: units.CountsPerSecond, width: 8, min: ptr(0.0),
 		queries: []query{{fmt.Sprintf("sum(%s)", rate("hubprobe_reconnects_total")), "reconnects"}},
 	}, {
 		title:       "Open connections",
