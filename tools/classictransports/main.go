@@ -12,10 +12,11 @@
 //   - up: 1,000 invocations written back to back (Echo with a 256-byte
 //     payload), until the hub has answered the last (its result comes
 //     after every earlier invocation's, in order);
+//
 //   - down: from the first of those writes until the 1,000th Measure the
 //     hub sent back has arrived.
 //
-//	go run ./tools/classictransports [-url http://host/signalr] [-n 1000] [-repeat 5]
+//     go run ./tools/classictransports [-url http://host/signalr] [-n 1000] [-repeat 5]
 package main
 
 import (
