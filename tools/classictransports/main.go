@@ -7,16 +7,13 @@
 // It runs against the reference hub's classic side (started in process
 // on 127.0.0.1 unless -url names another classic endpoint) with the
 // benchmark's Signalrbench hub. That hub has no method that pushes a
-// batch in one call, so each repetition times, on one connection:
+// batch in one call, so each repetition times, on one connection, "up":
+// 1,000 invocations written back to back (Echo with a 256-byte payload)
+// until the hub has answered the last, whose result comes after every
+// earlier one's; and "down": from the first of those writes until the
+// 1,000th Measure the hub sent back has arrived. Usage:
 //
-//   - up: 1,000 invocations written back to back (Echo with a 256-byte
-//     payload), until the hub has answered the last (its result comes
-//     after every earlier invocation's, in order);
-//
-//   - down: from the first of those writes until the 1,000th Measure the
-//     hub sent back has arrived.
-//
-//     go run ./tools/classictransports [-url http://host/signalr] [-n 1000] [-repeat 5]
+//	go run ./tools/classictransports [-url http://host/signalr] [-n 1000] [-repeat 5]
 package main
 
 import (
