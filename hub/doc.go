@@ -52,7 +52,11 @@
 // set a connection quota (429 "Connection count reaches limit.") and a
 // message rate limit (Close "Message count reaches limit.", REST 429), and
 // RedirectNegotiate makes the app path's negotiate redirect to the client
-// endpoint as an app server in the service's default mode does.
+// endpoint as an app server in the service's default mode does. For
+// classic ASP.NET SignalR the hub emulates the service's ASP.NET mode:
+// clients at /aspnetclient with a client token (aud
+// {scheme}://{host}/aspnetclient), to which RedirectNegotiate also sends
+// the classic /signalr/negotiate.
 //
 // With Options.AccessKey the hub also serves Azure Web PubSub's data plane.
 // Clients connect at /client/hubs/{hub}?access_token= (or with a bearer

@@ -45,7 +45,7 @@ func New(opts Options, reg prometheus.Registerer) (*Hub, error) {
 		host:      host,
 		signalR:   signalrhub.New(host, opts.signalRConfig()),
 		webPubSub: wpshub.New(host, wpshub.Config{EventHandler: opts.WebPubSubEventHandler}, eventHandler),
-		classic:   aspnethub.New(host, aspnethub.Config{}),
+		classic:   aspnethub.New(host, opts.classicConfig()),
 		load:      newLoadSampler(time.Now()),
 	}
 	host.Start(h.beat)

@@ -7,9 +7,11 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/hubprobe/hubprobe/aspnet"
 	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/azure/entratest"
 	"github.com/hubprobe/hubprobe/hub"
+	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/hub/internal/wiretest"
 	"github.com/hubprobe/hubprobe/probe/signalrclient"
 	"github.com/hubprobe/hubprobe/signalr"
@@ -240,5 +242,19 @@ func TestEventHandlerOptionChecked(t *testing.T) {
 			h.Close()
 			t.Errorf("hub.New(%q): want an error", o.WebPubSubEventHandler)
 		}
+	}
+}
+
+// One switch, RedirectNegotiate, sends both protocols' clients to the
+// emulated service: Core's to /client/, classic's to /aspnetclient.
+func TestRedirectNegotiateCoversClassic(t *testing.T) {
+	srv := hubtest.Start(t, hub.Options{AccessKey: wiretest.AccessKey, RedirectNegotiate: true})
+	r := wiretest.Request(t, http.MethodGet, srv.Origin()+"/signalr/negotiate?clientProtocol=2.1&connectionData=%5B%7B%22name%22%3A%22signalrbench%22%7D%5D", "", "")
+	n, err := aspnet.DecodeNegotiate([]byte(r.Body))
+	if r.Status != http.StatusOK || err != nil || !strings.HasPrefix(n.RedirectURL, srv.Origin()+"/aspnetclient?asrs_request_id=") || n.AccessToken == "" {
+		t.Fatalf("classic negotiate: %d %s %v", r.Status, r.Body, err)
+	}
+	if r := wiretest.Request(t, http.MethodPost, srv.URL()+"/negotiate?negotiateVersion=1", "", ""); !strings.Contains(r.Body, `"url":"`+srv.Origin()+`/client/?hub=signalrbench"`) {
+		t.Fatalf("Core negotiate: %d %s", r.Status, r.Body)
 	}
 }

@@ -8,7 +8,9 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/hubprobe/hubprobe/aspnet"
 	"github.com/hubprobe/hubprobe/azure/oidc"
+	"github.com/hubprobe/hubprobe/hub/internal/aspnethub"
 	"github.com/hubprobe/hubprobe/hub/internal/core"
 	"github.com/hubprobe/hubprobe/hub/internal/signalrhub"
 	"github.com/hubprobe/hubprobe/hub/internal/wpshub"
@@ -79,7 +81,10 @@ type Options struct {
 	AccessKey string
 	// RedirectNegotiate makes Path+"/negotiate" answer like an app server
 	// in Azure SignalR Service's default mode: {"url": <this hub's
-	// /client/?hub=...>, "accessToken": <client token>}. Needs AccessKey.
+	// /client/?hub=...>, "accessToken": <client token>}; and the classic
+	// /signalr/negotiate like one in its ASP.NET mode: {"RedirectUrl":
+	// <this hub's /aspnetclient?...>, "AccessToken": <client token>}.
+	// Needs AccessKey (or EntraIssuer).
 	RedirectNegotiate bool
 	// Units sets the concurrent connection quota to ConnectionsPerUnit per
 	// unit, as the service's Standard tier does; 0 means no quota.
@@ -158,6 +163,14 @@ func (o Options) signalRConfig() signalrhub.Config {
 	}
 }
 
+// under reports whether path is base or below it.
+func under(path, base string) bool { return path == base || strings.HasPrefix(path, base+"/") }
+
+// classicConfig is the classic side's own.
+func (o Options) classicConfig() aspnethub.Config {
+	return aspnethub.Config{RedirectNegotiate: o.RedirectNegotiate}
+}
+
 func (o Options) validate() error {
 	switch {
 	case o.MaxMessageSize < 0:
@@ -172,8 +185,10 @@ func (o Options) validate() error {
 		return fmt.Errorf("message rate limit %v must be a number not below 0", o.MessageRateLimit)
 	case o.RedirectNegotiate && !o.EmulatesAzure():
 		return fmt.Errorf("redirecting negotiate to the Azure endpoints needs an access key or an Entra issuer")
-	case o.EmulatesAzure() && (o.Path == "/client" || strings.HasPrefix(o.Path, "/client/") || strings.HasPrefix(o.Path, "/api/")):
-		return fmt.Errorf("hub path %q collides with the Azure endpoints /client/ and /api/", o.Path)
+	case under(o.Path, aspnethub.DefaultPath):
+		return fmt.Errorf("hub path %q collides with the classic ASP.NET SignalR endpoint %s", o.Path, aspnethub.DefaultPath)
+	case o.EmulatesAzure() && (under(o.Path, "/client") || under(o.Path, aspnet.AzureClientPath) || strings.HasPrefix(o.Path, "/api/")):
+		return fmt.Errorf("hub path %q collides with the Azure endpoints /client/, %s and /api/", o.Path, aspnet.AzureClientPath)
 	case o.WebPubSubEventHandler != "" && !o.EmulatesAzure():
 		return fmt.Errorf("a Web PubSub event handler needs an access key or an Entra issuer")
 	case o.WebPubSubEventHandler != "" && wpshub.CheckEventHandler(o.WebPubSubEventHandler) != nil:

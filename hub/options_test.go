@@ -15,6 +15,9 @@ func TestConnectionQuotaOptions(t *testing.T) {
 		{RedirectNegotiate: true},
 		{AccessKey: "k", Path: "/my-hub"},
 		{AccessKey: "k", Path: "/client"},
+		{AccessKey: "k", Path: "/aspnetclient"},
+		{Path: "/signalr"},
+		{Path: "/signalr/hubs"},
 		{Units: -1},
 		{MessageRateLimit: -1},
 	} {

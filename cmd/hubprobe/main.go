@@ -180,7 +180,7 @@ func (c *cli) addHubCommand() {
 	cmd.Flag("units", "Refuse connections past units × 1000, like the service's Standard tier (0: no quota).").Default("0").IntVar(&f.settings.Units)
 	cmd.Flag("connection-quota", "Refuse connections past this many (overrides --units; 0 keeps it).").Default("0").IntVar(&f.settings.ConnectionQuota)
 	cmd.Flag("message-rate-limit", "Accept at most this many messages per second (0: no limit).").Default("0").Float64Var(&f.settings.MessageRateLimit)
-	cmd.Flag("redirect-negotiate", "Make negotiate redirect to the emulated service, as an app server in default mode does (needs --access-key-file).").BoolVar(&f.settings.RedirectNegotiate)
+	cmd.Flag("redirect-negotiate", "Make negotiate redirect to the emulated service, as an app server in default mode (classic: ASP.NET mode) does (needs --access-key-file).").BoolVar(&f.settings.RedirectNegotiate)
 	cmd.Flag("poll-timeout", "How long a Long Polling request waits for data before it is answered empty.").Default("90s").DurationVar(&f.pollTimeout)
 	cmd.Flag("entra.issuer", "Azure emulation: also accept Microsoft Entra ID bearer tokens from this OpenID issuer (an https URL) on the REST APIs and :generateToken; its certificate is checked against the system roots (SSL_CERT_FILE).").StringVar(&f.settings.EntraIssuer)
 	cmd.Flag("disable-local-auth", "Azure emulation: refuse every token signed with the access key, as a service with disableLocalAuth does (needs --entra.issuer).").BoolVar(&f.settings.DisableLocalAuth)

@@ -24,4 +24,13 @@
 // from there on that the connection still holds (the last
 // replayLimit). A connection with no transport for DisconnectTimeout is
 // gone, as is one that calls /abort.
+//
+// Azure SignalR Service in ASP.NET mode (azure.go). With the host's Azure
+// emulation the same endpoints are also served at /aspnetclient, each
+// request checked against a client token (a bearer header, or access_token
+// in the query): none or a bad one is 401. Config.RedirectNegotiate makes
+// the app path's negotiate answer as the service's NegotiateMiddleware
+// does, sending the client there with such a token. Unlike the real app
+// server, whose middleware answers nothing but negotiate in that mode, the
+// app path keeps serving connections.
 package aspnethub

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/aspnet"
@@ -19,9 +20,14 @@ import (
 // rig is the classic side alone on a host of its own, served on
 // 127.0.0.1 for the length of the test, heartbeat running.
 type rig struct {
-	t    *testing.T
-	hub  *Hub
-	base string // http://127.0.0.1:port/signalr
+	t      *testing.T
+	hub    *Hub
+	origin string // http://127.0.0.1:port
+	base   string // origin + the endpoint's path: /signalr, or /aspnetclient
+	// token, when set, is sent as a bearer header on every request, and as
+	// access_token on the URLs of WebSockets and Server-Sent Events.
+	token string
+	query url.Values // added to every request, as a redirect's query is
 }
 
 func startRig(t *testing.T, cfg Config, host core.Config) *rig {
@@ -35,7 +41,7 @@ func startRig(t *testing.T, cfg Config, host core.Config) *rig {
 	hc.Start(h.Beat)
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() { hc.Close(h.CloseAll); srv.Close() })
-	return &rig{t: t, hub: h, base: srv.URL + h.cfg.Path}
+	return &rig{t: t, hub: h, origin: srv.URL, base: srv.URL + h.cfg.Path}
 }
 
 var connectionData = string(aspnet.AppendConnectionData(nil, HubName))
@@ -43,7 +49,8 @@ var connectionData = string(aspnet.AppendConnectionData(nil, HubName))
 // negotiate returns the connection token of a new connection.
 func (r *rig) negotiate() aspnet.Negotiate {
 	r.t.Helper()
-	body, status := r.do(http.MethodGet, r.base+aspnet.PathNegotiate+"?clientProtocol=2.1&connectionData="+url.QueryEscape(connectionData), nil)
+	q := r.values(url.Values{"clientProtocol": {aspnet.ClientProtocol}, "connectionData": {connectionData}})
+	body, status := r.do(http.MethodGet, r.base+aspnet.PathNegotiate+"?"+q.Encode(), nil)
 	n, err := aspnet.DecodeNegotiate(body)
 	if status != http.StatusOK || err != nil {
 		r.t.Fatalf("negotiate: %d %s %v", status, body, err)
@@ -53,11 +60,22 @@ func (r *rig) negotiate() aspnet.Negotiate {
 
 // url is the address of op for a connection with token on tr.
 func (r *rig) url(op string, tr aspnet.Transport, token string, extra ...string) string {
-	q := url.Values{"transport": {string(tr)}, "clientProtocol": {aspnet.ClientProtocol}, "connectionToken": {token}, "connectionData": {connectionData}}
+	q := r.values(url.Values{"transport": {string(tr)}, "clientProtocol": {aspnet.ClientProtocol}, "connectionToken": {token}, "connectionData": {connectionData}})
 	for i := 0; i+1 < len(extra); i += 2 {
 		q.Set(extra[i], extra[i+1])
 	}
+	if r.token != "" && (tr == aspnet.WebSockets || tr == aspnet.ServerSentEvents) {
+		q.Set(aspnet.QueryAccessToken, r.token)
+	}
 	return r.base + op + "?" + q.Encode()
+}
+
+// values is q with the rig's own query added.
+func (r *rig) values(q url.Values) url.Values {
+	for k, v := range r.query {
+		q[k] = v
+	}
+	return q
 }
 
 // do makes a request bounded by five seconds and returns its body.
@@ -70,6 +88,9 @@ func (r *rig) do(method, u string, form url.Values) ([]byte, int) {
 	req, _ := http.NewRequest(method, u, body)
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	if r.token != "" {
+		req.Header.Set("Authorization", "Bearer "+r.token)
 	}
 	client := http.Client{Timeout: 5 * time.Second}
 	resp, err := client.Do(req)
@@ -190,5 +211,46 @@ func (s *scriptReader) next(t *testing.T) []byte {
 			return append([]byte(nil), frame...)
 		}
 		s.more(t)
+	}
+}
+
+// dialWebSocket connects a negotiated connection on WebSockets and reads
+// its init envelope; the test's end closes it.
+func (r *rig) dialWebSocket(token string) *websocket.Conn {
+	r.t.Helper()
+	u := "ws" + strings.TrimPrefix(r.url(aspnet.PathConnect, aspnet.WebSockets, token), "http")
+	ws, resp, err := websocket.DefaultDialer.Dial(u, nil)
+	if err != nil {
+		r.t.Fatalf("connect: %v %v", resp, err)
+	}
+	r.t.Cleanup(func() { ws.Close() })
+	_ = ws.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, init, err := ws.ReadMessage(); err != nil || !envelope(r.t, init).Initialized {
+		r.t.Fatalf("init: %s %v", init, err)
+	}
+	return ws
+}
+
+// echoOverWebSocket invokes Echo and waits for both its result and the
+// Measure call it makes.
+func echoOverWebSocket(t *testing.T, ws *websocket.Conn) {
+	t.Helper()
+	_ = ws.WriteMessage(websocket.TextMessage, []byte(`{"H":"signalrbench","M":"Echo","A":[42,"cGF5"],"I":0}`))
+	var gotResult, gotMeasure bool
+	for !gotResult || !gotMeasure {
+		_, data, err := ws.ReadMessage()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f aspnet.Frame
+		if err := aspnet.DecodeFrame(data, &f); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case f.Kind == aspnet.ResultFrame:
+			gotResult = f.Result.ID == "0" && !f.Result.HasError
+		case len(f.Envelope.Messages) == 1:
+			gotMeasure = measureArgs(t, f.Envelope.Messages[0]) == `42,"cGF5"`
+		}
 	}
 }

@@ -31,6 +31,11 @@ type Config struct {
 	DisconnectTimeout time.Duration
 	// ConnectionTimeout is how long a long poll waits for messages.
 	ConnectionTimeout time.Duration
+	// RedirectNegotiate makes Path's negotiate answer as an app server in
+	// Azure SignalR Service's ASP.NET mode does: a redirect to the
+	// emulated service's /aspnetclient with a client token (azure.go).
+	// Needs the host's Azure emulation.
+	RedirectNegotiate bool
 }
 
 func (c Config) withDefaults() Config {
@@ -71,18 +76,38 @@ func New(host *core.Host, cfg Config) *Hub {
 	}
 }
 
-// Serves reports whether r is for the classic endpoints.
+// Serves reports whether r is for the classic endpoints: the app path,
+// and with the Azure emulation the service's client path.
 func (h *Hub) Serves(r *http.Request) bool {
-	p := r.URL.Path
-	return p == h.cfg.Path || strings.HasPrefix(p, h.cfg.Path+"/")
+	_, ok := h.base(r.URL.Path)
+	return ok
 }
 
+// base is the endpoint path p is under: the app path, or the service's
+// client path when the hub emulates Azure.
+func (h *Hub) base(p string) (string, bool) {
+	switch {
+	case under(p, h.cfg.Path):
+		return h.cfg.Path, true
+	case h.EmulatesAzure() && under(p, aspnet.AzureClientPath):
+		return aspnet.AzureClientPath, true
+	}
+	return "", false
+}
+
+func under(p, base string) bool { return p == base || strings.HasPrefix(p, base+"/") }
+
 // ServeHTTP routes a request by the last segment of its path, as
-// PersistentConnection does.
+// PersistentConnection does; on the service's client path every request
+// needs the client token the redirect issued.
 func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch op := strings.TrimPrefix(r.URL.Path, h.cfg.Path); op {
+	base, _ := h.base(r.URL.Path)
+	if base == aspnet.AzureClientPath && !h.authorizeClient(w, r) {
+		return
+	}
+	switch op := strings.TrimPrefix(r.URL.Path, base); op {
 	case aspnet.PathNegotiate:
-		h.serveNegotiate(w, r)
+		h.serveAppNegotiate(w, r, base)
 	case aspnet.PathPing:
 		writeJSON(w, aspnet.PingResponse)
 	case aspnet.PathConnect, aspnet.PathReconnect, aspnet.PathPoll, aspnet.PathSend, aspnet.PathStart, aspnet.PathAbort:

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gorilla/websocket"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/hubprobe/hubprobe/aspnet"
@@ -20,37 +19,11 @@ func TestWebSocketsEchoAndResult(t *testing.T) {
 	if n.ProtocolVersion != "2.0" || n.URL != "/signalr" || *n.KeepAliveTimeout != 30 {
 		t.Fatalf("negotiate: %+v", n)
 	}
-	u := "ws" + strings.TrimPrefix(r.url(aspnet.PathConnect, aspnet.WebSockets, n.ConnectionToken), "http")
-	ws, _, err := websocket.DefaultDialer.Dial(u, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	_ = ws.SetReadDeadline(time.Now().Add(5 * time.Second))
-	if _, init, err := ws.ReadMessage(); err != nil || !envelope(t, init).Initialized {
-		t.Fatalf("init: %s %v", init, err)
-	}
+	ws := r.dialWebSocket(n.ConnectionToken)
 	if body, _ := r.do(http.MethodGet, r.url(aspnet.PathStart, aspnet.WebSockets, n.ConnectionToken), nil); aspnet.CheckStartResponse(body) != nil {
 		t.Fatalf("start: %s", body)
 	}
-	_ = ws.WriteMessage(websocket.TextMessage, []byte(`{"H":"signalrbench","M":"Echo","A":[42,"cGF5"],"I":0}`))
-	var gotResult, gotMeasure bool
-	for !gotResult || !gotMeasure {
-		_, data, err := ws.ReadMessage()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var f aspnet.Frame
-		if err := aspnet.DecodeFrame(data, &f); err != nil {
-			t.Fatal(err)
-		}
-		switch {
-		case f.Kind == aspnet.ResultFrame:
-			gotResult = f.Result.ID == "0" && !f.Result.HasError
-		case len(f.Envelope.Messages) == 1:
-			gotMeasure = measureArgs(t, f.Envelope.Messages[0]) == `42,"cGF5"`
-		}
-	}
+	echoOverWebSocket(t, ws)
 	m := r.hub.Metrics
 	if got := [3]float64{testutil.ToFloat64(m.Received), testutil.ToFloat64(m.Sent), testutil.ToFloat64(m.Connections)}; got != [3]float64{1, 1, 1} {
 		t.Fatalf("received, sent, connections = %v, want 1 1 1", got)

@@ -23,8 +23,20 @@ const (
 	errMsgNoHubs           = "No hubs were named in connectionData."
 )
 
-// serveNegotiate answers with a connection offer for the Signalrbench hub.
-func (h *Hub) serveNegotiate(w http.ResponseWriter, r *http.Request) {
+// serveAppNegotiate answers a negotiate at base: with a redirect to the
+// emulated service on the app path in its ASP.NET mode, with an offer
+// otherwise.
+func (h *Hub) serveAppNegotiate(w http.ResponseWriter, r *http.Request, base string) {
+	if h.cfg.RedirectNegotiate && base == h.cfg.Path {
+		h.serveRedirect(w, r)
+		return
+	}
+	h.serveNegotiate(w, r, base)
+}
+
+// serveNegotiate answers with a connection offer for the Signalrbench hub
+// at base.
+func (h *Hub) serveNegotiate(w http.ResponseWriter, r *http.Request, base string) {
 	if err := checkConnectionData(r); err != nil {
 		transport.WriteText(w, http.StatusInternalServerError, err.Error())
 		return
@@ -32,14 +44,14 @@ func (h *Hub) serveNegotiate(w http.ResponseWriter, r *http.Request) {
 	id := core.NewID()
 	keepAlive := 2 * h.Config.KeepAliveInterval.Seconds()
 	offer := aspnet.Negotiate{
-		URL:                     h.cfg.Path,
+		URL:                     base,
 		ConnectionToken:         h.signer.connectionToken(id),
 		ConnectionID:            id,
 		KeepAliveTimeout:        &keepAlive,
 		DisconnectTimeout:       h.cfg.DisconnectTimeout.Seconds(),
 		ConnectionTimeout:       h.cfg.ConnectionTimeout.Seconds(),
 		TryWebSockets:           true,
-		ProtocolVersion:         aspnet.ServerProtocol,
+		ProtocolVersion:         resolveProtocol(r.URL.Query().Get(aspnet.QueryClientProtocol)),
 		TransportConnectTimeout: transportConnectTimeout,
 	}
 	writeJSON(w, string(aspnet.AppendNegotiate(nil, &offer)))
