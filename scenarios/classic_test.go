@@ -106,3 +106,22 @@ func TestClassicFaultsFailTheRunWithTheirReason(t *testing.T) {
 		})
 	}
 }
+
+// An app server in Azure SignalR Service's ASP.NET mode redirects
+// negotiate to the service's /aspnetclient with a token; the classic kinds
+// follow it and run there (Forever Frame falls back, as it cannot carry
+// the token).
+func TestClassicKindsFollowTheASPNetModeRedirect(t *testing.T) {
+	srv := hubtest.Start(t, hub.Options{AccessKey: matrixKey, RedirectNegotiate: true})
+	for _, transport := range []string{"websockets", "longpolling"} {
+		t.Run(transport, func(t *testing.T) {
+			s := matrixCases[2].scenario(config.TransportForeverFrame, "json")
+			s.FallbackTransports = []string{transport}
+			o := runEndpoint(t, classicEndpoint(srv), s)
+			assertCounts(t, o, matrixCases[2].sent, matrixCases[2].expected)
+			if got := counter(t, o.reg, "hubprobe_connect_phase_duration_seconds", "phase", "redirect"); got != float64(matrixCases[2].conns) {
+				t.Errorf("%v connects passed the redirect phase, want %d", got, matrixCases[2].conns)
+			}
+		})
+	}
+}
