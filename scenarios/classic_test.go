@@ -122,6 +122,9 @@ func TestClassicKindsFollowTheASPNetModeRedirect(t *testing.T) {
 			if got := counter(t, o.reg, "hubprobe_connect_phase_duration_seconds", "phase", "redirect"); got != float64(matrixCases[2].conns) {
 				t.Errorf("%v connects passed the redirect phase, want %d", got, matrixCases[2].conns)
 			}
+			if got := counter(t, o.reg, "hubprobe_http_requests_total", "endpoint", "foreverframe", "code", "200"); got != 0 {
+				t.Errorf("%v Forever Frame requests after the redirect, want none", got)
+			}
 		})
 	}
 }
