@@ -414,8 +414,11 @@ func TestDuplicateHeaderDifferentCase(t *testing.T) {
 
 func TestDefault(t *testing.T) {
 	c := Default()
-	if len(c.Targets) != 2 || c.Targets[0].Name != "embedded" || !c.Targets[0].Embedded {
+	if len(c.Targets) != 3 || c.Targets[0].Name != "embedded" || !c.Targets[0].Embedded {
 		t.Fatalf("default targets: %+v", c.Targets)
+	}
+	if classic := c.Targets[2]; !classic.Embedded || !classic.AspNet() || classic.Hub != AspNetHubName || *classic.Tier != (Tier{Service: "signalr", Units: 1}) {
+		t.Errorf("default classic target: %+v", classic)
 	}
 	if wps := c.Targets[1]; !wps.Embedded || !wps.WebPubSub() || *wps.Tier != (Tier{Service: "webpubsub", Units: 1}) {
 		t.Errorf("default Web PubSub target: %+v", wps)
@@ -427,8 +430,11 @@ func TestDefault(t *testing.T) {
 		t.Errorf("default tier %+v, want signalr unit 1", tier)
 	}
 	wantKinds := []string{"echo", "broadcast", "send_to_group", "send_to_client"}
-	if len(c.Scenarios) != len(wantKinds)+3 {
-		t.Fatalf("%d default scenarios, want %d", len(c.Scenarios), len(wantKinds)+3)
+	if len(c.Scenarios) != len(wantKinds)+4 {
+		t.Fatalf("%d default scenarios, want %d", len(c.Scenarios), len(wantKinds)+4)
+	}
+	if s := c.Scenarios[len(wantKinds)+2]; s.Target != "classic" || s.Kind != "echo" || s.Name != "classic_echo" || s.Transport != "sse" {
+		t.Errorf("default classic scenario: %+v", s)
 	}
 	for i, kind := range []string{"send_to_group", "echo"} {
 		if s := c.Scenarios[len(wantKinds)+i]; s.Target != "webpubsub" || s.Kind != kind || s.Name != "webpubsub_"+kind || s.Protocol != "json.webpubsub.azure.v1" {
