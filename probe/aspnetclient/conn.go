@@ -31,12 +31,16 @@ type Conn struct {
 	// writes them, under tmu.
 	cursor      string
 	groupsToken string
+	// longPollDelay is how long long polling waits before its next poll:
+	// the L of the last answer; the read goroutine's own.
+	longPollDelay time.Duration
 
 	nextID    atomic.Uint64
 	state     clientconn.State
 	keepAlive clientconn.KeepAlive
 	live      clientconn.Liveness
 	writeBuf  []byte // under the write turn
+	posts     sendPosts
 
 	// The read goroutine's decode space, reused frame after frame.
 	frame  aspnet.Frame
@@ -110,6 +114,7 @@ func newConn(s *session, o *Options) *Conn {
 		c.handlers[strings.ToLower(name)] = h
 	}
 	c.state.Init()
+	c.posts.init()
 	c.live.Start(o.Observer.RoundTrip)
 	return c
 }

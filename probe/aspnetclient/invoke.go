@@ -52,24 +52,23 @@ func (c *Conn) forget(id string) {
 }
 
 // writeInvocation encodes {"H","M","A","I"} and writes it while holding
-// the write turn. If ctx ends during a WebSocket write, the transport is
-// closed to unblock it and the connection fails: half a message cannot be
-// taken back.
+// the write turn: a WebSocket message, or on the HTTP transports a send
+// POST started (see poster). A WebSocket write that ctx cuts off has
+// already failed the connection.
 func (c *Conn) writeInvocation(ctx context.Context, method string, args []json.RawMessage, id uint64) error {
 	if err := c.state.AcquireWrite(ctx); err != nil {
 		return err
 	}
 	defer c.state.ReleaseWrite()
 	c.writeBuf = appendInvocation(c.writeBuf[:0], c.hub, method, args, id)
-	guard := clientconn.GuardWrite(ctx, c.abortWrite)
 	err := c.transport().write(ctx, c.writeBuf)
-	if aborted := guard.Release(ctx, errWriteAborted); aborted != nil {
-		return aborted
-	}
 	if cap(c.writeBuf) > clientconn.MaxPooledBuf {
 		c.writeBuf = nil
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, errWriteAborted), errors.Is(err, errNoSendSlot):
+		return err
+	case err != nil:
 		c.endOnWriteError(err)
 		return c.state.ClosedErr()
 	}

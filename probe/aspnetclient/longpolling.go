@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hubprobe/hubprobe/aspnet"
 	"github.com/hubprobe/hubprobe/probe/clientconn"
 )
 
@@ -55,7 +56,38 @@ func (t *lpTransport) next() ([]byte, error) {
 		t.pending = nil
 		return b, nil
 	}
+	if err := t.pause(); err != nil {
+		return nil, err
+	}
 	return t.poll(t.ctx, "poll")
+}
+
+// pause waits, before the next poll, the delay the last answer asked for
+// (its L), as the JavaScript client does; an answer without L means
+// none.
+func (t *lpTransport) pause() error {
+	d := t.c.longPollDelay
+	if d <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-t.ctx.Done():
+		return t.pollErr(t.ctx, "poll", t.ctx.Err())
+	}
+}
+
+// pollDelay is the wait an envelope's L asks for before the next poll,
+// at most the poll timeout, so no server can stall the reader for longer
+// than one poll may take.
+func (s *session) pollDelay(e *aspnet.Envelope) time.Duration {
+	if !e.HasLongPollDelay {
+		return 0
+	}
+	return time.Duration(min(e.LongPollDelay, s.pollTimeout.Milliseconds())) * time.Millisecond
 }
 
 // poll sends one poll (or connect, reconnect) bounded by the session's

@@ -30,7 +30,9 @@ type miniHub struct {
 	disconnectAfter int32 // after this many echoes, a D message (0: never)
 	dropAfter       int32 // after this many echoes, drop the transport (0: never)
 	refuseReconnect bool
-	stallStream     bool // SSE and Forever Frame: send nothing after the headers
+	stallStream     bool          // SSE and Forever Frame: send nothing after the headers
+	holdSends       chan struct{} // when set, each /send waits until it is closed
+	longPollDelay   int           // when set, each poll's answer carries it as L, at once
 
 	mu      sync.Mutex
 	conns   map[string]*miniConn
@@ -38,6 +40,9 @@ type miniHub struct {
 	aborts  atomic.Int32
 	pings   atomic.Int32
 	reconns atomic.Int32
+
+	sendsOpen, maxSendsOpen atomic.Int32
+	polls                   []time.Time // when each poll arrived, under mu
 }
 
 type miniConn struct {
@@ -69,11 +74,29 @@ func (h *miniHub) serve(w http.ResponseWriter, r *http.Request) {
 	case "/abort":
 		h.aborts.Add(1)
 	case "/send":
-		fmt.Fprint(w, h.invoke(h.conn(r), r.FormValue("data")))
+		data := r.FormValue("data")
+		h.hold(r)
+		fmt.Fprint(w, h.invoke(h.conn(r), data))
 	case "/connect", "/reconnect", "/poll":
 		h.receive(w, r)
 	default:
 		http.NotFound(w, r)
+	}
+}
+
+// hold keeps a send open until holdSends is closed, counting how many are
+// open at once.
+func (h *miniHub) hold(r *http.Request) {
+	if h.holdSends == nil {
+		return
+	}
+	n := h.sendsOpen.Add(1)
+	defer h.sendsOpen.Add(-1)
+	for m := h.maxSendsOpen.Load(); n > m && !h.maxSendsOpen.CompareAndSwap(m, n); m = h.maxSendsOpen.Load() {
+	}
+	select {
+	case <-h.holdSends:
+	case <-r.Context().Done():
 	}
 }
 
@@ -246,6 +269,13 @@ func (h *miniHub) stream(w http.ResponseWriter, r *http.Request, c *miniConn, in
 func (h *miniHub) longPoll(w http.ResponseWriter, r *http.Request, c *miniConn, connect bool) {
 	if connect {
 		fmt.Fprint(w, envelope(0, nil, true))
+		return
+	}
+	if h.longPollDelay > 0 {
+		h.mu.Lock()
+		h.polls = append(h.polls, time.Now())
+		h.mu.Unlock()
+		fmt.Fprintf(w, `{"C":"c-1","L":%d,"M":[]}`, h.longPollDelay)
 		return
 	}
 	var msgs []string

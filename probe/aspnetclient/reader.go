@@ -57,6 +57,7 @@ func (c *Conn) handleEnvelope(e *aspnet.Envelope) (init bool, err error) {
 		c.groupsToken = e.GroupsToken
 	}
 	c.tmu.Unlock()
+	c.longPollDelay = c.s.pollDelay(e)
 	for _, m := range e.Messages {
 		if err := c.dispatch(m); err != nil {
 			return false, err
@@ -133,6 +134,7 @@ func (c *Conn) teardown(reason error) {
 	c.state.End(reason)
 	c.transport().close()
 	c.keepAlive.Stop()
+	c.posts.stop()
 	c.mu.Lock()
 	calls := c.calls
 	c.calls, c.drained = nil, true

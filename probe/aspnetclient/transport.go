@@ -27,7 +27,9 @@ type transport interface {
 	// setReadDeadline bounds next; passing it fails next with an error
 	// clientconn.IsTimeout recognises.
 	setReadDeadline(t time.Time)
-	// write sends one message: a WebSocket message, or a send POST.
+	// write sends one message: a WebSocket message, or a send POST it
+	// starts and does not wait for. b is the caller's again once write
+	// returns.
 	write(ctx context.Context, b []byte) error
 	// shutdown starts an orderly close by deadline (a close frame).
 	shutdown(deadline time.Time)

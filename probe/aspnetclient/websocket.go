@@ -20,6 +20,7 @@ type wsTransport struct {
 	writeTimeout time.Duration
 	limit        int64
 	buf          []byte
+	abort        func() // fails the connection when a write is cut off mid-message
 }
 
 // dialWebSocket sends connect (or reconnect) as a WebSocket upgrade.
@@ -44,7 +45,8 @@ func dialWebSocket(ctx context.Context, c *Conn, reconnect bool) (*wsTransport, 
 	}
 	ws.SetReadLimit(c.o.MaxMessageSize)
 	ws.SetPongHandler(c.live.OnPong) // set before the read goroutine reads
-	return &wsTransport{ws: ws, obs: c.o.Observer, writeTimeout: c.o.WriteTimeout, limit: c.o.MaxMessageSize}, nil
+	return &wsTransport{ws: ws, obs: c.o.Observer, writeTimeout: c.o.WriteTimeout, limit: c.o.MaxMessageSize,
+		abort: c.abortWrite}, nil
 }
 
 func (t *wsTransport) name() string { return TransportWebSockets }
@@ -67,11 +69,19 @@ func (t *wsTransport) next() ([]byte, error) {
 
 func (t *wsTransport) setReadDeadline(d time.Time) { _ = t.ws.SetReadDeadline(d) }
 
-func (t *wsTransport) write(_ context.Context, b []byte) error {
+// write sends b as one message. If ctx ends during the write, the
+// socket is closed to unblock it and the connection fails: half a message
+// cannot be taken back.
+func (t *wsTransport) write(ctx context.Context, b []byte) error {
 	if t.writeTimeout > 0 {
 		_ = t.ws.SetWriteDeadline(time.Now().Add(t.writeTimeout))
 	}
-	if err := t.ws.WriteMessage(websocket.TextMessage, b); err != nil {
+	guard := clientconn.GuardWrite(ctx, t.abort)
+	err := t.ws.WriteMessage(websocket.TextMessage, b)
+	if aborted := guard.Release(ctx, errWriteAborted); aborted != nil {
+		return aborted
+	}
+	if err != nil {
 		return err
 	}
 	t.obs.BytesSent(len(b))
