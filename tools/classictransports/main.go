@@ -1,110 +1,108 @@
 // Command classictransports repeats, for hubprobe's classic ASP.NET
 // SignalR client, the experiment of the blog post "SignalR傳輸效能評測"
 // (Darkthread, 2013), which timed ASP.NET SignalR 2.0's four transports
-// in browsers: 1,000 items pushed to one client, five times per
-// transport, then the same from the client to the server.
+// in browsers: 1,000 items pushed to one client in one hub call, five
+// times per transport, then the same from the client to the server.
 //
-// It runs against the reference hub's classic side (started in process
-// on 127.0.0.1 unless -url names another classic endpoint) with the
-// benchmark's Signalrbench hub. That hub has no method that pushes a
-// batch in one call, so each repetition times, on one connection, "up":
-// 1,000 invocations written back to back (Echo with a 256-byte payload)
-// until the hub has answered the last, whose result comes after every
-// earlier one's; and "down": from the first of those writes until the
-// 1,000th Measure the hub sent back has arrived. Usage:
+// It runs against the reference hub (started in process on 127.0.0.1
+// unless -url names another classic endpoint that has the method below).
+// Each transport gets one connection, and each repetition times:
+//
+//   - down: from the call of BatchTest(1000, payload), which the
+//     reference hub's classic Signalrbench hub has as hubprobe's own
+//     method beside the benchmark's, until the last of the 1,000 Measure
+//     calls it makes, marked "Last" as the post's last record was, has
+//     arrived (all 1,000 are counted);
+//   - up: from the first of 1,000 invocations the client makes at once,
+//     GroupBroadcast to a group with no members, each of which the hub
+//     reads, dispatches and delivers to nobody, until the hub has
+//     answered every one.
+//
+// The same runs over the reference hub's ASP.NET Core SignalR transports
+// (ServerPush down, SendToGroup to an empty group up) for comparison,
+// unless -url is given. The payload is 256 bytes. Usage:
 //
 //	go run ./tools/classictransports [-url http://host/signalr] [-n 1000] [-repeat 5]
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hubprobe/hubprobe/hub"
-	"github.com/hubprobe/hubprobe/probe/aspnetclient"
 )
 
 func main() {
-	url := flag.String("url", "", "a classic ASP.NET SignalR endpoint (default: the reference hub, in process)")
+	url := flag.String("url", "", "a classic ASP.NET SignalR endpoint with BatchTest (default: the reference hub, in process, and its Core endpoint too)")
 	n := flag.Int("n", 1000, "items per repetition")
 	repeat := flag.Int("repeat", 5, "repetitions per transport")
 	flag.Parse()
-	if err := run(*url, *n, *repeat); err != nil {
+	if err := run(os.Stdout, *url, *n, *repeat); err != nil {
 		fmt.Fprintln(os.Stderr, "classictransports:", err)
 		os.Exit(1)
 	}
 }
 
-func run(url string, n, repeat int) error {
-	if url == "" {
-		h, err := hub.New(hub.Options{}, prometheus.NewRegistry())
+// run prints the table: a row per server and transport.
+func run(out io.Writer, classicURL string, n, repeat int) error {
+	coreURL := ""
+	if classicURL == "" {
+		origin, stop, err := startHub()
 		if err != nil {
 			return err
 		}
-		defer h.Close()
-		srv, err := hub.Start(context.Background(), "127.0.0.1:0", h)
-		if err != nil {
-			return err
-		}
-		defer srv.Close()
-		url = srv.Origin() + "/signalr"
+		defer stop()
+		classicURL, coreURL = origin+"/signalr", origin+hub.DefaultPath
 	}
-	fmt.Printf("| transport | up: %d invocations, ms | down: %d Measure back, ms |\n|---|---|---|\n", n, n)
-	for _, transport := range []string{"foreverFrame", "longPolling", "serverSentEvents", "webSockets"} {
-		up, down, err := measure(url, transport, n, repeat)
+	fmt.Fprintf(out, "| server | transport | down: %d items in one call, ms | up: %d invocations, ms |\n|---|---|---|---|\n", n, n)
+	for _, row := range rows(classicURL, coreURL) {
+		down, up, err := measure(row.dial, n, repeat)
 		if err != nil {
-			return fmt.Errorf("%s: %w", transport, err)
+			return fmt.Errorf("%s %s: %w", row.server, row.transport, err)
 		}
-		fmt.Printf("| %s | %s | %s |\n", transport, join(up), join(down))
+		fmt.Fprintf(out, "| %s | %s | %s | %s |\n", row.server, row.transport, join(down), join(up))
 	}
 	return nil
 }
 
-// measure opens one connection over transport and times repeat bursts.
-func measure(url, transport string, n, repeat int) (up, down []time.Duration, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	var got atomic.Int64
-	arrived := make(chan struct{}, 1)
-	c, err := aspnetclient.Dial(ctx, aspnetclient.Options{URL: url, Hub: "Signalrbench", Transport: transport,
-		Handlers: map[string]aspnetclient.Handler{"Measure": func([]json.RawMessage) {
-			if got.Add(1) == int64(n) {
-				arrived <- struct{}{}
-			}
-		}}})
+func startHub() (origin string, stop func(), err error) {
+	h, err := hub.New(hub.Options{}, prometheus.NewRegistry())
 	if err != nil {
-		return nil, nil, err
+		return "", nil, err
 	}
-	defer c.Close(context.Background())
-	payload, _ := json.Marshal(strings.Repeat("x", 256))
-	for range repeat {
-		got.Store(0)
-		start := time.Now()
-		for i := 1; i < n; i++ {
-			if err := c.Send(ctx, "Echo", json.RawMessage("0"), payload); err != nil {
-				return nil, nil, err
-			}
-		}
-		if _, err := c.Invoke(ctx, "Echo", json.RawMessage("0"), payload); err != nil {
-			return nil, nil, err
-		}
-		up = append(up, time.Since(start))
-		select {
-		case <-arrived:
-			down = append(down, time.Since(start))
-		case <-ctx.Done():
-			return nil, nil, fmt.Errorf("%d of %d Measure calls arrived", got.Load(), n)
-		}
+	srv, err := hub.Start(context.Background(), "127.0.0.1:0", h)
+	if err != nil {
+		h.Close()
+		return "", nil, err
 	}
-	return up, down, nil
+	return srv.Origin(), func() { srv.Close(); h.Close() }, nil
+}
+
+// row is one line of the table: a server's transport and how to connect.
+type row struct {
+	server, transport string
+	dial              func(ctx context.Context, n int) (*batchConn, error)
+}
+
+func rows(classicURL, coreURL string) []row {
+	var out []row
+	for _, t := range []string{"foreverFrame", "longPolling", "serverSentEvents", "webSockets"} {
+		out = append(out, row{"classic", t, func(ctx context.Context, n int) (*batchConn, error) { return dialClassic(ctx, classicURL, t, n) }})
+	}
+	if coreURL == "" {
+		return out
+	}
+	for _, t := range []string{"longpolling", "sse", "websockets"} {
+		out = append(out, row{"core", t, func(ctx context.Context, n int) (*batchConn, error) { return dialCore(ctx, coreURL, t, n) }})
+	}
+	return out
 }
 
 func join(ds []time.Duration) string {
