@@ -10,4 +10,11 @@
 // hubprobe shares (the settings, the WebSocket dialer, the write turn and
 // orderly close, the keep-alive timer that also measures the round trip,
 // the connect phases, the failures) is package clientconn's.
+//
+// On the HTTP transports, Send and Invoke start the message's POST and do
+// not wait for the POSTs before it, as the JavaScript client's sends do:
+// at most MaxSendsInFlight per connection, so a slow answer does not hold
+// up the caller's schedule. Such sends may reach the hub out of order, and
+// a POST that fails ends the connection. Long polling waits each answer's
+// delay (L) before the next poll.
 package aspnetclient
