@@ -88,7 +88,8 @@ func negotiate(ctx context.Context, o *Options, endpoint *url.URL, clock *client
 			return nil, err
 		}
 		if !resp.IsRedirect() {
-			return s, s.finish(resp, o)
+			err := s.finish(resp, o)
+			return s, err
 		}
 		if err := s.redirect(resp); err != nil {
 			return nil, err

@@ -152,10 +152,13 @@ func (t *streamTransport) parse() (msg []byte, ok bool, err error) {
 			return nil, false, err
 		}
 		t.r = len(t.buf) - len(rest)
+		if len(msg) > t.max { // one read may have completed it past the limit
+			return nil, false, t.tooLarge()
+		}
 		if t.kind == TransportSSE && string(msg) == aspnet.SSEInitializedData {
 			continue
 		}
-		t.poster.c.o.Observer.BytesReceived(len(msg))
+		t.c.o.Observer.BytesReceived(len(msg))
 		return msg, true, nil
 	}
 }
@@ -166,7 +169,7 @@ func (t *streamTransport) fill() error {
 	t.buf = t.buf[:copy(t.buf, t.buf[t.r:])]
 	t.r = 0
 	if len(t.buf) > t.max {
-		return fmt.Errorf("%w: a %s message larger than %d bytes", ErrProtocol, wireNames[t.kind], t.max)
+		return t.tooLarge()
 	}
 	if cap(t.buf)-len(t.buf) < streamReadSpace {
 		t.buf = append(t.buf, make([]byte, streamReadSpace)...)[:len(t.buf)]
@@ -177,6 +180,10 @@ func (t *streamTransport) fill() error {
 		return nil
 	}
 	return err
+}
+
+func (t *streamTransport) tooLarge() error {
+	return fmt.Errorf("%w: a %s message larger than %d bytes", ErrProtocol, wireNames[t.kind], t.max)
 }
 
 // streamReadSpace is the least free space one read of the stream gets.

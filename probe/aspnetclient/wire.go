@@ -2,7 +2,6 @@ package aspnetclient
 
 import (
 	"encoding/json"
-	"net/url"
 	"strconv"
 
 	"github.com/hubprobe/hubprobe/aspnet"
@@ -76,6 +75,3 @@ func appendInvocation(dst []byte, hub, method string, args []json.RawMessage, id
 
 // connectionData is the connectionData query value naming the hub.
 func connectionData(hub string) string { return string(aspnet.AppendConnectionData(nil, hub)) }
-
-// query is one name=value pair of a request's query, the value escaped.
-func query(name, value string) string { return name + "=" + url.QueryEscape(value) }
