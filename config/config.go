@@ -33,8 +33,10 @@ type Global struct {
 type Target struct {
 	Name string `yaml:"name"`
 	// Service is the kind of hub, which decides the wire every scenario
-	// of the target speaks: ServiceSignalR (a SignalR app server or Azure
-	// SignalR Service) or ServiceWebPubSub (Azure Web PubSub). After Load
+	// of the target speaks: ServiceSignalR (an ASP.NET Core SignalR app
+	// server or Azure SignalR Service), ServiceAspNetSignalR (a classic
+	// ASP.NET SignalR 2.x app server, or Azure SignalR Service in ASP.NET
+	// mode behind one) or ServiceWebPubSub (Azure Web PubSub). After Load
 	// it is always set.
 	Service string `yaml:"service,omitempty"`
 	// URL is the hub endpoint (http, https, ws or wss). Exclusive with Embedded.
@@ -61,7 +63,8 @@ type Target struct {
 	// Hub is the hub name on the service; required with ConnectionString.
 	// For an embedded target in serverless mode it defaults to the
 	// embedded hub's own name, for an embedded Web PubSub target to
-	// EmbeddedWebPubSubHub.
+	// EmbeddedWebPubSubHub. On a classic ASP.NET SignalR target it is the
+	// hub the connections subscribe to, AspNetHubName by default.
 	Hub string `yaml:"hub,omitempty"`
 	// Mode is TargetModeDefault or TargetModeServerless; after Load it is
 	// always set on a SignalR target and empty on a Web PubSub one, which
@@ -151,6 +154,15 @@ var (
 // rest_api_version says otherwise.
 const DefaultRESTAPIVersion = "v1"
 
+// AspNetHubName is the hub a classic ASP.NET SignalR target's connections
+// subscribe to unless its hub names another: the benchmark's classic app
+// server's Signalrbench, which the embedded hub serves at
+// EmbeddedAspNetPath.
+const (
+	AspNetHubName      = "Signalrbench"
+	EmbeddedAspNetPath = "/signalr"
+)
+
 // EmbeddedHubName is the embedded hub's name on its emulated service: the
 // last segment of its path, /signalrbench.
 const EmbeddedHubName = "signalrbench"
@@ -163,13 +175,31 @@ func (t Target) Serverless() bool { return t.Mode == TargetModeServerless }
 const (
 	ServiceSignalR   = tiers.SignalR
 	ServiceWebPubSub = tiers.WebPubSub
+	// ServiceAspNetSignalR is the classic ASP.NET SignalR (2.x) protocol.
+	// Azure SignalR Service serves it in ASP.NET mode with the same tiers
+	// as ASP.NET Core SignalR, so it has no tier table of its own: its
+	// tier and profile name ServiceSignalR (TierService).
+	ServiceAspNetSignalR = "aspnet_signalr"
 )
 
 // Services lists the values a target's service accepts.
-var Services = []string{ServiceSignalR, ServiceWebPubSub}
+var Services = []string{ServiceSignalR, ServiceWebPubSub, ServiceAspNetSignalR}
 
 // WebPubSub reports whether the target is an Azure Web PubSub hub.
 func (t Target) WebPubSub() bool { return t.Service == ServiceWebPubSub }
+
+// AspNet reports whether the target speaks classic ASP.NET SignalR.
+func (t Target) AspNet() bool { return t.Service == ServiceAspNetSignalR }
+
+// TierService is the service whose published tier table applies to the
+// target: a classic ASP.NET SignalR target reaches Azure SignalR Service,
+// whose tiers are the same in ASP.NET mode.
+func (t Target) TierService() string {
+	if t.AspNet() {
+		return ServiceSignalR
+	}
+	return t.Service
+}
 
 // EmbeddedWebPubSubHub is the hub name of an embedded Web PubSub target
 // that names none.
@@ -314,12 +344,28 @@ const (
 // Transports and Protocols list the values that transport and protocol
 // accept on a SignalR target; WebPubSubProtocols the subprotocols that
 // protocol names on a Web PubSub target, whose transport is always
-// WebSockets.
+// WebSockets. A classic ASP.NET SignalR target takes AspNetTransports,
+// JSON only.
 var (
 	Transports         = []string{"websockets", "sse", "longpolling"}
+	AspNetTransports   = []string{"websockets", "sse", "longpolling", TransportForeverFrame}
 	Protocols          = []string{"json", "messagepack"}
 	WebPubSubProtocols = []string{webpubsub.ProtocolJSON, webpubsub.ProtocolJSONReliable}
 )
+
+// TransportForeverFrame is classic ASP.NET SignalR's fourth transport: a
+// hidden iframe's endless HTML page of <script> blocks.
+const TransportForeverFrame = "foreverframe"
+
+// AspNetTransportNames maps the names the classic JavaScript client and
+// negotiate use for its transports to hubprobe's, which a classic target's
+// transport and fallback_transports accept too; Load stores hubprobe's.
+var AspNetTransportNames = map[string]string{
+	"webSockets":       "websockets",
+	"serverSentEvents": "sse",
+	"longPolling":      "longpolling",
+	"foreverFrame":     TransportForeverFrame,
+}
 
 // Defaults, applied before the file's values are decoded on top.
 var (

@@ -13,14 +13,16 @@ import (
 
 // testKinds stands in for the scenario registry, which config must not import.
 var testKinds = Kinds{
-	"echo": both, "broadcast": signalROnly, "send_to_group": both, "send_to_client": signalROnly,
+	"echo": all, "broadcast": classicOrCore, "send_to_group": all, "send_to_client": classicOrCore,
 	"streaming_echo": signalROnly, "server_push": signalROnly, "rest_broadcast": both,
 	"rest_send_to_user": both, "rest_send_to_group": both, "rest_send_to_connection": {ServiceWebPubSub},
 }
 
 var (
-	both        = []string{ServiceSignalR, ServiceWebPubSub}
-	signalROnly = []string{ServiceSignalR}
+	both          = []string{ServiceSignalR, ServiceWebPubSub}
+	all           = []string{ServiceSignalR, ServiceWebPubSub, ServiceAspNetSignalR}
+	classicOrCore = []string{ServiceSignalR, ServiceAspNetSignalR}
+	signalROnly   = []string{ServiceSignalR}
 )
 
 // invalidConfigs pins the error of every testdata/invalid-<name>.yml: the
@@ -104,7 +106,7 @@ var invalidConfigs = map[string]string{
 	"tier-service":                    `:5: targets[0].tier.service: unknown service "signalR" (valid: signalr, webpubsub)`,
 	"tier-units":                      `:7: targets[0].tier.units: webpubsub has no published limits for 3 units (units: 1 2 10 50 100 200 500 1000)`,
 	"tier-target-service":             `:5: targets[0].tier.service: must be signalr, the target's service, got "webpubsub"`,
-	"service":                         `:3: targets[0].service: unknown service "pubsub" (valid: signalr, webpubsub)`,
+	"service":                         `:3: targets[0].service: unknown service "pubsub" (valid: aspnet_signalr, signalr, webpubsub)`,
 	"webpubsub-url":                   `:4: targets[0].url: not allowed with service: webpubsub; give connection_string, or embedded: true`,
 	"webpubsub-no-endpoint":           `:2: targets[0]: one of embedded: true or connection_string is required with service: webpubsub`,
 	"webpubsub-no-hub":                `:2: targets[0]: hub is required with connection_string`,
@@ -163,6 +165,16 @@ var invalidConfigs = map[string]string{
 	"azure-monitor-endpoint":          `:6: targets[0].azure_monitor.endpoint: must be an https URL, got scheme "http"`,
 	"azure-monitor-interval":          `:6: targets[0].azure_monitor.interval: must be one of Azure Monitor's time grains 1m, 5m, 15m, 30m or 1h, got 30s`,
 	"azure-monitor-unknown-key":       `:5: targets[0].azure_monitor: unknown key "resource"`,
+	"aspnet-connection-string":        `:4: targets[0].connection_string: not allowed with service: aspnet_signalr; give the app server's url, or embedded: true`,
+	"aspnet-mode":                     `:5: targets[0].mode: must be default with service: aspnet_signalr, which has no serverless mode, got "serverless"`,
+	"aspnet-skip-negotiation":         `:5: targets[0].skip_negotiation: not allowed with service: aspnet_signalr, whose connections need negotiate's connection token`,
+	"aspnet-transport":                `:8: scenarios[0].transport: unknown transport "webSocket" (valid: foreverFrame, foreverframe, longPolling, longpolling, serverSentEvents, sse, webSockets, websockets)`,
+	"aspnet-fallback-transport":       `:9: scenarios[0].fallback_transports[1]: unknown transport "iframe" (valid: foreverFrame, foreverframe, longPolling, longpolling, serverSentEvents, sse, webSockets, websockets)`,
+	"aspnet-protocol":                 `:8: scenarios[0].protocol: unknown protocol "messagepack" (valid: json)`,
+	"aspnet-kind":                     `:7: scenarios[0].kind: "streaming_echo" does not run on target "classic" (service: aspnet_signalr); its kinds: broadcast, echo, send_to_client, send_to_group`,
+	"aspnet-tier":                     `:6: targets[0].tier.service: must be signalr, the target's service, got "webpubsub"`,
+	"aspnet-hub":                      `:5: targets[0].hub: invalid hub name "bench-hub": use a letter, then letters, digits or "_"`,
+	"foreverframe-signalr-target":     `:7: scenarios[0].transport: unknown transport "foreverframe" (valid: longpolling, sse, websockets)`,
 }
 
 func TestInvalidConfigs(t *testing.T) {
@@ -402,8 +414,11 @@ func TestDuplicateHeaderDifferentCase(t *testing.T) {
 
 func TestDefault(t *testing.T) {
 	c := Default()
-	if len(c.Targets) != 2 || c.Targets[0].Name != "embedded" || !c.Targets[0].Embedded {
+	if len(c.Targets) != 3 || c.Targets[0].Name != "embedded" || !c.Targets[0].Embedded {
 		t.Fatalf("default targets: %+v", c.Targets)
+	}
+	if classic := c.Targets[2]; !classic.Embedded || !classic.AspNet() || classic.Hub != AspNetHubName || *classic.Tier != (Tier{Service: "signalr", Units: 1}) {
+		t.Errorf("default classic target: %+v", classic)
 	}
 	if wps := c.Targets[1]; !wps.Embedded || !wps.WebPubSub() || *wps.Tier != (Tier{Service: "webpubsub", Units: 1}) {
 		t.Errorf("default Web PubSub target: %+v", wps)
@@ -415,8 +430,11 @@ func TestDefault(t *testing.T) {
 		t.Errorf("default tier %+v, want signalr unit 1", tier)
 	}
 	wantKinds := []string{"echo", "broadcast", "send_to_group", "send_to_client"}
-	if len(c.Scenarios) != len(wantKinds)+3 {
-		t.Fatalf("%d default scenarios, want %d", len(c.Scenarios), len(wantKinds)+3)
+	if len(c.Scenarios) != len(wantKinds)+4 {
+		t.Fatalf("%d default scenarios, want %d", len(c.Scenarios), len(wantKinds)+4)
+	}
+	if s := c.Scenarios[len(wantKinds)+2]; s.Target != "classic" || s.Kind != "echo" || s.Name != "classic_echo" || s.Transport != "sse" {
+		t.Errorf("default classic scenario: %+v", s)
 	}
 	for i, kind := range []string{"send_to_group", "echo"} {
 		if s := c.Scenarios[len(wantKinds)+i]; s.Target != "webpubsub" || s.Kind != kind || s.Name != "webpubsub_"+kind || s.Protocol != "json.webpubsub.azure.v1" {
@@ -521,5 +539,25 @@ func TestExamples(t *testing.T) {
 		if _, err := Load(f, testKinds); err != nil {
 			t.Errorf("%v", err)
 		}
+	}
+}
+
+// A classic target takes its transports in the classic client's spelling
+// too, and Load stores hubprobe's, which the scenario info label carries.
+func TestAspNetTransportNamesAreStoredInHubprobesSpelling(t *testing.T) {
+	c, err := Load("testdata/valid-aspnet.yml", testKinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tgt := c.Targets[0]
+	if tgt.Service != ServiceAspNetSignalR || tgt.Mode != TargetModeDefault || tgt.TierService() != ServiceSignalR || tgt.Hub != AspNetHubName {
+		t.Errorf("target = service %q mode %q tier service %q hub %q", tgt.Service, tgt.Mode, tgt.TierService(), tgt.Hub)
+	}
+	echo, group := c.Scenarios[0], c.Scenarios[1]
+	if echo.Transport != TransportForeverFrame || !reflect.DeepEqual(echo.FallbackTransports, []string{"sse", "longpolling"}) {
+		t.Errorf("echo transport %q, fallbacks %q", echo.Transport, echo.FallbackTransports)
+	}
+	if group.Transport != "websockets" || group.Protocol != "json" {
+		t.Errorf("group transport %q protocol %q", group.Transport, group.Protocol)
 	}
 }

@@ -205,10 +205,10 @@ func (s Scenario) ProfileSummary() string {
 // another service's rows describe another wire.
 func (v *validator) profileService(item string, s *Scenario, c *Config) error {
 	t, ok := c.Target(s.Target)
-	if !ok || s.Profile == nil || s.Profile.Service == t.Service {
+	if !ok || s.Profile == nil || s.Profile.Service == t.TierService() {
 		return nil
 	}
-	return v.Errorf(keyPath(keyPath(item, "profile"), "service"), "must be %s, the service of target %q, got %q", t.Service, t.Name, s.Profile.Service)
+	return v.Errorf(keyPath(keyPath(item, "profile"), "service"), "must be %s, the service of target %q, got %q", t.TierService(), t.Name, s.Profile.Service)
 }
 
 // tier checks a target's tier against the published tables and its service.
@@ -220,8 +220,8 @@ func (v *validator) tier(item string, t *Target) error {
 	if err := v.oneOf(keyPath(key, "service"), "service", t.Tier.Service, tiers.Services()); err != nil {
 		return err
 	}
-	if t.Tier.Service != t.Service {
-		return v.Errorf(keyPath(key, "service"), "must be %s, the target's service, got %q", t.Service, t.Tier.Service)
+	if t.Tier.Service != t.TierService() {
+		return v.Errorf(keyPath(key, "service"), "must be %s, the target's service, got %q", t.TierService(), t.Tier.Service)
 	}
 	if _, err := tiers.Limits(t.Tier.Service, t.Tier.Units); err != nil {
 		units, _ := tiers.Units(t.Tier.Service)

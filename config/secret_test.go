@@ -225,7 +225,7 @@ func accessKeysIn(t *testing.T, path string) []string {
 
 // fixturesWithAccessKeys is how many testdata/invalid-*.yml hold an access
 // key, so the sweep below cannot silently check none.
-const fixturesWithAccessKeys = 15
+const fixturesWithAccessKeys = 16
 
 // No config error quotes an access key, whatever else is wrong with the
 // target that holds it.

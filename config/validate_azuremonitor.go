@@ -27,7 +27,7 @@ func (v *validator) azureMonitor(item string, t *Target) error {
 	if err != nil {
 		return v.Errorf(keyPath(key, "resource_id"), "%s", err)
 	}
-	if id.Service() != t.Service {
+	if id.Service() != t.TierService() {
 		return v.Errorf(keyPath(key, "resource_id"), "names a Microsoft.SignalRService/%s resource, but target %q has service: %s", id.Type, t.Name, t.Service)
 	}
 	if err := monitor.CheckEndpoint(a.Endpoint); err != nil {

@@ -11,8 +11,11 @@ import (
 func (v *validator) targetMode(item string, t *Target) error {
 	key := keyPath(item, "mode")
 	cs := t.ConnectionString != "" || t.ConnectionStringFile != ""
-	if t.WebPubSub() {
+	switch {
+	case t.WebPubSub():
 		return v.webPubSubTarget(item, t, cs)
+	case t.AspNet():
+		return v.aspNetTarget(item, t)
 	}
 	if t.Mode == "" {
 		t.Mode = TargetModeDefault

@@ -55,6 +55,9 @@ func (v *validator) scenarioWire(item string, s *Scenario, c *Config) error {
 	if err := v.kindOnService(item, s, t); err != nil {
 		return err
 	}
+	if t.AspNet() {
+		return v.aspNetWire(item, s)
+	}
 	if !t.WebPubSub() {
 		return firstError(
 			v.oneOf(keyPath(item, "transport"), "transport", s.Transport, Transports),

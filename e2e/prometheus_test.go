@@ -198,13 +198,13 @@ func (h *hubprobeProcess) reloadWith(ctx context.Context, t *testing.T, cfg []by
 }
 
 // slowHubConfig is the default configuration with the deliveries of its
-// embedded hubs (the SignalR and the Web PubSub target's) delayed past the
+// embedded hubs (the SignalR, Web PubSub and classic targets') delayed past the
 // 1 s objective.
 func slowHubConfig(t *testing.T) []byte {
 	t.Helper()
 	const embedded = "    embedded: true\n"
-	if n := strings.Count(string(config.DefaultYAML), embedded); n != 2 {
-		t.Fatalf("default.yml has %d lines %q, want the two embedded targets to add embedded_hub to", n, strings.TrimSpace(embedded))
+	if n := strings.Count(string(config.DefaultYAML), embedded); n != 3 {
+		t.Fatalf("default.yml has %d lines %q, want the three embedded targets to add embedded_hub to", n, strings.TrimSpace(embedded))
 	}
 	return []byte(strings.ReplaceAll(string(config.DefaultYAML), embedded, slowHub))
 }

@@ -143,7 +143,8 @@ func whereTheTimeGoesGraphs() []graph {
 	return []graph{{
 		title: "Network round trip against hub time",
 		description: "Where a message's latency goes. Network: the connections' transport round trip (WebSocket ping to pong, " +
-			"or for SSE and long polling a request the connection dispatcher refuses at once). Hub: each message's latency " +
+			"or for SSE and long polling a request the connection dispatcher refuses at once; on classic ASP.NET SignalR over SSE, " +
+			"long polling and Forever Frame, its ping request). Hub: each message's latency " +
 			"less the network's share (half the sender's and half the receiver's round trip). The side that grows is the slow one.",
 		unit: units.Seconds, width: 12, min: ptr(0.0), limit: ptr(latencyLimitSeconds), warn: ptr(nearLimitSeconds),
 		queries: []query{
@@ -156,7 +157,8 @@ func whereTheTimeGoesGraphs() []graph {
 		title: "Connect phases",
 		description: "Mean time of each phase of opening a connection, stacked: they add up to the mean connect time. " +
 			"dns, tcp and tls wherever a request opened a new connection; negotiate; redirect (an app server's hand-over " +
-			"to Azure SignalR Service); upgrade (WebSocket 101, event stream or first poll); handshake.",
+			"to Azure SignalR Service); upgrade (WebSocket 101, event stream, Forever Frame page or first poll, up to a classic " +
+			"connection's init message); handshake (on classic ASP.NET SignalR, the start request).",
 		unit: units.Seconds, width: 12, min: ptr(0.0), stacked: true,
 		queries: []query{{histogramql.Mean("phase", rate, connectPhaseHistogram).Or(), "{{phase}}"}},
 	}}
@@ -179,9 +181,10 @@ func scenarioConnectionGraphs() []graph {
 		unit: units.CountsPerSecond, width: 8, min: ptr(0.0),
 		queries: []query{{fmt.Sprintf("sum by (reason) (%s)", rate("hubprobe_connection_failures_total")), "{{reason}}"}},
 	}, {
-		title:       "Reconnects",
-		description: "Connections the probe re-established per second after the hub or the network dropped them.",
-		unit:        units.CountsPerSecond, width: 8, min: ptr(0.0),
+		title: "Reconnects",
+		description: "Connections the probe re-established per second after the hub or the network dropped them " +
+			"(classic ASP.NET SignalR connections reconnect a dropped transport).",
+		unit: units.CountsPerSecond, width: 8, min: ptr(0.0),
 		queries: []query{{fmt.Sprintf("sum(%s)", rate("hubprobe_reconnects_total")), "reconnects"}},
 	}, {
 		title:       "Open connections",

@@ -28,6 +28,14 @@ const (
 	DefaultPollTimeout       = signalrhub.DefaultPollTimeout
 )
 
+// The classic hub's BatchTest, hubprobe's own method beside the
+// benchmark's (tools/classictransports calls it): its name, and the first
+// argument of a batch's last Measure.
+const (
+	AspNetBatchTestMethod = aspnethub.BatchTestMethod
+	AspNetBatchTestLast   = aspnethub.BatchTestLast
+)
+
 // The resources Microsoft Entra ID issues tokens for, one per service: a
 // token's aud names the service it is for.
 const (

@@ -18,5 +18,5 @@ func newBroadcast(config.Scenario) Kind { return broadcast{} }
 func (broadcast) Prepare(context.Context, *Run) error { return nil }
 
 func (broadcast) Send(ctx context.Context, r *Run, sender int, payload json.RawMessage) (int, error) {
-	return len(r.Clients), r.Clients[sender].Conn.Send(ctx, "Broadcast", payload)
+	return len(r.Clients), r.Clients[sender].hub.broadcast(ctx, payload)
 }

@@ -60,8 +60,9 @@ func (rn *Runner) connectAll(ctx context.Context, run *Run) error {
 	if err := summarizeConnectErrors(errs); err != nil {
 		return err
 	}
-	if rn.Endpoint.WebPubSub == nil {
-		// A Web PubSub connection is registered once it is connected.
+	if rn.Endpoint.service() == signalR {
+		// A Web PubSub connection is registered once it is connected, a
+		// classic one once its start request is answered.
 		waitRegistered(ctx, run)
 	}
 	return nil
@@ -69,8 +70,11 @@ func (rn *Runner) connectAll(ctx context.Context, run *Run) error {
 
 // dialer opens connections on the wire of the endpoint's service.
 func (rn *Runner) dialer(run *Run) (dialFunc, error) {
-	if rn.Endpoint.WebPubSub != nil {
+	switch rn.Endpoint.service() {
+	case webPubSub:
 		return rn.webPubSubDialer(run)
+	case aspNetSignalR:
+		return rn.classicDialer(run), nil
 	}
 	opts, err := rn.dialOptions(run)
 	if err != nil {
@@ -81,7 +85,7 @@ func (rn *Runner) dialer(run *Run) (dialFunc, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Client{Conn: conn, ID: conn.ConnectionID()}, nil
+		return &Client{Conn: conn, ID: conn.ConnectionID(), hub: coreHub{conn}}, nil
 	}, nil
 }
 

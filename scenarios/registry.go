@@ -35,10 +35,10 @@ type kindFactory func(cfg config.Scenario) Kind
 // so a kind cannot be valid in one place and not the other. The kinds keep
 // the benchmark's names: the target's service picks the wire.
 var kinds = map[string]map[string]kindFactory{
-	"echo":           {signalR: newEcho, webPubSub: newUpstreamEcho},
-	"broadcast":      {signalR: newBroadcast},
-	"send_to_client": {signalR: newSendToClient},
-	"send_to_group":  {signalR: newSendToGroup, webPubSub: newWebPubSubSendToGroup},
+	"echo":           {signalR: newEcho, aspNetSignalR: newEcho, webPubSub: newUpstreamEcho},
+	"broadcast":      {signalR: newBroadcast, aspNetSignalR: newBroadcast},
+	"send_to_client": {signalR: newSendToClient, aspNetSignalR: newSendToClient},
+	"send_to_group":  {signalR: newSendToGroup, aspNetSignalR: newSendToGroup, webPubSub: newWebPubSubSendToGroup},
 	"streaming_echo": {signalR: newStreamingEcho},
 	"server_push":    {signalR: newServerPush},
 
@@ -51,8 +51,9 @@ var kinds = map[string]map[string]kindFactory{
 }
 
 const (
-	signalR   = config.ServiceSignalR
-	webPubSub = config.ServiceWebPubSub
+	signalR       = config.ServiceSignalR
+	webPubSub     = config.ServiceWebPubSub
+	aspNetSignalR = config.ServiceAspNetSignalR
 )
 
 // Kinds lists the registered kinds and the services each runs on.

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"net/http"
+	neturl "net/url"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/rs/zerolog"
@@ -101,6 +102,13 @@ func (r Resolver) Endpoint(t *config.Target) (Endpoint, error) {
 			return ep, fmt.Errorf("target %q: embedded hub is not running", t.Name)
 		}
 		ep.URL = url
+		if t.AspNet() {
+			ep.URL = classicURL(url)
+		}
+	}
+	if t.AspNet() {
+		ep.AspNetHub = t.Hub
+		return ep, nil
 	}
 	if !t.WebPubSub() && !t.Serverless() {
 		return ep, nil
@@ -159,4 +167,15 @@ func (r Resolver) connectionString(t *config.Target) (azure.ConnectionString, er
 		return cs, fmt.Errorf("target %q: %w", t.Name, err)
 	}
 	return cs, nil
+}
+
+// classicURL is where the embedded hub at url serves classic ASP.NET
+// SignalR: the same origin, at config.EmbeddedAspNetPath.
+func classicURL(hubURL string) string {
+	u, err := neturl.Parse(hubURL)
+	if err != nil {
+		return hubURL
+	}
+	u.Path, u.RawPath, u.RawQuery = config.EmbeddedAspNetPath, "", ""
+	return u.String()
 }

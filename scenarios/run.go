@@ -38,12 +38,20 @@ type Endpoint struct {
 	// kind speaks its wire (see webpubsub.go); URL, AccessToken, Headers'
 	// Authorization, SkipNegotiation and Serverless are then not used.
 	WebPubSub *WebPubSub
+	// AspNetHub, when set, makes the target a classic ASP.NET SignalR app
+	// server (or Azure SignalR Service in ASP.NET mode behind one), and
+	// names the hub its connections subscribe to: the hub-method kinds
+	// speak its wire (see classic.go).
+	AspNetHub string
 }
 
 // service is the service whose wire the endpoint speaks.
 func (ep Endpoint) service() string {
-	if ep.WebPubSub != nil {
+	switch {
+	case ep.WebPubSub != nil:
 		return webPubSub
+	case ep.AspNetHub != "":
+		return aspNetSignalR
 	}
 	return signalR
 }

@@ -10,8 +10,8 @@ import (
 )
 
 // sendToClient: each sender calls SendToClient(p) with a target connection
-// id in the payload; the hub delivers RecordLatency(p) to that connection
-// only. Targets are a shuffle of the run's clients, as in the benchmark.
+// id in the payload (on a classic hub SendToConnection(id, ticks, p)); the
+// hub delivers RecordLatency(p) to that connection only. Targets are a shuffle of the run's clients, as in the benchmark.
 type sendToClient struct{}
 
 func newSendToClient(config.Scenario) Kind { return sendToClient{} }
@@ -23,13 +23,11 @@ func (sendToClient) Prepare(ctx context.Context, r *Run) error {
 		}
 		// Without negotiate (or with a hub that does not return it) the id
 		// comes from the hub itself.
-		raw, err := c.Conn.Invoke(ctx, "GetConnectionId")
+		id, err := c.hub.connectionID(ctx)
 		if err != nil {
-			return fmt.Errorf("connection %d: GetConnectionId: %w", i, err)
+			return fmt.Errorf("connection %d: %w", i, err)
 		}
-		if err := json.Unmarshal(raw, &c.ID); err != nil || c.ID == "" {
-			return fmt.Errorf("connection %d: GetConnectionId returned no id", i)
-		}
+		c.ID = id
 	}
 	targets := rand.Perm(len(r.Clients))
 	for sender := range r.Senders() {
@@ -39,5 +37,5 @@ func (sendToClient) Prepare(ctx context.Context, r *Run) error {
 }
 
 func (sendToClient) Send(ctx context.Context, r *Run, sender int, payload json.RawMessage) (int, error) {
-	return 1, r.Clients[sender].Conn.Send(ctx, "SendToClient", payload)
+	return 1, r.Clients[sender].hub.sendToConnection(ctx, r.routes[sender].value, payload)
 }

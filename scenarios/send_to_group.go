@@ -95,13 +95,12 @@ func (g *sendToGroup) Prepare(ctx context.Context, r *Run) error {
 
 // invokeJoinGroup joins through the hub's own JoinGroup method.
 func invokeJoinGroup(ctx context.Context, c *Client, group string) error {
-	arg, _ := json.Marshal(group)
-	if _, err := c.Conn.Invoke(ctx, "JoinGroup", arg); err != nil {
+	if err := c.hub.joinGroup(ctx, group); err != nil {
 		return fmt.Errorf("JoinGroup: %w", err)
 	}
 	return nil
 }
 
 func (g *sendToGroup) Send(ctx context.Context, r *Run, sender int, payload json.RawMessage) (int, error) {
-	return g.reach(sender), r.Clients[sender].Conn.Send(ctx, "SendToGroup", payload)
+	return g.reach(sender), r.Clients[sender].hub.sendToGroup(ctx, r.routes[sender].value, payload)
 }

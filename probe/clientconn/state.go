@@ -1,5 +1,6 @@
-// Package clientconn holds what hubprobe's two client connections share,
-// signalrclient.Conn (SignalR) and webpubsubclient.Conn (Web PubSub): the
+// Package clientconn holds what hubprobe's client connections share,
+// signalrclient.Conn (ASP.NET Core SignalR), aspnetclient.Conn (classic
+// ASP.NET SignalR) and webpubsubclient.Conn (Web PubSub): the
 // Settings both Options embed with the defaults they share, the WebSocket
 // dialer built from those settings, a connection's end state, its write
 // turn and its orderly close, the keep-alive (whose timer also measures
@@ -7,8 +8,8 @@
 // the round trip's pongs), the PhaseClock that splits a connect into its
 // phases, the pooled buffers, the error shape of a refused HTTP response,
 // the failures both report (connect phases, closes, throttling) and the
-// Observer both tell what crosses the wire and how long it took. Neither
-// client imports the other.
+// Observer all tell what crosses the wire and how long it took, and the
+// HTTP helpers of the SignalR clients. No client imports another.
 //
 // What is on the per-message path of both clients (the write turn, the
 // keep-alive's stamp, the buffers) is kept to plain fields and small

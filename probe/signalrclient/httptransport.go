@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -26,20 +25,6 @@ const (
 	EndpointSSE    = "sse"    // the event stream GET
 	EndpointDelete = "delete" // long-polling DELETE on close
 )
-
-// maxIdleConnsPerHost lets the HTTP transports of many probe connections
-// to one hub reuse their send connections instead of redialling: the
-// default keeps only two idle connections per host.
-const maxIdleConnsPerHost = 256
-
-// pooledHTTPClient serves the HTTP transports when Options.HTTPClient is
-// left unset.
-var pooledHTTPClient = sync.OnceValue(func() *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConns = 0 // no overall limit; idle connections still time out
-	t.MaxIdleConnsPerHost = maxIdleConnsPerHost
-	return &http.Client{Transport: t}
-})
 
 // TransportError ends a connection whose server-sent events or long
 // polling request failed once connected: an unexpected HTTP status, or the
@@ -82,7 +67,7 @@ type httpTransport struct {
 	header    http.Header  // caller's headers and bearer token; read-only
 	frameType int
 	obs       clientconn.Observer
-	deadline  readDeadline
+	deadline  clientconn.ReadDeadline
 	send      postSender
 
 	failure atomic.Pointer[error] // why the transport stopped, first one wins
@@ -91,7 +76,7 @@ type httpTransport struct {
 func newHTTPTransport(o *Options, target *transportTarget, kind string) *httpTransport {
 	client := o.HTTPClient
 	if client == http.DefaultClient {
-		client = pooledHTTPClient()
+		client = clientconn.PooledHTTPClient()
 	}
 	long := *client
 	long.Timeout = 0
@@ -108,7 +93,7 @@ func newHTTPTransport(o *Options, target *transportTarget, kind string) *httpTra
 		frameType: frameTypeFor(o.Protocol.TransferFormat()),
 		obs:       o.Observer,
 	}
-	t.deadline.expire = func() {
+	t.deadline.Expire = func() {
 		t.fail(fmt.Errorf("probe: %s: read deadline passed: %w", kind, os.ErrDeadlineExceeded))
 	}
 	t.send.init(t, o)
@@ -118,7 +103,7 @@ func newHTTPTransport(o *Options, target *transportTarget, kind string) *httpTra
 func (t *httpTransport) name() string { return t.kind }
 
 func (t *httpTransport) setReadDeadline(d time.Time) error {
-	t.deadline.set(d)
+	t.deadline.Set(d)
 	return nil
 }
 
@@ -136,7 +121,7 @@ func (t *httpTransport) writeFrame(b []byte) error { return t.send.enqueue(b) }
 // read goroutine closes those.
 func (t *httpTransport) close() {
 	t.cancel()
-	t.deadline.stop()
+	t.deadline.Stop()
 }
 
 // flushUntil waits, until deadline at most, for queued sends to be
@@ -249,12 +234,8 @@ func (t *httpTransport) roundTrip() (time.Duration, error) {
 	return time.Duration(a - w), nil
 }
 
-// discardBody drains a little of a response body so its connection can
-// be reused, then closes it.
-func discardBody(res *http.Response) {
-	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 4096))
-	_ = res.Body.Close()
-}
+// discardBody drains a little of a response body and closes it.
+var discardBody = clientconn.DiscardBody
 
 // openStreamRequest sends req (a stream or first poll, made on the
 // transport's context) with the dial's ctx and HandshakeTimeout bounding
@@ -281,43 +262,6 @@ func (t *httpTransport) openStreamRequest(ctx context.Context, o *Options, req *
 		return nil, statusError(clientconn.PhaseTransport, res)
 	}
 	return res, nil
-}
-
-// readDeadline gives HTTP response bodies, which have no deadlines of
-// their own, the read deadline of a socket: when it passes, expire runs,
-// which fails the transport with a timeout.
-type readDeadline struct {
-	mu      sync.Mutex
-	timer   *time.Timer
-	stopped bool
-	expire  func()
-}
-
-func (d *readDeadline) set(at time.Time) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	switch {
-	case d.stopped:
-	case at.IsZero():
-		if d.timer != nil {
-			d.timer.Stop()
-		}
-	case d.timer == nil:
-		d.timer = time.AfterFunc(time.Until(at), d.fire)
-	default:
-		d.timer.Reset(time.Until(at))
-	}
-}
-
-func (d *readDeadline) fire() { d.expire() }
-
-func (d *readDeadline) stop() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.stopped = true
-	if d.timer != nil {
-		d.timer.Stop()
-	}
 }
 
 // withConnectionToken adds the connection token to endpoint as id=.

@@ -31,27 +31,7 @@ type negotiation struct {
 }
 
 // parseEndpoint accepts an http(s) or ws(s) URL and returns its http(s) form.
-func parseEndpoint(raw string) (*url.URL, error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return nil, fmt.Errorf("invalid hub URL: %w", redact.URLError(err))
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "http", "https":
-		u.Scheme = strings.ToLower(u.Scheme)
-	case "ws":
-		u.Scheme = "http"
-	case "wss":
-		u.Scheme = "https"
-	default:
-		return nil, fmt.Errorf("hub URL scheme %q is not http, https, ws or wss", u.Scheme)
-	}
-	if u.Host == "" {
-		return nil, errors.New("hub URL has no host")
-	}
-	u.Fragment, u.RawFragment = "", ""
-	return u, nil
-}
+var parseEndpoint = clientconn.ParseEndpoint
 
 // negotiateURL builds {endpoint}/negotiate?{query}&negotiateVersion=1 the
 // way the JS client does: the path gets a '/' and "negotiate", the original
@@ -77,11 +57,7 @@ func negotiateURL(endpoint *url.URL) *url.URL {
 // webSocketURL maps endpoint to ws(s) and adds the connection token as id=.
 func webSocketURL(endpoint *url.URL, connectionToken string) *url.URL {
 	u := withConnectionToken(endpoint, connectionToken)
-	if u.Scheme == "https" {
-		u.Scheme = "wss"
-	} else {
-		u.Scheme = "ws"
-	}
+	clientconn.WebSocketScheme(u)
 	return u
 }
 
@@ -178,13 +154,4 @@ func statusError(phase string, res *http.Response) *clientconn.ConnectError {
 }
 
 // requestHeaders copies the caller's headers and adds the bearer token.
-func requestHeaders(base http.Header, token string) http.Header {
-	h := base.Clone()
-	if h == nil {
-		h = make(http.Header)
-	}
-	if token != "" {
-		h.Set("Authorization", "Bearer "+token)
-	}
-	return h
-}
+var requestHeaders = clientconn.RequestHeaders

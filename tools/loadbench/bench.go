@@ -24,6 +24,7 @@ type options struct {
 	perfDir     string        // when set, one more run of each pair under perf record
 	maxOther    float64       // cores other processes may keep busy before a run is repeated; 0: no limit
 	webPubSub   bool          // also run the Web PubSub upstream echo pair
+	classic     bool          // also run the classic ASP.NET SignalR WebSocket echo pair
 	progress    io.Writer     // one line per finished pair
 }
 
@@ -104,6 +105,9 @@ func runBench(ctx context.Context, o options) (benchResult, error) {
 	pairs := []pairSpec{floorPair(o), hubprobePair(o, binary, dir)}
 	if o.webPubSub {
 		pairs = append(pairs, webPubSubPair(o, binary, dir))
+	}
+	if o.classic {
+		pairs = append(pairs, classicPair(o, binary, dir))
 	}
 	for _, p := range pairs {
 		res.pairs = append(res.pairs, p.name)

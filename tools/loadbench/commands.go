@@ -61,6 +61,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.lossTimeout, "loss-timeout", 5*time.Second, "wait for late replies after the last send")
 	fs.StringVar(&o.hubprobe, "hubprobe", "", "hubprobe binary to measure (default: go build ./cmd/hubprobe)")
 	fs.Float64Var(&o.maxOther, "max-other-load", 0.5, "repeat a run (up to 3 times) when other processes kept more than this many cores busy during its window; 0 accepts every run")
+	fs.BoolVar(&o.classic, "classic", false, "also run the classic ASP.NET SignalR echo over WebSockets: hubprobe run against hubprobe hub's /signalr")
 	fs.BoolVar(&o.webPubSub, "webpubsub", false, "also run the Web PubSub upstream echo: hubprobe run against hubprobe hub's Web PubSub emulation, answered by the run's own event handler")
 	fs.StringVar(&o.perfDir, "perf", "", "after the measured runs, run each pair once more under perf record, writing the data to `DIR`")
 	if err := parseFlags(fs, args); err != nil {

@@ -55,19 +55,25 @@ func floorPair(o options) pairSpec {
 // hubprobePair is `hubprobe hub` probed by `hubprobe run` with an echo
 // scenario of the same shape as the floor client's run.
 func hubprobePair(o options, binary, dir string) pairSpec {
+	return hubRunPair(binary, pairHubprobe, "/signalrbench", filepath.Join(dir, "loadbench.yml"),
+		func(url string) string { return hubprobeConfig(o, url) })
+}
+
+// hubRunPair is `hubprobe hub` probed at path by `hubprobe run` with the
+// echo scenario config gives for the hub's URL, written to file.
+func hubRunPair(binary, name, path, file string, config func(url string) string) pairSpec {
 	return pairSpec{
-		name: pairHubprobe,
+		name: name,
 		startServer: func(ctx context.Context) (*child, string, error) {
 			addr, err := freeLoopbackAddr()
 			if err != nil {
 				return nil, "", err
 			}
-			c, err := startHub(ctx, "hubprobe hub", addr, binary, "hub", "--listen", addr)
-			return c, "http://" + addr + "/signalrbench", err
+			c, err := startHub(ctx, "hubprobe hub ("+name+")", addr, binary, "hub", "--listen", addr)
+			return c, "http://" + addr + path, err
 		},
 		clientArgv: func(url string) ([]string, error) {
-			file := filepath.Join(dir, "loadbench.yml")
-			if err := os.WriteFile(file, []byte(hubprobeConfig(o, url)), 0o600); err != nil {
+			if err := os.WriteFile(file, []byte(config(url)), 0o600); err != nil {
 				return nil, err
 			}
 			return []string{binary, "run", "--config.file", file, "--scenario", "echo", "--output", "json"}, nil

@@ -22,23 +22,43 @@ const (
 	pairFloor     = "floor"
 	pairHubprobe  = "hubprobe"
 	pairWebPubSub = "webpubsub"
+	pairClassic   = "classic"
 )
+
+// extraPairs run only when asked for; each is set beside the SignalR pair.
+var extraPairs = []string{pairWebPubSub, pairClassic}
 
 var pairTitle = map[string]string{
 	pairFloor:     "floor (gorilla echo)",
 	pairHubprobe:  "hubprobe (run + hub)",
 	pairWebPubSub: "hubprobe Web PubSub upstream echo (run + hub + event handler)",
+	pairClassic:   "hubprobe classic ASP.NET SignalR WebSocket echo (run + hub)",
 }
 
-// summary holds the medians of each pair; webPubSub only when it ran.
-type summary struct{ floor, hubprobe, webPubSub figures }
+var pairVsHubprobe = map[string]string{
+	pairWebPubSub: "Web PubSub / hubprobe",
+	pairClassic:   "classic / hubprobe",
+}
+
+// summary holds the medians of each pair; extra those of the extra
+// pairs that ran.
+type summary struct {
+	floor, hubprobe figures
+	extra           map[string]figures
+}
 
 func summarize(r benchResult) summary {
 	by := map[string][]figures{}
 	for _, m := range r.runs {
 		by[m.pair] = append(by[m.pair], figuresOf(m, r.opts))
 	}
-	return summary{floor: medians(by[pairFloor]), hubprobe: medians(by[pairHubprobe]), webPubSub: medians(by[pairWebPubSub])}
+	s := summary{floor: medians(by[pairFloor]), hubprobe: medians(by[pairHubprobe]), extra: map[string]figures{}}
+	for _, name := range extraPairs {
+		if slices.Contains(r.pairs, name) {
+			s.extra[name] = medians(by[name])
+		}
+	}
+	return s
 }
 
 // ratio prints a / b, or a dash where it means nothing.
@@ -74,26 +94,31 @@ func writeReport(w io.Writer, r benchResult) {
 }
 
 // writeMedians prints the medians of every pair with the ratios to the
-// floor, and the Web PubSub pair's to the SignalR one when it ran.
+// floor, and each extra pair's to the SignalR one when it ran.
 func writeMedians(w io.Writer, r benchResult, s summary) {
-	wps := slices.Contains(r.pairs, pairWebPubSub)
+	var extras []string
+	for _, name := range extraPairs {
+		if _, ok := s.extra[name]; ok {
+			extras = append(extras, name)
+		}
+	}
 	head, rule := "| figure | "+pairTitle[pairFloor]+" | "+pairTitle[pairHubprobe]+" |", "|---|---:|---:|"
-	if wps {
-		head, rule = head+" "+pairTitle[pairWebPubSub]+" |", rule+"---:|"
+	for _, name := range extras {
+		head, rule = head+" "+pairTitle[name]+" |", rule+"---:|"
 	}
 	head, rule = head+" hubprobe / floor |", rule+"---:|"
-	if wps {
-		head, rule = head+" Web PubSub / hubprobe |", rule+"---:|"
+	for _, name := range extras {
+		head, rule = head+" "+pairVsHubprobe[name]+" |", rule+"---:|"
 	}
 	fmt.Fprintf(w, "%s\n%s\n", head, rule)
 	for i, info := range figureInfo {
 		row := fmt.Sprintf("| %s | "+info.format+" | "+info.format+" |", info.label, s.floor[i], s.hubprobe[i])
-		if wps {
-			row += fmt.Sprintf(" "+info.format+" |", s.webPubSub[i])
+		for _, name := range extras {
+			row += fmt.Sprintf(" "+info.format+" |", s.extra[name][i])
 		}
 		row += " " + ratio(s.hubprobe[i], s.floor[i], i) + " |"
-		if wps {
-			row += " " + ratio(s.webPubSub[i], s.hubprobe[i], i) + " |"
+		for _, name := range extras {
+			row += " " + ratio(s.extra[name][i], s.hubprobe[i], i) + " |"
 		}
 		fmt.Fprintln(w, row)
 	}
