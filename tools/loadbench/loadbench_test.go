@@ -64,7 +64,7 @@ func TestQuickBenchMeasuresEveryPairAndStopsThem(t *testing.T) {
 	}
 	var out bytes.Buffer
 	writeReport(&out, res)
-	for _, want := range []string{"| client CPU-s / 1,000 round trips (window) | ", "| probe CPU ≤ 1.3× floor client | ", "| hub CPU ≤ 2× floor server | ",
+	for _, want := range []string{"| client CPU-s / 1,000 round trips (window) | ", "| client voluntary context switches / round trip (window) | ", "| probe CPU ≤ 1.3× floor client | ", "| hub CPU ≤ 2× floor server | ",
 		" Web PubSub / hubprobe |", "| 1 | webpubsub | "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
