@@ -24,6 +24,7 @@ type options struct {
 	perfDir     string        // when set, one more run of each pair under perf record
 	maxOther    float64       // cores other processes may keep busy before a run is repeated; 0: no limit
 	webPubSub   bool          // also run the Web PubSub upstream echo pair
+	peer        bool          // also run hubprobe and the JavaScript client against the third-party server
 	progress    io.Writer     // one line per finished pair
 }
 
@@ -101,9 +102,9 @@ func runBench(ctx context.Context, o options) (benchResult, error) {
 			return res, err
 		}
 	}
-	pairs := []pairSpec{floorPair(o), hubprobePair(o, binary, dir)}
-	if o.webPubSub {
-		pairs = append(pairs, webPubSubPair(o, binary, dir))
+	pairs, err := pairsToRun(ctx, o, binary, dir)
+	if err != nil {
+		return res, err
 	}
 	for _, p := range pairs {
 		res.pairs = append(res.pairs, p.name)
@@ -122,6 +123,22 @@ func runBench(ctx context.Context, o options) (benchResult, error) {
 		return res, profileRun(ctx, o, pairs)
 	}
 	return res, nil
+}
+
+// pairsToRun is the floor and hubprobe pairs, and those the options add.
+func pairsToRun(ctx context.Context, o options, binary, dir string) ([]pairSpec, error) {
+	pairs := []pairSpec{floorPair(o), hubprobePair(o, binary, dir)}
+	if o.webPubSub {
+		pairs = append(pairs, webPubSubPair(o, binary, dir))
+	}
+	if o.peer {
+		script, err := jsPeerScript(ctx)
+		if err != nil {
+			return nil, err
+		}
+		pairs = append(pairs, hubprobeThirdPartyPair(o, binary, dir), jsPeerPair(o, script))
+	}
+	return pairs, nil
 }
 
 // maxAttempts bounds how often one run is repeated on a busy machine.

@@ -15,30 +15,60 @@ const (
 	maxProbeKiBPerConn  = 32.0
 	bestPeerClientCPULo = 0.19
 	bestPeerClientCPUHi = 0.22
+	// maxProbeOverJSClient bounds the probe's CPU against the official
+	// JavaScript client measured in the same run, both against the
+	// third-party server (-peer).
+	maxProbeOverJSClient = 0.6
+	// maxProbeSwitches bounds the probe's voluntary context switches per
+	// round trip: at a canary's rates wake-ups are most of its cost.
+	maxProbeSwitches = 1.0
 )
 
 // Pair names, in the order they run, and the heads of their columns.
 const (
-	pairFloor     = "floor"
-	pairHubprobe  = "hubprobe"
-	pairWebPubSub = "webpubsub"
+	pairFloor              = "floor"
+	pairHubprobe           = "hubprobe"
+	pairWebPubSub          = "webpubsub"
+	pairHubprobeThirdParty = "hubprobe-3p"
+	pairJSClient           = "jsclient"
 )
 
 var pairTitle = map[string]string{
-	pairFloor:     "floor (gorilla echo)",
-	pairHubprobe:  "hubprobe (run + hub)",
-	pairWebPubSub: "hubprobe Web PubSub upstream echo (run + hub + event handler)",
+	pairFloor:              "floor (gorilla echo)",
+	pairHubprobe:           "hubprobe (run + hub)",
+	pairWebPubSub:          "hubprobe Web PubSub upstream echo (run + hub + event handler)",
+	pairHubprobeThirdParty: "hubprobe run + philippseith server",
+	pairJSClient:           "@microsoft/signalr (Node, deflate off) + philippseith server",
 }
 
-// summary holds the medians of each pair; webPubSub only when it ran.
-type summary struct{ floor, hubprobe, webPubSub figures }
+// summary holds the medians of each pair that ran, by pair name.
+type summary map[string]figures
 
 func summarize(r benchResult) summary {
 	by := map[string][]figures{}
 	for _, m := range r.runs {
 		by[m.pair] = append(by[m.pair], figuresOf(m, r.opts))
 	}
-	return summary{floor: medians(by[pairFloor]), hubprobe: medians(by[pairHubprobe]), webPubSub: medians(by[pairWebPubSub])}
+	s := summary{}
+	for name, fs := range by {
+		s[name] = medians(fs)
+	}
+	return s
+}
+
+// ratioColumn is a column of one pair's medians over another's.
+type ratioColumn struct{ title, over, under string }
+
+// ratioColumns are the ratios worth printing among the pairs that ran.
+func ratioColumns(pairs []string) []ratioColumn {
+	cols := []ratioColumn{{"hubprobe / floor", pairHubprobe, pairFloor}}
+	if slices.Contains(pairs, pairWebPubSub) {
+		cols = append(cols, ratioColumn{"Web PubSub / hubprobe", pairWebPubSub, pairHubprobe})
+	}
+	if slices.Contains(pairs, pairJSClient) {
+		cols = append(cols, ratioColumn{"hubprobe / JS client, both + philippseith", pairHubprobeThirdParty, pairJSClient})
+	}
+	return cols
 }
 
 // ratio prints a / b, or a dash where it means nothing.
@@ -73,27 +103,25 @@ func writeReport(w io.Writer, r benchResult) {
 	}
 }
 
-// writeMedians prints the medians of every pair with the ratios to the
-// floor, and the Web PubSub pair's to the SignalR one when it ran.
+// writeMedians prints the medians of every pair that ran and the ratios
+// of ratioColumns.
 func writeMedians(w io.Writer, r benchResult, s summary) {
-	wps := slices.Contains(r.pairs, pairWebPubSub)
-	head, rule := "| figure | "+pairTitle[pairFloor]+" | "+pairTitle[pairHubprobe]+" |", "|---|---:|---:|"
-	if wps {
-		head, rule = head+" "+pairTitle[pairWebPubSub]+" |", rule+"---:|"
+	cols := ratioColumns(r.pairs)
+	head, rule := "| figure |", "|---|"
+	for _, name := range r.pairs {
+		head, rule = head+" "+pairTitle[name]+" |", rule+"---:|"
 	}
-	head, rule = head+" hubprobe / floor |", rule+"---:|"
-	if wps {
-		head, rule = head+" Web PubSub / hubprobe |", rule+"---:|"
+	for _, c := range cols {
+		head, rule = head+" "+c.title+" |", rule+"---:|"
 	}
 	fmt.Fprintf(w, "%s\n%s\n", head, rule)
 	for i, info := range figureInfo {
-		row := fmt.Sprintf("| %s | "+info.format+" | "+info.format+" |", info.label, s.floor[i], s.hubprobe[i])
-		if wps {
-			row += fmt.Sprintf(" "+info.format+" |", s.webPubSub[i])
+		row := "| " + info.label + " |"
+		for _, name := range r.pairs {
+			row += fmt.Sprintf(" "+info.format+" |", s[name][i])
 		}
-		row += " " + ratio(s.hubprobe[i], s.floor[i], i) + " |"
-		if wps {
-			row += " " + ratio(s.webPubSub[i], s.hubprobe[i], i) + " |"
+		for _, c := range cols {
+			row += " " + ratio(s[c.over][i], s[c.under][i], i) + " |"
 		}
 		fmt.Fprintln(w, row)
 	}
@@ -102,10 +130,10 @@ func writeMedians(w io.Writer, r benchResult, s summary) {
 type verdict struct{ target, measured, verdict string }
 
 func verdicts(s summary) []verdict {
-	probe, fl := s.hubprobe[clientCPU], s.floor[clientCPU]
-	hub, flSrv := s.hubprobe[serverCPU], s.floor[serverCPU]
-	mem := s.hubprobe[clientKiBPeak]
-	return []verdict{
+	probe, fl := s[pairHubprobe][clientCPU], s[pairFloor][clientCPU]
+	hub, flSrv := s[pairHubprobe][serverCPU], s[pairFloor][serverCPU]
+	mem, switches := s[pairHubprobe][clientKiBPeak], s[pairHubprobe][clientSwitches]
+	v := []verdict{
 		{fmt.Sprintf("probe CPU ≤ %.1f× floor client", maxProbeOverFloor),
 			fmt.Sprintf("%.3f vs %.3f CPU-s / 1k = %.2f×", probe, fl, probe/fl), bound(probe/fl, maxProbeOverFloor)},
 		{fmt.Sprintf("probe CPU below the best peer client (%.2f–%.2f)", bestPeerClientCPULo, bestPeerClientCPUHi),
@@ -114,7 +142,15 @@ func verdicts(s summary) []verdict {
 			fmt.Sprintf("%.1f KiB / connection (peak)", mem), bound(mem, maxProbeKiBPerConn)},
 		{fmt.Sprintf("hub CPU ≤ %.0f× floor server", maxHubOverFloor),
 			fmt.Sprintf("%.3f vs %.3f CPU-s / 1k = %.2f×", hub, flSrv, hub/flSrv), bound(hub/flSrv, maxHubOverFloor)},
+		{fmt.Sprintf("probe voluntary context switches ≤ %.0f / round trip", maxProbeSwitches),
+			fmt.Sprintf("%.2f / round trip", switches), bound(switches, maxProbeSwitches)},
 	}
+	if js, ok := s[pairJSClient]; ok {
+		own := s[pairHubprobeThirdParty][clientCPU]
+		v = append(v, verdict{fmt.Sprintf("probe CPU ≤ %.1f× the official JS client, both against philippseith", maxProbeOverJSClient),
+			fmt.Sprintf("%.3f vs %.3f CPU-s / 1k = %.2f×", own, js[clientCPU], own/js[clientCPU]), bound(own/js[clientCPU], maxProbeOverJSClient)})
+	}
+	return v
 }
 
 // bound says whether got is within limit and by how much.
