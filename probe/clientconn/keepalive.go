@@ -89,14 +89,16 @@ func (k *KeepAlive) Start(interval time.Duration, ping func()) {
 	k.started, k.interval, k.ping = time.Now(), interval, ping
 	k.grain = tickGrain(interval, k.measureEvery)
 	k.MarkWritten()
-	first := interval
-	if k.measure != nil {
-		first = 0
+	// The first round trip is measured at once, off the grid: the
+	// connection's first messages need it, and connects are spread out.
+	first := time.Duration(0)
+	if k.measure == nil {
+		first = onGrid(time.Since(tickEpoch), interval, k.grain)
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if !k.stopped {
-		k.timer = time.AfterFunc(onGrid(time.Since(tickEpoch), first, k.grain), k.tick)
+		k.timer = time.AfterFunc(first, k.tick)
 	}
 }
 
