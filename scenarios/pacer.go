@@ -22,7 +22,7 @@ type pacer struct {
 	// (the scenario's max_send_lag).
 	lateLimit time.Duration
 	// slot is how close together sends must fall due to go out in one pass
-	// (sendSlot for a run); zero wakes once per send.
+	// (sendSlot's for a run); zero wakes once per send.
 	slot time.Duration
 }
 
@@ -39,13 +39,30 @@ func (p pacer) total() int64 {
 	return (int64(p.duration)*int64(p.senders) + int64(p.interval) - 1) / int64(p.interval)
 }
 
-// sendSlot is how close together a run's sends must fall due to go out in
-// one pass: the pacer wakes once for all of them rather than once per send,
-// which at a canary's rates (a send every millisecond or so) is most of
-// what pacing costs the operating system. A send made up to sendSlot early
-// is still open-loop (its due time comes from the schedule, not from
-// replies) and its latency exact (its payload carries when it really left).
-const sendSlot = 5 * time.Millisecond
+// maxSendSlot and maxSendBurst bound how close together a run's sends must
+// fall due to go out in one pass: the pacer wakes once for all of them
+// rather than once per send, and every wake-up from idle costs the process
+// a cascade of thread wake-ups (the timer, a second thread to share the
+// work, the runtime's monitor) that at a canary's rates, a send every
+// millisecond or so, is most of what it costs the operating system. A
+// send made up to a slot early is still open-loop (its due time comes from
+// the schedule, not from replies) and its latency exact (its payload
+// carries when it really left). The burst bound keeps passes short at
+// high rates, where sends batch by themselves and a long burst would only
+// queue at the hub.
+const (
+	maxSendSlot  = 20 * time.Millisecond
+	maxSendBurst = 32
+)
+
+// sendSlot is the slot of senders sending every interval: maxSendSlot, or
+// less where maxSendBurst sends fall due sooner.
+func sendSlot(interval time.Duration, senders int) time.Duration {
+	if senders <= 0 {
+		return 0
+	}
+	return min(maxSendSlot, maxSendBurst*interval/time.Duration(senders))
+}
 
 // run calls send for every scheduled send, with the sender index and how
 // late the call is (zero for a send made early, within the slot). When

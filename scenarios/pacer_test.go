@@ -101,3 +101,23 @@ func TestPacerBatchedByTheSlotKeepsItsScheduleAfterALatePass(t *testing.T) {
 		t.Errorf("last send left at %v, due at %v: the stall pushed the schedule back", last, p.due(19))
 	}
 }
+
+// A run's slot: 20 ms at a canary's rates, fewer than 32 sends' worth at
+// high rates, none without senders.
+func TestSendSlotBoundsTheWaitAndTheBurst(t *testing.T) {
+	for _, c := range []struct {
+		interval time.Duration
+		senders  int
+		want     time.Duration
+	}{
+		{time.Second, 1000, 20 * time.Millisecond},    // 20 sends a pass
+		{time.Second, 10, 20 * time.Millisecond},      // one send in 100 ms: nothing to join
+		{time.Second, 10000, 3200 * time.Microsecond}, // 32 sends a pass
+		{250 * time.Millisecond, 10000, 800 * time.Microsecond},
+		{time.Second, 0, 0},
+	} {
+		if got := sendSlot(c.interval, c.senders); got != c.want {
+			t.Errorf("sendSlot(%v, %d) = %v, want %v", c.interval, c.senders, got, c.want)
+		}
+	}
+}
