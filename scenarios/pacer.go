@@ -21,6 +21,9 @@ type pacer struct {
 	// lateLimit is how far past the window overdue sends may still go out
 	// (the scenario's max_send_lag).
 	lateLimit time.Duration
+	// slot is how close together sends must fall due to go out in one pass
+	// (sendSlot's for a run); zero wakes once per send.
+	slot time.Duration
 }
 
 // due returns when send n is scheduled, relative to the start.
@@ -36,12 +39,37 @@ func (p pacer) total() int64 {
 	return (int64(p.duration)*int64(p.senders) + int64(p.interval) - 1) / int64(p.interval)
 }
 
+// maxSendSlot and maxSendBurst bound how close together a run's sends must
+// fall due to go out in one pass: the pacer wakes once for all of them
+// rather than once per send, and every wake-up from idle costs the process
+// a cascade of thread wake-ups (the timer, a second thread to share the
+// work, the runtime's monitor) that at a canary's rates, a send every
+// millisecond or so, is most of what it costs the operating system. A
+// send made up to a slot early is still open-loop (its due time comes from
+// the schedule, not from replies) and its latency exact (its payload
+// carries when it really left). The burst bound keeps passes short at
+// high rates, where sends batch by themselves and a long burst would only
+// queue at the hub.
+const (
+	maxSendSlot  = 20 * time.Millisecond
+	maxSendBurst = 32
+)
+
+// sendSlot is the slot of senders sending every interval: maxSendSlot, or
+// less where maxSendBurst sends fall due sooner.
+func sendSlot(interval time.Duration, senders int) time.Duration {
+	if senders <= 0 {
+		return 0
+	}
+	return min(maxSendSlot, maxSendBurst*interval/time.Duration(senders))
+}
+
 // run calls send for every scheduled send, with the sender index and how
-// late the call is. When behind schedule it sends at once rather than
-// skipping (the lateness is reported, not hidden), but once the window
-// plus lateLimit has passed it stops: overdue sends are never fired
-// in a burst after the window. It stops early when ctx ends too, and
-// returns the number of sends made.
+// late the call is (zero for a send made early, within the slot). When
+// behind schedule it sends at once rather than skipping (the lateness is
+// reported, not hidden), but once the window plus lateLimit has passed it
+// stops: overdue sends are never fired in a burst after the window. It
+// stops early when ctx ends too, and returns the number of sends made.
 func (p pacer) run(ctx context.Context, send func(sender int, lag time.Duration)) int64 {
 	start := time.Now()
 	total := p.total()
@@ -50,23 +78,35 @@ func (p pacer) run(ctx context.Context, send func(sender int, lag time.Duration)
 	<-timer.C
 	var n int64
 	for n < total {
-		now := time.Since(start)
-		if wait := p.due(n) - now; wait > 0 {
+		if wait := p.due(n) - time.Since(start); wait > 0 {
 			timer.Reset(wait)
 			select {
 			case <-ctx.Done():
 				return n
 			case <-timer.C:
 			}
-			continue
 		}
-		if ctx.Err() != nil || now > p.duration+p.lateLimit {
+		var stop bool
+		if n, stop = p.pass(ctx, start, n, total, send); stop {
 			return n
 		}
-		send(int(n%int64(p.senders)), now-p.due(n))
-		n++
 	}
 	return n
+}
+
+// pass makes send n, due now, and every later send due within the slot
+// from now, each with its own lag. It reports stop when ctx ended or the window
+// plus lateLimit has passed, and returns the next send to make.
+func (p pacer) pass(ctx context.Context, start time.Time, n, total int64, send func(int, time.Duration)) (next int64, stop bool) {
+	horizon := time.Since(start) + p.slot
+	for ; n < total && p.due(n) <= horizon; n++ {
+		now := time.Since(start)
+		if ctx.Err() != nil || now > p.duration+p.lateLimit {
+			return n, true
+		}
+		send(int(n%int64(p.senders)), max(now-p.due(n), 0))
+	}
+	return n, false
 }
 
 // refusedSends counts the sends the hub throttled, through its REST API

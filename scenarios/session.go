@@ -67,7 +67,8 @@ func (s *Session) Expected() int64 { return s.run.tracker.expected.Load() }
 // and counts the window in the run's figures. It returns how many sends
 // the schedule held and how many of them it made.
 func (s *Session) Pace(ctx context.Context, senders int, duration time.Duration, send func(sender int, lag time.Duration)) (scheduled, made int64) {
-	p := pacer{senders: senders, interval: s.rn.Scenario.SendInterval, duration: duration, lateLimit: s.rn.MaxSendLag()}
+	interval := s.rn.Scenario.SendInterval
+	p := pacer{senders: senders, interval: interval, duration: duration, lateLimit: s.rn.MaxSendLag(), slot: sendSlot(interval, senders)}
 	began := time.Now()
 	made = p.run(ctx, send)
 	s.run.tracker.paced(p.total(), made, time.Since(began))

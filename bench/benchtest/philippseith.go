@@ -135,16 +135,18 @@ type Server struct {
 }
 
 // Start serves the benchmark hub at /signalrbench on a loopback port.
-func Start() (*Server, error) {
+// options, the library's server options, apply after the defaults (a 2 s
+// keep-alive, a 30 s timeout, no logs), so they may override them.
+func Start(options ...func(signalr.Party) error) (*Server, error) {
 	s := &Server{}
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := signalr.NewServer(ctx,
+	srv, err := signalr.NewServer(ctx, append([]func(signalr.Party) error{
 		signalr.HubFactory(func() signalr.HubInterface { return &Hub{server: s} }),
 		signalr.InsecureSkipVerify(true),
-		signalr.KeepAliveInterval(2*time.Second),
-		signalr.TimeoutInterval(30*time.Second),
+		signalr.KeepAliveInterval(2 * time.Second),
+		signalr.TimeoutInterval(30 * time.Second),
 		signalr.Logger(quiet{}, false),
-	)
+	}, options...)...)
 	if err != nil {
 		cancel()
 		return nil, err

@@ -14,10 +14,16 @@ import (
 //
 // The same timer measures the connection's round trip (MeasureEvery), so
 // that costs a connection no timer or goroutine of its own either.
+//
+// Every connection's timer fires on one grid of instants shared by the
+// process (see tickGrain): the runtime runs all timers due at the same
+// instant in one pass, so a thousand connections' pings cost the process
+// a few wake-ups a second rather than one each.
 type KeepAlive struct {
 	started   time.Time
 	lastWrite atomic.Int64 // nanoseconds since started, monotonic
 	interval  time.Duration
+	grain     time.Duration // the grid the timer fires on
 	ping      func()
 
 	// measure, when set, runs every measureEvery; measureAt is when next,
@@ -40,6 +46,33 @@ type KeepAlive struct {
 // messages).
 const DefaultRoundTripInterval = 5 * time.Second
 
+// maxTickGrain is the most a keep-alive's or round-trip's tick is put off
+// to land on the process's shared grid: nothing beside a 15 s keep-alive
+// or a 5 s round trip, and at most 10 grid instants a second however many
+// connections there are.
+const maxTickGrain = 100 * time.Millisecond
+
+// tickEpoch is the origin of the shared grid.
+var tickEpoch = time.Now()
+
+// tickGrain is the grid for a keep-alive of interval measuring every
+// measureEvery (0: not measuring): maxTickGrain, or an eighth of the
+// shorter period when that is finer, so short periods stay precise.
+func tickGrain(interval, measureEvery time.Duration) time.Duration {
+	g := min(maxTickGrain, interval/8)
+	if measureEvery > 0 {
+		g = min(g, measureEvery/8)
+	}
+	return max(g, time.Millisecond)
+}
+
+// onGrid lengthens a wait of d, starting now (since tickEpoch), so that
+// it ends on the grid of grain.
+func onGrid(now, d, grain time.Duration) time.Duration {
+	at := now + d
+	return d + (grain-at%grain)%grain
+}
+
 // MeasureEvery makes the timer also run measure as soon as Start is
 // called and then every every, however busy the connection, on the
 // timer's goroutine. Call it before Start.
@@ -54,10 +87,13 @@ func (k *KeepAlive) MeasureEvery(every time.Duration, measure func()) {
 // to a stuck writer, and the next interval tries again.
 func (k *KeepAlive) Start(interval time.Duration, ping func()) {
 	k.started, k.interval, k.ping = time.Now(), interval, ping
+	k.grain = tickGrain(interval, k.measureEvery)
 	k.MarkWritten()
-	first := interval
-	if k.measure != nil {
-		first = 0
+	// The first round trip is measured at once, off the grid: the
+	// connection's first messages need it, and connects are spread out.
+	first := time.Duration(0)
+	if k.measure == nil {
+		first = onGrid(time.Since(tickEpoch), interval, k.grain)
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -118,6 +154,6 @@ func (k *KeepAlive) rearm(d time.Duration) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if !k.stopped {
-		k.timer.Reset(d)
+		k.timer.Reset(onGrid(time.Since(tickEpoch), d, k.grain))
 	}
 }

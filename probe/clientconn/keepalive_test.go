@@ -91,3 +91,66 @@ func TestKeepAliveMeasuresRoundTripsOnItsTimer(t *testing.T) {
 		t.Errorf("%d keep-alive pings on a busy connection, want 0", n)
 	}
 }
+
+// Every keep-alive's wait ends on the one grid the process shares, never
+// before the wait asked for and never more than a grain after it, so the
+// runtime fires many connections' ticks in one pass.
+func TestKeepAliveWaitsEndOnTheSharedGrid(t *testing.T) {
+	for _, c := range []struct{ now, d, grain, want time.Duration }{
+		{now: 0, d: 0, grain: 100 * time.Millisecond, want: 0},
+		{now: 30 * time.Millisecond, d: 0, grain: 100 * time.Millisecond, want: 70 * time.Millisecond},
+		{now: 30 * time.Millisecond, d: 5 * time.Second, grain: 100 * time.Millisecond, want: 5070 * time.Millisecond},
+		{now: 1234 * time.Millisecond, d: 66 * time.Millisecond, grain: 100 * time.Millisecond, want: 66 * time.Millisecond},
+		{now: 1234 * time.Millisecond, d: 67 * time.Millisecond, grain: 100 * time.Millisecond, want: 166 * time.Millisecond},
+	} {
+		if got := onGrid(c.now, c.d, c.grain); got != c.want {
+			t.Errorf("onGrid(%v, %v, %v) = %v, want %v", c.now, c.d, c.grain, got, c.want)
+		}
+	}
+	for _, c := range []struct{ interval, measure, want time.Duration }{
+		{interval: 15 * time.Second, measure: 5 * time.Second, want: maxTickGrain},
+		{interval: 15 * time.Second, want: maxTickGrain},
+		{interval: time.Hour, measure: 300 * time.Millisecond, want: 37500 * time.Microsecond},
+		{interval: 20 * time.Millisecond, want: 2500 * time.Microsecond},
+		{interval: time.Microsecond, want: time.Millisecond},
+	} {
+		if got := tickGrain(c.interval, c.measure); got != c.want {
+			t.Errorf("tickGrain(%v, %v) = %v, want %v", c.interval, c.measure, got, c.want)
+		}
+	}
+}
+
+// Two connections started apart, with the same periods, are pinged and
+// measured at the same grid instants: their timers share wake-ups.
+func TestKeepAlivesStartedApartTickTogether(t *testing.T) {
+	var a, b KeepAlive
+	ticks := make(chan time.Duration, 16)
+	tick := func() { ticks <- time.Since(tickEpoch) }
+	a.MeasureEvery(800*time.Millisecond, tick)
+	b.MeasureEvery(800*time.Millisecond, tick)
+	grain := tickGrain(time.Hour, 800*time.Millisecond)
+	// Start off the grid, 60 % of a grain past it: without the grid the
+	// ticks would land there too. The first measurements are made at once,
+	// off the grid; the next ones must land on it.
+	now := time.Since(tickEpoch)
+	time.Sleep(grain - now%grain + 6*grain/10)
+	a.Start(time.Hour, func() {})
+	time.Sleep(13 * time.Millisecond)
+	b.Start(time.Hour, func() {})
+	defer a.Stop()
+	defer b.Stop()
+	for i := range 6 {
+		select {
+		case at := <-ticks:
+			if i < 2 {
+				continue
+			}
+			// A timer is never early; a busy machine may make it late.
+			if off := at % grain; off > grain/2 {
+				t.Errorf("a tick at %v, %v past the grid of %v", at, off, grain)
+			}
+		case <-time.After(3 * time.Second):
+			t.Fatal("fewer than 6 ticks in 3 s")
+		}
+	}
+}

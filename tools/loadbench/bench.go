@@ -25,6 +25,7 @@ type options struct {
 	maxOther    float64       // cores other processes may keep busy before a run is repeated; 0: no limit
 	webPubSub   bool          // also run the Web PubSub upstream echo pair
 	classic     bool          // also run the classic ASP.NET SignalR WebSocket echo pair
+	peer        bool          // also run hubprobe and the JavaScript client against the third-party server
 	progress    io.Writer     // one line per finished pair
 }
 
@@ -102,12 +103,9 @@ func runBench(ctx context.Context, o options) (benchResult, error) {
 			return res, err
 		}
 	}
-	pairs := []pairSpec{floorPair(o), hubprobePair(o, binary, dir)}
-	if o.webPubSub {
-		pairs = append(pairs, webPubSubPair(o, binary, dir))
-	}
-	if o.classic {
-		pairs = append(pairs, classicPair(o, binary, dir))
+	pairs, err := pairsToRun(ctx, o, binary, dir)
+	if err != nil {
+		return res, err
 	}
 	for _, p := range pairs {
 		res.pairs = append(res.pairs, p.name)
@@ -126,6 +124,25 @@ func runBench(ctx context.Context, o options) (benchResult, error) {
 		return res, profileRun(ctx, o, pairs)
 	}
 	return res, nil
+}
+
+// pairsToRun is the floor and hubprobe pairs, and those the options add.
+func pairsToRun(ctx context.Context, o options, binary, dir string) ([]pairSpec, error) {
+	pairs := []pairSpec{floorPair(o), hubprobePair(o, binary, dir)}
+	if o.webPubSub {
+		pairs = append(pairs, webPubSubPair(o, binary, dir))
+	}
+	if o.classic {
+		pairs = append(pairs, classicPair(o, binary, dir))
+	}
+	if o.peer {
+		script, err := jsPeerScript(ctx)
+		if err != nil {
+			return nil, err
+		}
+		pairs = append(pairs, hubprobeThirdPartyPair(o, binary, dir), jsPeerPair(o, script))
+	}
+	return pairs, nil
 }
 
 // maxAttempts bounds how often one run is repeated on a busy machine.

@@ -63,6 +63,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Float64Var(&o.maxOther, "max-other-load", 0.5, "repeat a run (up to 3 times) when other processes kept more than this many cores busy during its window; 0 accepts every run")
 	fs.BoolVar(&o.classic, "classic", false, "also run the classic ASP.NET SignalR echo over WebSockets: hubprobe run against hubprobe hub's /signalr")
 	fs.BoolVar(&o.webPubSub, "webpubsub", false, "also run the Web PubSub upstream echo: hubprobe run against hubprobe hub's Web PubSub emulation, answered by the run's own event handler")
+	fs.BoolVar(&o.peer, "peer", false, "also run hubprobe run and the official JavaScript client (npm ci in tools/loadbench/jspeer first) against the third-party philippseith/signalr server, side by side")
 	fs.StringVar(&o.perfDir, "perf", "", "after the measured runs, run each pair once more under perf record, writing the data to `DIR`")
 	if err := parseFlags(fs, args); err != nil {
 		return o, err

@@ -13,6 +13,8 @@ const (
 	serverCPU                        //
 	clientLifeCPU                    // CPU-s per 1,000 round trips, whole process
 	serverLifeCPU                    //
+	clientSwitches                   // voluntary context switches per round trip, in the window
+	serverSwitches                   //
 	clientKiBConnected               // KiB per connection once all are open
 	clientKiBPeak                    // KiB per connection at the window's peak
 	serverKiBConnected               //
@@ -31,6 +33,8 @@ var figureInfo = [numFigures]struct{ label, format string }{
 	serverCPU:          {"server CPU-s / 1,000 round trips (window)", "%.3f"},
 	clientLifeCPU:      {"client CPU-s / 1,000 round trips (whole process)", "%.3f"},
 	serverLifeCPU:      {"server CPU-s / 1,000 round trips (whole process)", "%.3f"},
+	clientSwitches:     {"client voluntary context switches / round trip (window)", "%.2f"},
+	serverSwitches:     {"server voluntary context switches / round trip (window)", "%.2f"},
 	clientKiBConnected: {"client KiB / connection, connected", "%.1f"},
 	clientKiBPeak:      {"client KiB / connection, peak", "%.1f"},
 	serverKiBConnected: {"server KiB / connection, connected", "%.1f"},
@@ -52,6 +56,8 @@ func figuresOf(m measurement, o options) figures {
 	var f figures
 	f[clientCPU], f[serverCPU] = m.client.cpu*windowPerK, m.server.cpu*windowPerK
 	f[clientLifeCPU], f[serverLifeCPU] = m.clientLifeCPU*lifePerK, m.serverLifeCPU*lifePerK
+	f[clientSwitches] = float64(m.client.switches) * windowPerK / 1000
+	f[serverSwitches] = float64(m.server.switches) * windowPerK / 1000
 	f[clientKiBConnected] = kib(m.client.connectedRSS, m.client.baseRSS)
 	f[clientKiBPeak] = kib(m.client.peakRSS, m.client.baseRSS)
 	f[serverKiBConnected] = kib(m.server.connectedRSS, m.server.baseRSS)
@@ -63,8 +69,8 @@ func figuresOf(m measurement, o options) figures {
 }
 
 func (f figures) summary() string {
-	return fmt.Sprintf("client %.3f / server %.3f CPU-s per 1,000 RT, client %.1f KiB/conn, p50 %.2f ms, p99 %.2f ms, %.0f round trips, %.0f lost, other load %.2f cores",
-		f[clientCPU], f[serverCPU], f[clientKiBPeak], f[p50ms], f[p99ms], f[roundTrips], f[lost], f[otherLoad])
+	return fmt.Sprintf("client %.3f / server %.3f CPU-s per 1,000 RT, %.2f / %.2f voluntary switches per RT, client %.1f KiB/conn, p50 %.2f ms, p99 %.2f ms, %.0f round trips, %.0f lost, other load %.2f cores",
+		f[clientCPU], f[serverCPU], f[clientSwitches], f[serverSwitches], f[clientKiBPeak], f[p50ms], f[p99ms], f[roundTrips], f[lost], f[otherLoad])
 }
 
 // medians is the median of every figure over several runs.

@@ -16,7 +16,7 @@ import (
 // TestMain lets the test binary stand in for loadbench: the benchmark
 // starts the floor's halves as subcommands of its own executable.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && (os.Args[1] == "floor-server" || os.Args[1] == "floor-client") {
+	if len(os.Args) > 1 && (os.Args[1] == "floor-server" || os.Args[1] == "floor-client" || os.Args[1] == "thirdparty-server") {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 		stop()
@@ -64,8 +64,44 @@ func TestQuickBenchMeasuresEveryPairAndStopsThem(t *testing.T) {
 	}
 	var out bytes.Buffer
 	writeReport(&out, res)
-	for _, want := range []string{"| client CPU-s / 1,000 round trips (window) | ", "| probe CPU ≤ 1.3× floor client | ", "| hub CPU ≤ 2× floor server | ",
+	for _, want := range []string{"| client CPU-s / 1,000 round trips (window) | ", "| client voluntary context switches / round trip (window) | ", "| probe CPU ≤ 1.3× floor client | ", "| hub CPU ≤ 2× floor server | ",
 		" Web PubSub / hubprobe |", "| 1 | webpubsub | "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// The peer pairs: hubprobe's probe and the official JavaScript client, each
+// against the third-party server, side by side with their own ratio and
+// verdict (the JavaScript client's packages come from npm ci, as the test
+// command installs them).
+func TestPeerPairsRunBesideTheThirdPartyServer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o := testOptions(t, 2*time.Second)
+	o.peer = true
+	res, err := runBench(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.runs) != 4 || res.runs[2].pair != pairHubprobeThirdParty || res.runs[3].pair != pairJSClient {
+		t.Fatalf("want floor, hubprobe, hubprobe-3p and jsclient runs, got %d runs", len(res.runs))
+	}
+	for _, m := range res.runs[2:] {
+		r := m.report
+		if r.Connections != 20 || r.Sent != 40 || r.Received != 40 || r.Lost != 0 {
+			t.Errorf("%s: connections %d, sent %d, received %d, lost %d; want 20, 40, 40, 0",
+				m.pair, r.Connections, r.Sent, r.Received, r.Lost)
+		}
+		if f := figuresOf(m, o); !(f[clientCPU] > 0) || !(f[clientSwitches] > 0) {
+			t.Errorf("%s: client CPU %v, switches %v per round trip; want both > 0", m.pair, f[clientCPU], f[clientSwitches])
+		}
+		assertGone(t, m.clientPID, m.serverPID)
+	}
+	var out bytes.Buffer
+	writeReport(&out, res)
+	for _, want := range []string{" hubprobe / JS client, both + philippseith |", "| 1 | jsclient | ", "| probe CPU ≤ 0.6× the official JS client, both against philippseith | "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}
@@ -156,12 +192,17 @@ func TestFlagsQuickModeAndValidation(t *testing.T) {
 }
 
 func TestVerdictsSayByHowMuch(t *testing.T) {
-	var s summary
-	s.floor[clientCPU], s.hubprobe[clientCPU] = 0.2, 0.3 // 1.5×: over 1.3× by 15 %
-	s.floor[serverCPU], s.hubprobe[serverCPU] = 0.1, 0.15
-	s.hubprobe[clientKiBPeak] = 24
-	got := verdicts(s)
-	want := []string{"NOT met (15 % over)", "NOT met (36 % above the range)", "met (25 % under)", "met (25 % under)"}
+	var floor, probe, probe3p, js figures
+	floor[clientCPU], probe[clientCPU] = 0.2, 0.3 // 1.5×: over 1.3× by 15 %
+	floor[serverCPU], probe[serverCPU] = 0.1, 0.15
+	probe[clientKiBPeak] = 24
+	probe[clientSwitches] = 1.5
+	probe3p[clientCPU], js[clientCPU] = 0.15, 0.3 // 0.5×: under 0.6× by 17 %
+	got := verdicts(summary{pairFloor: floor, pairHubprobe: probe, pairHubprobeThirdParty: probe3p, pairJSClient: js})
+	want := []string{"NOT met (15 % over)", "NOT met (36 % above the range)", "met (25 % under)", "met (25 % under)", "NOT met (50 % over)", "met (17 % under)"}
+	if len(got) != len(want) {
+		t.Fatalf("%d verdicts, want %d", len(got), len(want))
+	}
 	for i, v := range got {
 		if v.verdict != want[i] {
 			t.Errorf("%s: verdict %q, want %q", v.target, v.verdict, want[i])

@@ -10,6 +10,13 @@
 //
 //	loadbench floor-server -listen 127.0.0.1:0
 //	loadbench floor-client -url ws://127.0.0.1:PORT/ -n 1000 -window 30s
+//
+// With -peer it also runs hubprobe's probe and the official JavaScript
+// client (tools/loadbench/jspeer, after npm ci there) against a third-party
+// SignalR server, github.com/philippseith/signalr, served by the
+// subcommand
+//
+//	loadbench thirdparty-server
 package main
 
 import (
@@ -37,6 +44,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = floorServer(ctx, args[1:], stdout)
 	case len(args) > 0 && args[0] == "floor-client":
 		err = floorClient(ctx, args[1:], stdout)
+	case len(args) > 0 && args[0] == "thirdparty-server":
+		err = thirdPartyServer(ctx, args[1:], stdout)
 	default:
 		err = bench(ctx, args, stdout, stderr)
 	}

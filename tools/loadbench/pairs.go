@@ -31,17 +31,8 @@ func floorPair(o options) pairSpec {
 	return pairSpec{
 		name: pairFloor,
 		startServer: func(ctx context.Context) (*child, string, error) {
-			lines := newLineWatch()
-			c, err := startChild("floor server", append(o.self, "floor-server", "-listen", "127.0.0.1:0"), lines)
-			if err != nil {
-				return nil, "", err
-			}
-			addr, err := lines.first(ctx, c, "listening ")
-			if err != nil {
-				c.stop(time.Second)
-				return nil, "", err
-			}
-			return c, "ws://" + addr + "/", nil
+			c, addr, err := startListening(ctx, "floor server", append(o.self, "floor-server", "-listen", "127.0.0.1:0"))
+			return c, "ws://" + addr + "/", err
 		},
 		clientArgv: func(url string) ([]string, error) {
 			return append(o.self, "floor-client", "-url", url,
@@ -50,6 +41,22 @@ func floorPair(o options) pairSpec {
 				"-loss-timeout", o.lossTimeout.String()), nil
 		},
 	}
+}
+
+// startListening starts a server subcommand and returns it once it printed
+// "listening WHERE", with WHERE.
+func startListening(ctx context.Context, name string, argv []string) (*child, string, error) {
+	lines := newLineWatch()
+	c, err := startChild(name, argv, lines)
+	if err != nil {
+		return nil, "", err
+	}
+	where, err := lines.first(ctx, c, "listening ")
+	if err != nil {
+		c.stop(time.Second)
+		return nil, "", err
+	}
+	return c, where, nil
 }
 
 // hubprobePair is `hubprobe hub` probed by `hubprobe run` with an echo
@@ -127,17 +134,27 @@ scenarios:
 func buildHubprobe(ctx context.Context, dir string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	gomod, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
-	if err != nil || strings.TrimSpace(string(gomod)) == "" || strings.TrimSpace(string(gomod)) == os.DevNull {
-		return "", fmt.Errorf("finding hubprobe's module (run loadbench inside the repository or pass -hubprobe): %v", err)
+	root, err := moduleRoot(ctx)
+	if err != nil {
+		return "", fmt.Errorf("%w (or pass -hubprobe)", err)
 	}
 	out := filepath.Join(dir, "hubprobe")
 	build := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/hubprobe")
-	build.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
+	build.Dir = root
 	if msg, err := build.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./cmd/hubprobe: %w: %s", err, msg)
 	}
 	return out, nil
+}
+
+// moduleRoot is the folder of the hubprobe module loadbench runs in.
+func moduleRoot(ctx context.Context) (string, error) {
+	gomod, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	mod := strings.TrimSpace(string(gomod))
+	if err != nil || mod == "" || mod == os.DevNull {
+		return "", fmt.Errorf("finding hubprobe's module (run loadbench inside the repository): %v", err)
+	}
+	return filepath.Dir(mod), nil
 }
 
 func freeLoopbackAddr() (string, error) {

@@ -15,39 +15,66 @@ func rssBytes(pid int) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	for line := range bytes.Lines(b) {
-		if rest, ok := bytes.CutPrefix(line, []byte("VmRSS:")); ok {
-			kb, err := strconv.ParseInt(string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(" kB"))), 10, 64)
-			return kb * 1024, err
-		}
+	kb, err := statusField(b, "VmRSS:")
+	if err != nil {
+		return 0, fmt.Errorf("pid %d: %w (the process has exited)", pid, err)
 	}
-	return 0, fmt.Errorf("pid %d: no VmRSS (the process has exited)", pid)
+	return kb * 1024, nil
 }
 
 // cpuSeconds is the user+sys time a live process has used so far. It sums
 // the scheduler's per-thread run time (nanoseconds) instead of the
 // clock-tick utime+stime of /proc/PID/stat, so that short windows still
-// measure more than zero. Go processes do not retire their threads, so no
-// time is lost with an exited thread.
+// measure more than zero.
 func cpuSeconds(pid int) (float64, error) {
-	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	ns, err := sumOverThreads(pid, "schedstat", func(b []byte) (int64, error) {
+		first, _, _ := strings.Cut(string(b), " ")
+		return strconv.ParseInt(first, 10, 64)
+	})
+	return float64(ns) / 1e9, err
+}
+
+// voluntarySwitches is how often a live process's threads gave up the CPU
+// to wait (on a futex, in epoll, asleep), from each thread's status: every
+// one is a wake-up paid later.
+func voluntarySwitches(pid int) (int64, error) {
+	return sumOverThreads(pid, "status", func(b []byte) (int64, error) {
+		return statusField(b, "voluntary_ctxt_switches:")
+	})
+}
+
+// sumOverThreads adds up value of /proc/PID/task/*/file over a live
+// process's threads. Go processes do not retire their threads, so nothing
+// is lost with an exited one.
+func sumOverThreads(pid int, file string, value func([]byte) (int64, error)) (int64, error) {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/%s", pid, file))
 	if err != nil || len(tasks) == 0 {
-		return 0, fmt.Errorf("pid %d: no scheduler statistics (the process has exited)", pid)
+		return 0, fmt.Errorf("pid %d: no thread %s (the process has exited)", pid, file)
 	}
-	var ns int64
+	var sum int64
 	for _, t := range tasks {
 		b, err := os.ReadFile(t)
 		if err != nil {
 			continue // the thread ended between the glob and the read
 		}
-		first, _, _ := strings.Cut(string(b), " ")
-		v, err := strconv.ParseInt(first, 10, 64)
+		v, err := value(b)
 		if err != nil {
 			return 0, fmt.Errorf("%s: %w", t, err)
 		}
-		ns += v
+		sum += v
 	}
-	return float64(ns) / 1e9, nil
+	return sum, nil
+}
+
+// statusField is the number after key in a /proc status file, in the
+// file's unit (kB for sizes).
+func statusField(b []byte, key string) (int64, error) {
+	for line := range bytes.Lines(b) {
+		if rest, ok := bytes.CutPrefix(line, []byte(key)); ok {
+			return strconv.ParseInt(string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(" kB"))), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("no %s line", key)
 }
 
 // machineBusySeconds is the CPU time all cores have spent busy since boot,

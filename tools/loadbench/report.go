@@ -15,50 +15,65 @@ const (
 	maxProbeKiBPerConn  = 32.0
 	bestPeerClientCPULo = 0.19
 	bestPeerClientCPUHi = 0.22
+	// maxProbeOverJSClient bounds the probe's CPU against the official
+	// JavaScript client measured in the same run, both against the
+	// third-party server (-peer).
+	maxProbeOverJSClient = 0.6
+	// maxProbeSwitches bounds the probe's voluntary context switches per
+	// round trip: at a canary's rates wake-ups are most of its cost.
+	maxProbeSwitches = 1.0
 )
 
 // Pair names, in the order they run, and the heads of their columns.
 const (
-	pairFloor     = "floor"
-	pairHubprobe  = "hubprobe"
-	pairWebPubSub = "webpubsub"
-	pairClassic   = "classic"
+	pairFloor              = "floor"
+	pairHubprobe           = "hubprobe"
+	pairWebPubSub          = "webpubsub"
+	pairClassic            = "classic"
+	pairHubprobeThirdParty = "hubprobe-3p"
+	pairJSClient           = "jsclient"
 )
 
-// extraPairs run only when asked for; each is set beside the SignalR pair.
-var extraPairs = []string{pairWebPubSub, pairClassic}
-
 var pairTitle = map[string]string{
-	pairFloor:     "floor (gorilla echo)",
-	pairHubprobe:  "hubprobe (run + hub)",
-	pairWebPubSub: "hubprobe Web PubSub upstream echo (run + hub + event handler)",
-	pairClassic:   "hubprobe classic ASP.NET SignalR WebSocket echo (run + hub)",
+	pairFloor:              "floor (gorilla echo)",
+	pairHubprobe:           "hubprobe (run + hub)",
+	pairWebPubSub:          "hubprobe Web PubSub upstream echo (run + hub + event handler)",
+	pairClassic:            "hubprobe classic ASP.NET SignalR WebSocket echo (run + hub)",
+	pairHubprobeThirdParty: "hubprobe run + philippseith server",
+	pairJSClient:           "@microsoft/signalr (Node, deflate off) + philippseith server",
 }
 
-var pairVsHubprobe = map[string]string{
-	pairWebPubSub: "Web PubSub / hubprobe",
-	pairClassic:   "classic / hubprobe",
-}
-
-// summary holds the medians of each pair; extra those of the extra
-// pairs that ran.
-type summary struct {
-	floor, hubprobe figures
-	extra           map[string]figures
-}
+// summary holds the medians of each pair that ran, by pair name.
+type summary map[string]figures
 
 func summarize(r benchResult) summary {
 	by := map[string][]figures{}
 	for _, m := range r.runs {
 		by[m.pair] = append(by[m.pair], figuresOf(m, r.opts))
 	}
-	s := summary{floor: medians(by[pairFloor]), hubprobe: medians(by[pairHubprobe]), extra: map[string]figures{}}
-	for _, name := range extraPairs {
-		if slices.Contains(r.pairs, name) {
-			s.extra[name] = medians(by[name])
-		}
+	s := summary{}
+	for name, fs := range by {
+		s[name] = medians(fs)
 	}
 	return s
+}
+
+// ratioColumn is a column of one pair's medians over another's.
+type ratioColumn struct{ title, over, under string }
+
+// ratioColumns are the ratios worth printing among the pairs that ran.
+func ratioColumns(pairs []string) []ratioColumn {
+	cols := []ratioColumn{{"hubprobe / floor", pairHubprobe, pairFloor}}
+	if slices.Contains(pairs, pairWebPubSub) {
+		cols = append(cols, ratioColumn{"Web PubSub / hubprobe", pairWebPubSub, pairHubprobe})
+	}
+	if slices.Contains(pairs, pairClassic) {
+		cols = append(cols, ratioColumn{"classic / hubprobe", pairClassic, pairHubprobe})
+	}
+	if slices.Contains(pairs, pairJSClient) {
+		cols = append(cols, ratioColumn{"hubprobe / JS client, both + philippseith", pairHubprobeThirdParty, pairJSClient})
+	}
+	return cols
 }
 
 // ratio prints a / b, or a dash where it means nothing.
@@ -81,11 +96,11 @@ func writeReport(w io.Writer, r benchResult) {
 	}
 	p("\n")
 	writeMedians(w, r, s)
-	p("\n### Every run\n\n| run | pair | client CPU-s / 1k | server CPU-s / 1k | client KiB/conn | server KiB/conn | p50 ms | p99 ms | round trips | lost | other load, cores |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	p("\n### Every run\n\n| run | pair | client CPU-s / 1k | server CPU-s / 1k | client / server voluntary switches per RT | client KiB/conn | server KiB/conn | p50 ms | p99 ms | round trips | lost | other load, cores |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for i, m := range r.runs {
 		f := figuresOf(m, o)
-		p("| %d | %s | %.3f | %.3f | %.1f | %.1f | %.2f | %.2f | %.0f | %.0f | %.2f |\n", i/len(r.pairs)+1, m.pair,
-			f[clientCPU], f[serverCPU], f[clientKiBPeak], f[serverKiBPeak], f[p50ms], f[p99ms], f[roundTrips], f[lost], f[otherLoad])
+		p("| %d | %s | %.3f | %.3f | %.2f / %.2f | %.1f | %.1f | %.2f | %.2f | %.0f | %.0f | %.2f |\n", i/len(r.pairs)+1, m.pair,
+			f[clientCPU], f[serverCPU], f[clientSwitches], f[serverSwitches], f[clientKiBPeak], f[serverKiBPeak], f[p50ms], f[p99ms], f[roundTrips], f[lost], f[otherLoad])
 	}
 	p("\n### Targets\n\n| target | measured | verdict |\n|---|---|---|\n")
 	for _, v := range verdicts(s) {
@@ -93,32 +108,25 @@ func writeReport(w io.Writer, r benchResult) {
 	}
 }
 
-// writeMedians prints the medians of every pair with the ratios to the
-// floor, and each extra pair's to the SignalR one when it ran.
+// writeMedians prints the medians of every pair that ran and the ratios
+// of ratioColumns.
 func writeMedians(w io.Writer, r benchResult, s summary) {
-	var extras []string
-	for _, name := range extraPairs {
-		if _, ok := s.extra[name]; ok {
-			extras = append(extras, name)
-		}
-	}
-	head, rule := "| figure | "+pairTitle[pairFloor]+" | "+pairTitle[pairHubprobe]+" |", "|---|---:|---:|"
-	for _, name := range extras {
+	cols := ratioColumns(r.pairs)
+	head, rule := "| figure |", "|---|"
+	for _, name := range r.pairs {
 		head, rule = head+" "+pairTitle[name]+" |", rule+"---:|"
 	}
-	head, rule = head+" hubprobe / floor |", rule+"---:|"
-	for _, name := range extras {
-		head, rule = head+" "+pairVsHubprobe[name]+" |", rule+"---:|"
+	for _, c := range cols {
+		head, rule = head+" "+c.title+" |", rule+"---:|"
 	}
 	fmt.Fprintf(w, "%s\n%s\n", head, rule)
 	for i, info := range figureInfo {
-		row := fmt.Sprintf("| %s | "+info.format+" | "+info.format+" |", info.label, s.floor[i], s.hubprobe[i])
-		for _, name := range extras {
-			row += fmt.Sprintf(" "+info.format+" |", s.extra[name][i])
+		row := "| " + info.label + " |"
+		for _, name := range r.pairs {
+			row += fmt.Sprintf(" "+info.format+" |", s[name][i])
 		}
-		row += " " + ratio(s.hubprobe[i], s.floor[i], i) + " |"
-		for _, name := range extras {
-			row += " " + ratio(s.extra[name][i], s.hubprobe[i], i) + " |"
+		for _, c := range cols {
+			row += " " + ratio(s[c.over][i], s[c.under][i], i) + " |"
 		}
 		fmt.Fprintln(w, row)
 	}
@@ -127,10 +135,10 @@ func writeMedians(w io.Writer, r benchResult, s summary) {
 type verdict struct{ target, measured, verdict string }
 
 func verdicts(s summary) []verdict {
-	probe, fl := s.hubprobe[clientCPU], s.floor[clientCPU]
-	hub, flSrv := s.hubprobe[serverCPU], s.floor[serverCPU]
-	mem := s.hubprobe[clientKiBPeak]
-	return []verdict{
+	probe, fl := s[pairHubprobe][clientCPU], s[pairFloor][clientCPU]
+	hub, flSrv := s[pairHubprobe][serverCPU], s[pairFloor][serverCPU]
+	mem, switches := s[pairHubprobe][clientKiBPeak], s[pairHubprobe][clientSwitches]
+	v := []verdict{
 		{fmt.Sprintf("probe CPU ≤ %.1f× floor client", maxProbeOverFloor),
 			fmt.Sprintf("%.3f vs %.3f CPU-s / 1k = %.2f×", probe, fl, probe/fl), bound(probe/fl, maxProbeOverFloor)},
 		{fmt.Sprintf("probe CPU below the best peer client (%.2f–%.2f)", bestPeerClientCPULo, bestPeerClientCPUHi),
@@ -139,7 +147,15 @@ func verdicts(s summary) []verdict {
 			fmt.Sprintf("%.1f KiB / connection (peak)", mem), bound(mem, maxProbeKiBPerConn)},
 		{fmt.Sprintf("hub CPU ≤ %.0f× floor server", maxHubOverFloor),
 			fmt.Sprintf("%.3f vs %.3f CPU-s / 1k = %.2f×", hub, flSrv, hub/flSrv), bound(hub/flSrv, maxHubOverFloor)},
+		{fmt.Sprintf("probe voluntary context switches ≤ %.0f / round trip", maxProbeSwitches),
+			fmt.Sprintf("%.2f / round trip", switches), bound(switches, maxProbeSwitches)},
 	}
+	if js, ok := s[pairJSClient]; ok {
+		own := s[pairHubprobeThirdParty][clientCPU]
+		v = append(v, verdict{fmt.Sprintf("probe CPU ≤ %.1f× the official JS client, both against philippseith", maxProbeOverJSClient),
+			fmt.Sprintf("%.3f vs %.3f CPU-s / 1k = %.2f×", own, js[clientCPU], own/js[clientCPU]), bound(own/js[clientCPU], maxProbeOverJSClient)})
+	}
+	return v
 }
 
 // bound says whether got is within limit and by how much.

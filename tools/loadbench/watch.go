@@ -9,6 +9,7 @@ import (
 // procWindow is what one process used over the measured window.
 type procWindow struct {
 	cpu          float64 // user+sys seconds inside the window
+	switches     int64   // voluntary context switches inside the window
 	baseRSS      int64   // before any connection was made
 	connectedRSS int64   // peak up to the moment all connections were open
 	peakRSS      int64   // peak from the first connection to the window's end
@@ -56,6 +57,10 @@ func (w *watcher) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	swC0, swS0, err := w.switches()
+	if err != nil {
+		return err
+	}
 	busy0, err := machineBusySeconds()
 	if err != nil {
 		return err
@@ -71,11 +76,16 @@ func (w *watcher) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	swC1, swS1, err := w.switches()
+	if err != nil {
+		return err
+	}
 	busy1, err := machineBusySeconds()
 	if err != nil {
 		return err
 	}
 	w.cli.cpu, w.srv.cpu = cpuC1-cpuC0, cpuS1-cpuS0
+	w.cli.switches, w.srv.switches = swC1-swC0, swS1-swS0
 	w.otherCPU = busy1 - busy0 - w.cli.cpu - w.srv.cpu
 	return nil
 }
@@ -165,6 +175,16 @@ func (w *watcher) cpu() (client, server float64, err error) {
 		return 0, 0, w.exited(err)
 	}
 	if server, err = cpuSeconds(w.server.pid()); err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", w.server.name, err)
+	}
+	return client, server, nil
+}
+
+func (w *watcher) switches() (client, server int64, err error) {
+	if client, err = voluntarySwitches(w.client.pid()); err != nil {
+		return 0, 0, w.exited(err)
+	}
+	if server, err = voluntarySwitches(w.server.pid()); err != nil {
 		return 0, 0, fmt.Errorf("%s: %w", w.server.name, err)
 	}
 	return client, server, nil
