@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/probe/clientconn"
+	"github.com/hubprobe/hubprobe/scenarios/internal/ledger"
 )
 
 // SlowThreshold is the capacity definition's line: a delivery at or above
@@ -26,7 +27,7 @@ type tracker struct {
 	slowest                        atomic.Int64 // the run's slowest delivery with an exemplar, nanoseconds
 	closed                         atomic.Bool
 
-	ids *identities
+	ids *ledger.Ledger
 	// roundTrips holds each connection's latest transport round trip, in
 	// nanoseconds; 0 until one is measured.
 	roundTrips []atomic.Int64
@@ -53,7 +54,7 @@ type tracker struct {
 func newTracker(rec Recorder, clients int) *tracker {
 	return &tracker{
 		rec:        rec,
-		ids:        newIdentities(clients),
+		ids:        ledger.New(clients),
 		roundTrips: make([]atomic.Int64, clients),
 		throttled:  map[string]int64{},
 	}
@@ -86,14 +87,14 @@ func (t *tracker) delivered(receiver int, id, pos uint64, latency time.Duration)
 	if t.closed.Load() {
 		return false
 	}
-	switch t.ids.see(receiver, id, pos) {
-	case deliveryUnknown:
+	switch t.ids.See(receiver, id, pos) {
+	case ledger.Unknown:
 		return false
-	case deliveryDuplicate:
+	case ledger.Duplicate:
 		t.duplicated.Add(1)
 		t.rec.MessageDuplicated()
 		return false
-	case deliveryReordered:
+	case ledger.Reordered:
 		t.reordered.Add(1)
 		t.rec.MessageReordered()
 	}
@@ -102,10 +103,10 @@ func (t *tracker) delivered(receiver int, id, pos uint64, latency time.Duration)
 }
 
 // delivery describes a fresh delivery of message id to receiver; both
-// indices were checked by identities.see.
+// indices were checked by the ledger's See.
 func (t *tracker) delivery(receiver int, id uint64, latency time.Duration) Delivery {
 	latency = max(latency, 0)
-	sender, seq := splitMessageID(id)
+	sender, seq := ledger.SplitMessageID(id)
 	d := Delivery{Latency: latency, RunID: t.runID, Sender: t.first + sender, Seq: seq, Slowest: t.raiseSlowest(latency)}
 	if network, ok := t.networkShare(sender, receiver); ok {
 		d.HubTime, d.HasHubTime = max(latency-network, 0), true
