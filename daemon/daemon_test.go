@@ -17,6 +17,7 @@ import (
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/runreport"
 )
 
 // twoScenarios runs against an embedded hub; each run is short, and the
@@ -152,8 +153,8 @@ func TestOnceRunsOneScenarioAndReports(t *testing.T) {
 	}
 	defer once.Close()
 	var out bytes.Buffer
-	verdict, err := once.Run(ctx, &out, scenarios.FormatJSON, "")
-	if err != nil || verdict != scenarios.VerdictMet {
+	verdict, err := once.Run(ctx, &out, runreport.FormatJSON, "")
+	if err != nil || verdict != runreport.VerdictMet {
 		t.Fatalf("verdict %d, err %v; report %s", verdict, err, out.String())
 	}
 	var rep struct{ Sent, Received, Lost int }

@@ -12,6 +12,7 @@ import (
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/capacity"
+	"github.com/hubprobe/hubprobe/scenarios/runreport"
 	"github.com/hubprobe/hubprobe/scenarios/schedule"
 )
 
@@ -55,10 +56,10 @@ func NewOnce(ctx context.Context, cfg *config.Config, sc config.Scenario, opts O
 // Run waits for the scenario's start (a shard: its next scheduled
 // instant, when every shard starts), runs it and prints the report to w in
 // format, a search's plot to plotFile when set.
-func (o *Once) Run(ctx context.Context, w io.Writer, format, plotFile string) (scenarios.Verdict, error) {
+func (o *Once) Run(ctx context.Context, w io.Writer, format, plotFile string) (runreport.Verdict, error) {
 	at, ok := schedule.WaitForStart(ctx, o.job.Runner, o.opts.Logger)
 	if !ok {
-		return scenarios.VerdictMissed, errStopped
+		return runreport.VerdictMissed, errStopped
 	}
 	return o.runAndReport(ctx, at, w, format, plotFile)
 }
@@ -67,7 +68,7 @@ func (o *Once) Run(ctx context.Context, w io.Writer, format, plotFile string) (s
 // capacity_search scenario runs its search), prints the report to w in
 // format, writes a search's plot to plotFile when set, and returns the
 // verdict. The error is one of writing the report.
-func (o *Once) runAndReport(ctx context.Context, at time.Time, w io.Writer, format, plotFile string) (scenarios.Verdict, error) {
+func (o *Once) runAndReport(ctx context.Context, at time.Time, w io.Writer, format, plotFile string) (runreport.Verdict, error) {
 	rn := o.job.Runner
 	ctx, cancel := context.WithDeadline(ctx, at.Add(rn.Scenario.Timeout))
 	defer cancel()
@@ -76,7 +77,7 @@ func (o *Once) runAndReport(ctx context.Context, at time.Time, w io.Writer, form
 		return c.Verdict(), capacity.WriteReport(w, c, format, plotFile)
 	}
 	res := rn.RunAt(ctx, at)
-	return res.Verdict(rn.Senders()), scenarios.WriteRunReport(w, res, rn.Scenario, format)
+	return runreport.RunVerdict(res, rn.Senders()), runreport.Write(w, res, rn.Scenario, format)
 }
 
 // Close stops the hubs and the event handler.

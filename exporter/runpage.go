@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/runreport"
 )
 
 // runPage is one kept run at /runs/{run_id}: the same figures as its row
@@ -31,7 +32,7 @@ func (p *statusPage) serveRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var report bytes.Buffer
-	if err := res.WriteText(&report); err != nil {
+	if err := runreport.WriteText(&report, res); err != nil {
 		http.Error(w, "rendering the run's report failed", http.StatusInternalServerError)
 		return
 	}

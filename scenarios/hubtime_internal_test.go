@@ -3,6 +3,8 @@ package scenarios
 import (
 	"testing"
 	"time"
+
+	"github.com/hubprobe/hubprobe/scenarios/internal/ledger"
 )
 
 // The network's share of a message is half its sender's round trip (the
@@ -53,7 +55,7 @@ func TestDeliveryHubTimeAndSlowest(t *testing.T) {
 		{111 * time.Millisecond, 71 * time.Millisecond, true},
 		{30 * time.Millisecond, 0, false}, // faster than the network: no hub time below 0
 	} {
-		d := tr.delivery(1, messageID(0, uint32(i)), c.latency)
+		d := tr.delivery(1, ledger.MessageID(0, uint32(i)), c.latency)
 		if d.HubTime != c.hubTime || !d.HasHubTime || d.Slowest != c.slowest || d.RunID != "r1" || d.Sender != 10 || d.Seq != uint32(i) {
 			t.Errorf("delivery %d of %v: %+v; want hub time %v, slowest %v, run r1, sender 10, seq %d", i, c.latency, d, c.hubTime, c.slowest, i)
 		}

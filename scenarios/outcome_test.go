@@ -1,7 +1,6 @@
 package scenarios
 
-// Tests of what a run concludes: its verdict, and whether a failure was
-// throttling.
+// Tests of what a run concludes: whether a failure was throttling.
 
 import (
 	"fmt"
@@ -11,30 +10,6 @@ import (
 	"github.com/hubprobe/hubprobe/probe/clientconn"
 	"github.com/hubprobe/hubprobe/throttle"
 )
-
-// The verdict is what `hubprobe run` turns into its exit code.
-func TestResultVerdict(t *testing.T) {
-	met := Result{Outcome: ResultSuccess, Received: 100, SlowMessages: 1}
-	for _, c := range []struct {
-		name    string
-		res     Result
-		senders int
-		want    Verdict
-	}{
-		{"99 % under 1 s, nothing lost", met, 3, VerdictMet},
-		{"two slow of 100", Result{Outcome: ResultSuccess, Received: 100, SlowMessages: 2}, 3, VerdictMissed},
-		{"one lost", Result{Outcome: ResultSuccess, Received: 99, Lost: 1}, 3, VerdictMissed},
-		{"nothing received", Result{Outcome: ResultSuccess}, 3, VerdictMissed},
-		{"a shard without senders", Result{Outcome: ResultSuccess}, 0, VerdictMet},
-		{"a failed shard without senders", Result{Outcome: ResultFailure}, 0, VerdictMissed},
-		{"probe saturated", Result{Outcome: ResultInconclusive, Received: 100}, 3, VerdictInconclusive},
-		{"failed", Result{Outcome: ResultFailure, Received: 100}, 3, VerdictMissed},
-	} {
-		if got := c.res.Verdict(c.senders); got != c.want {
-			t.Errorf("%s: verdict %d, want %d", c.name, got, c.want)
-		}
-	}
-}
 
 // A run's failures are classified whichever part refused: a REST call
 // (its body decides the reason, the message limit included) or a client

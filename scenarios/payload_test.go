@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/scenarios/internal/ledger"
 )
 
 func TestPayloadRoundTripAndRunIsolation(t *testing.T) {
 	b := newPayloadBuilder("runA", 64)
-	id := messageID(7, 41)
+	id := ledger.MessageID(7, 41)
 	p := b.Append(nil, keyGroupName, "g1", id)
 	var m map[string]any
 	if err := json.Unmarshal(p, &m); err != nil {
@@ -32,7 +33,7 @@ func TestPayloadParseSurvivesReencoding(t *testing.T) {
 	b := newPayloadBuilder("runA", 16)
 	var m map[string]any
 	// The largest identity a run can give out must survive float64.
-	id := messageID(1<<21-1, 1<<32-1)
+	id := ledger.MessageID(1<<21-1, 1<<32-1)
 	_ = json.Unmarshal(b.Append(nil, "", "", id), &m)
 	pretty, _ := json.MarshalIndent(m, "", "  ") // keys reordered, spaces added, number as float
 	if _, gotID, ok := b.Parse(pretty); !ok || gotID != id {

@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/azure"
+	"github.com/hubprobe/hubprobe/scenarios/internal/ledger"
 
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/probe/clientconn"
@@ -104,7 +105,7 @@ func (r *Run) SetRoute(sender int, key, value string) {
 // the deliveries of its own sends.
 func (r *Run) Delivered(receiver int, payload json.RawMessage) {
 	if us, id, ok := r.payloads.Parse(payload); ok {
-		_, seq := splitMessageID(id)
+		_, seq := ledger.SplitMessageID(id)
 		r.tracker.delivered(receiver, id, uint64(seq), sinceStamp(us))
 	}
 }
@@ -121,7 +122,7 @@ func (r *Run) recordLatency(receiver int, args []json.RawMessage) {
 	if !ok {
 		return
 	}
-	_, seq := splitMessageID(id)
+	_, seq := ledger.SplitMessageID(id)
 	pos := uint64(seq)
 	if r.batchSize > 0 {
 		index, ok := batchIndex(args, r.batchSize)
@@ -149,12 +150,12 @@ func batchIndex(args []json.RawMessage, size int) (int, bool) {
 // sendOne sends sender's next message, in buf, and counts it as sent when
 // the hub took it; a message whose send failed is expected nowhere.
 func (r *Run) sendOne(ctx context.Context, kind Kind, sender int, lag time.Duration, buf *[]byte) error {
-	id := r.tracker.ids.assign(sender)
+	id := r.tracker.ids.Assign(sender)
 	rt := r.routes[sender]
 	*buf = r.payloads.Append((*buf)[:0], rt.key, rt.value, id)
 	expected, err := kind.Send(ctx, r, sender, *buf)
 	if err != nil {
-		r.tracker.ids.unsent(id)
+		r.tracker.ids.Unsent(id)
 		return err
 	}
 	r.tracker.sentMessage(expected, lag)

@@ -17,6 +17,7 @@ import (
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/runreport"
 )
 
 // A run whose sends the probe cannot make on schedule (each REST send
@@ -50,7 +51,7 @@ func TestSaturatedProbeIsInconclusive(t *testing.T) {
 	checkCounter(t, o.reg, 0, "hubprobe_run_success")
 	checkCounter(t, o.reg, 1, "hubprobe_runs_total", "result", "inconclusive")
 	var text strings.Builder
-	_ = r.WriteText(&text)
+	_ = runreport.WriteText(&text, r)
 	if !strings.Contains(text.String(), "Result: INCONCLUSIVE: probe saturated") {
 		t.Errorf("report does not say the probe was saturated:\n%s", text.String())
 	}

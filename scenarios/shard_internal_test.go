@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/scenarios/internal/ledger"
 )
 
 // The shares of every shard add up to n exactly and tile 0…n-1 in order.
@@ -98,8 +99,8 @@ func TestShardsShareRunIDsAndGroupsButNotPayloads(t *testing.T) {
 	}
 	a := newPayloadBuilder(runMarker(id, Shard{0, 3}), 16)
 	b := newPayloadBuilder(runMarker(id, Shard{1, 3}), 16)
-	p := a.Append(nil, "", "", messageID(2, 7))
-	if _, got, ok := a.Parse(p); !ok || got != messageID(2, 7) {
+	p := a.Append(nil, "", "", ledger.MessageID(2, 7))
+	if _, got, ok := a.Parse(p); !ok || got != ledger.MessageID(2, 7) {
 		t.Errorf("shard 0 does not read its own payload: %v %d", ok, got)
 	}
 	if _, _, ok := b.Parse(p); ok {

@@ -18,7 +18,7 @@ const slowOnTheLine = 2
 func TestRunCountsOneSecondAsSlow(t *testing.T) {
 	tr := newTracker(sink{}, 1)
 	for i, l := range onTheLine {
-		id := tr.ids.assign(0)
+		id := tr.ids.Assign(0)
 		tr.delivered(0, id, uint64(i), l)
 	}
 	var r Result

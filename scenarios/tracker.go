@@ -5,9 +5,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/hubprobe/hubprobe/probe/clientconn"
+	"github.com/hubprobe/hubprobe/scenarios/internal/ledger"
 )
 
 // SlowThreshold is the capacity definition's line: a delivery at or above
@@ -28,7 +27,7 @@ type tracker struct {
 	slowest                        atomic.Int64 // the run's slowest delivery with an exemplar, nanoseconds
 	closed                         atomic.Bool
 
-	ids *identities
+	ids *ledger.Ledger
 	// roundTrips holds each connection's latest transport round trip, in
 	// nanoseconds; 0 until one is measured.
 	roundTrips []atomic.Int64
@@ -41,35 +40,24 @@ type tracker struct {
 	restSends atomic.Bool
 
 	mu        sync.Mutex
-	latencies *hdrhistogram.Histogram // microseconds
-	sendLags  *hdrhistogram.Histogram // microseconds
-	rtts      *hdrhistogram.Histogram // microseconds
-	hubTimes  *hdrhistogram.Histogram // microseconds
-	scheduled int64                   // sends the schedule held
-	made      int64                   // sends the pacer made before the window closed
-	window    time.Duration           // from the first scheduled send to the pacer's end
-	batches   *hdrhistogram.Histogram // time to a batch's last message, microseconds; nil without batches
+	latencies DurationHistogram
+	sendLags  DurationHistogram
+	rtts      DurationHistogram
+	hubTimes  DurationHistogram
+	scheduled int64              // sends the schedule held
+	made      int64              // sends the pacer made before the window closed
+	window    time.Duration      // from the first scheduled send to the pacer's end
+	batches   *DurationHistogram // time to a batch's last message; nil without batches
 	throttled map[string]int64
 }
 
 func newTracker(rec Recorder, clients int) *tracker {
 	return &tracker{
 		rec:        rec,
-		ids:        newIdentities(clients),
+		ids:        ledger.New(clients),
 		roundTrips: make([]atomic.Int64, clients),
-		latencies:  NewDurationHistogram(),
-		sendLags:   NewDurationHistogram(),
-		rtts:       NewDurationHistogram(),
-		hubTimes:   NewDurationHistogram(),
 		throttled:  map[string]int64{},
 	}
-}
-
-// NewDurationHistogram keeps durations from 1 µs to an hour, in
-// microseconds, to 3 significant digits: every latency and lag histogram
-// of a run and of a capacity search's steps.
-func NewDurationHistogram() *hdrhistogram.Histogram {
-	return hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)
 }
 
 // sentMessage records a send that expects the given number of deliveries.
@@ -79,7 +67,7 @@ func (t *tracker) sentMessage(expected int, lag time.Duration) {
 	t.rec.MessageSent()
 	t.rec.SendLag(lag)
 	t.mu.Lock()
-	_ = t.sendLags.RecordValue(max(lag.Microseconds(), 1))
+	t.sendLags.Record(lag)
 	t.mu.Unlock()
 	for {
 		old := t.maxLag.Load()
@@ -99,14 +87,14 @@ func (t *tracker) delivered(receiver int, id, pos uint64, latency time.Duration)
 	if t.closed.Load() {
 		return false
 	}
-	switch t.ids.see(receiver, id, pos) {
-	case deliveryUnknown:
+	switch t.ids.See(receiver, id, pos) {
+	case ledger.Unknown:
 		return false
-	case deliveryDuplicate:
+	case ledger.Duplicate:
 		t.duplicated.Add(1)
 		t.rec.MessageDuplicated()
 		return false
-	case deliveryReordered:
+	case ledger.Reordered:
 		t.reordered.Add(1)
 		t.rec.MessageReordered()
 	}
@@ -115,10 +103,10 @@ func (t *tracker) delivered(receiver int, id, pos uint64, latency time.Duration)
 }
 
 // delivery describes a fresh delivery of message id to receiver; both
-// indices were checked by identities.see.
+// indices were checked by the ledger's See.
 func (t *tracker) delivery(receiver int, id uint64, latency time.Duration) Delivery {
 	latency = max(latency, 0)
-	sender, seq := splitMessageID(id)
+	sender, seq := ledger.SplitMessageID(id)
 	d := Delivery{Latency: latency, RunID: t.runID, Sender: t.first + sender, Seq: seq, Slowest: t.raiseSlowest(latency)}
 	if network, ok := t.networkShare(sender, receiver); ok {
 		d.HubTime, d.HasHubTime = max(latency-network, 0), true
@@ -174,9 +162,9 @@ func (t *tracker) countDelivery(d Delivery) {
 	t.latencySum.Add(int64(d.Latency))
 	t.rec.MessageReceived(d)
 	t.mu.Lock()
-	_ = t.latencies.RecordValue(max(d.Latency.Microseconds(), 1))
+	t.latencies.Record(d.Latency)
 	if d.HasHubTime {
-		_ = t.hubTimes.RecordValue(max(d.HubTime.Microseconds(), 1))
+		t.hubTimes.Record(d.HubTime)
 	}
 	t.mu.Unlock()
 }
@@ -187,7 +175,7 @@ func (t *tracker) roundTrip(conn int, d time.Duration) {
 	t.roundTrips[conn].Store(int64(d))
 	t.rec.RoundTrip(d)
 	t.mu.Lock()
-	_ = t.rtts.RecordValue(max(d.Microseconds(), 1))
+	t.rtts.Record(d)
 	t.mu.Unlock()
 }
 
@@ -198,7 +186,7 @@ func (t *tracker) batchDone(latency time.Duration) {
 		return
 	}
 	t.mu.Lock()
-	_ = t.batches.RecordValue(max(latency.Microseconds(), 1)) // set: only server_push calls this
+	t.batches.Record(latency) // set: only server_push calls this
 	t.mu.Unlock()
 }
 
@@ -248,28 +236,18 @@ func (t *tracker) fill(r *Result) {
 	for k, v := range t.throttled {
 		r.Throttled[k] = v
 	}
-	r.Latency = quantilesOf(t.latencies)
-	r.SendLag = quantilesOf(t.sendLags)
-	r.RoundTrip, r.RoundTrips = quantilesOf(t.rtts), t.rtts.TotalCount()
-	r.HubTime, r.HubTimes = quantilesOf(t.hubTimes), t.hubTimes.TotalCount()
+	r.Latency = t.latencies.Quantiles()
+	r.SendLag = t.sendLags.Quantiles()
+	r.RoundTrip, r.RoundTrips = t.rtts.Quantiles(), t.rtts.Count()
+	r.HubTime, r.HubTimes = t.hubTimes.Quantiles(), t.hubTimes.Count()
 	r.Scheduled, r.Unsent, r.SendWindow = t.scheduled, t.scheduled-t.made, t.window
 	if t.batches != nil {
-		r.Batches, r.BatchLatency = t.batches.TotalCount(), quantilesOf(t.batches)
+		r.Batches, r.BatchLatency = t.batches.Count(), t.batches.Quantiles()
 	}
 }
 
 // countBatches makes the tracker keep times to last message (server_push).
-func (t *tracker) countBatches() { t.batches = NewDurationHistogram() }
-
-// quantilesOf reads exact quantiles of a histogram in microseconds; all
-// zero when it is empty.
-func quantilesOf(h *hdrhistogram.Histogram) Quantiles {
-	if h.TotalCount() == 0 {
-		return Quantiles{}
-	}
-	q := func(p float64) time.Duration { return time.Duration(h.ValueAtQuantile(p)) * time.Microsecond }
-	return Quantiles{P50: q(50), P90: q(90), P99: q(99), Max: time.Duration(h.Max()) * time.Microsecond}
-}
+func (t *tracker) countBatches() { t.batches = &DurationHistogram{} }
 
 // observer adapts the tracker to clientconn.Observer, counting this run's
 // bytes and round trips as well as forwarding them to the recorder. Each

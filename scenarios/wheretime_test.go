@@ -16,6 +16,7 @@ import (
 	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/internal/toxitest"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/runreport"
 )
 
 // The two sides of a message's latency, as the issue sets them: a network
@@ -139,16 +140,16 @@ func exemplarNames[L labelPair](t *testing.T, labels []L, res scenarios.Result) 
 func checkTimeReports(t *testing.T, res scenarios.Result) {
 	t.Helper()
 	var text bytes.Buffer
-	if err := res.WriteText(&text); err != nil {
+	if err := runreport.WriteText(&text, res); err != nil {
 		t.Fatal(err)
 	}
 	line := "    hub time:           p50 " + strconv.FormatFloat(float64(res.HubTime.P50)/float64(time.Millisecond), 'f', 3, 64) + " ms"
 	if !strings.Contains(text.String(), "  Where the time goes:\n    network round trip: p50 ") || !strings.Contains(text.String(), line) {
 		t.Errorf("text report lacks where the time goes (%q):\n%s", line, text.String())
 	}
-	var j scenarios.JSONReport
+	var j runreport.JSON
 	var out bytes.Buffer
-	if err := res.WriteJSON(&out); err != nil || json.Unmarshal(out.Bytes(), &j) != nil {
+	if err := runreport.WriteJSON(&out, res); err != nil || json.Unmarshal(out.Bytes(), &j) != nil {
 		t.Fatalf("json report: %v: %s", err, out.String())
 	}
 	if j.RunID != res.RunID || j.RoundTrip == nil || j.HubTime == nil ||

@@ -16,7 +16,7 @@ import (
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/hubprobe/hubprobe/exporter"
-	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/runreport"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -162,7 +162,7 @@ func (c *cli) addRunCommand() {
 	c.runCmd = cmd
 	f := &c.runFlags
 	cmd.Flag("scenario", "Name of the scenario to run.").Required().StringVar(&f.scenario)
-	cmd.Flag("output", "Report format: text or json.").Default(scenarios.FormatText).EnumVar(&f.output, scenarios.FormatText, scenarios.FormatJSON)
+	cmd.Flag("output", "Report format: text or json.").Default(runreport.FormatText).EnumVar(&f.output, runreport.FormatText, runreport.FormatJSON)
 	cmd.Flag("plot.file", "For a capacity_search scenario: write the plot of throughput and p99 per step (SVG) to this file.").StringVar(&f.plotFile)
 	addShardFlags(cmd, &f.shard)
 	cmd.Flag("webpubsub.listen-address", "Serve the Web PubSub event handler (/webpubsub/{hub}/events, for the upstream echo) on this address, for a service that is not embedded.").StringVar(&f.eventHandlerListen)

@@ -8,7 +8,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/daemon"
-	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/runreport"
 )
 
 // runOnce runs one scenario, prints its report and turns the verdict into
@@ -49,8 +49,8 @@ func runOnce(ctx context.Context, g globalFlags, f runFlags, stdout, stderr io.W
 }
 
 // verdictExit is the exit code of each verdict.
-var verdictExit = map[scenarios.Verdict]int{
-	scenarios.VerdictMet:          exitOK,
-	scenarios.VerdictMissed:       exitFailed,
-	scenarios.VerdictInconclusive: exitInconclusive,
+var verdictExit = map[runreport.Verdict]int{
+	runreport.VerdictMet:          exitOK,
+	runreport.VerdictMissed:       exitFailed,
+	runreport.VerdictInconclusive: exitInconclusive,
 }

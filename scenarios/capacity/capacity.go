@@ -250,12 +250,12 @@ func (sr *searcher) step(ctx context.Context, run *scenarios.Session, rec *stepR
 // it counts as a failed connection. It returns how the pacer kept to the
 // schedule.
 func paceStep(ctx context.Context, run *scenarios.Session, senders int, duration time.Duration, health *connHealth) pacing {
-	lags := scenarios.NewDurationHistogram()
+	var lags scenarios.DurationHistogram
 	var maxLag time.Duration
 	var buf []byte
 	scheduled, made := run.Pace(ctx, senders, duration, func(sender int, lag time.Duration) {
 		maxLag = max(maxLag, lag)
-		_ = lags.RecordValue(max(lag.Microseconds(), 1))
+		lags.Record(lag)
 		if health.failed[sender] {
 			return
 		}
@@ -267,7 +267,7 @@ func paceStep(ctx context.Context, run *scenarios.Session, senders int, duration
 			health.sendFailed(sender)
 		}
 	})
-	return pacing{maxLag: maxLag, lagP99: time.Duration(lags.ValueAtQuantile(99)) * time.Microsecond, unsent: scheduled - made}
+	return pacing{maxLag: maxLag, lagP99: lags.Quantiles().P99, unsent: scheduled - made}
 }
 
 // pacing is how a step's pacer kept to its schedule.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/runreport"
 )
 
 // Plot geometry, in SVG user units.
@@ -131,7 +132,7 @@ func (a plotArea) series(b *bytes.Buffer, name, color string, steps []Step, y fu
 
 func stepTooltip(s Step) string {
 	t := fmt.Sprintf("%d sending, %.1f msg/s in, %.1f msg/s out, p99 %s", s.Senders,
-		s.InboundMessagesPerSecond(), s.OutboundMessagesPerSecond(), scenarios.FormatLatency(s.Latency.P99))
+		s.InboundMessagesPerSecond(), s.OutboundMessagesPerSecond(), runreport.FormatLatency(s.Latency.P99))
 	if !s.Passed() {
 		t += ", stopped: " + s.Verdict
 	}

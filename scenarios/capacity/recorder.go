@@ -5,8 +5,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
@@ -37,15 +35,15 @@ type stepStats struct {
 
 	// under stepRecorder.mu
 	received, slow int64
-	latencies      *hdrhistogram.Histogram // microseconds
-	classes        []int64                 // by opts.LatencyBounds; nil without them
+	latencies      scenarios.DurationHistogram
+	classes        []int64 // by opts.LatencyBounds; nil without them
 }
 
 func newStepRecorder(inner scenarios.Recorder) *stepRecorder { return &stepRecorder{Recorder: inner} }
 
 // begin starts a new step now.
 func (r *stepRecorder) begin() *stepStats {
-	s := &stepStats{start: time.Now(), latencies: scenarios.NewDurationHistogram()}
+	s := &stepStats{start: time.Now()}
 	if r.opts.LatencyBounds != nil {
 		s.classes = make([]int64, len(r.opts.LatencyBounds)+1)
 	}
@@ -74,10 +72,7 @@ func (r *stepRecorder) snapshot(s *stepStats) Step {
 	defer r.mu.Unlock()
 	s.settled = time.Now()
 	step.Received, step.Slow = s.received, s.slow
-	if s.latencies.TotalCount() > 0 {
-		q := func(p float64) time.Duration { return time.Duration(s.latencies.ValueAtQuantile(p)) * time.Microsecond }
-		step.Latency = scenarios.Quantiles{P50: q(50), P90: q(90), P99: q(99), Max: time.Duration(s.latencies.Max()) * time.Microsecond}
-	}
+	step.Latency = s.latencies.Quantiles()
 	return step
 }
 
@@ -96,7 +91,7 @@ func (r *stepRecorder) MessageReceived(d scenarios.Delivery) {
 		if latency >= scenarios.SlowThreshold {
 			s.slow++
 		}
-		_ = s.latencies.RecordValue(max(latency.Microseconds(), 1))
+		s.latencies.Record(latency)
 		if s.classes != nil {
 			s.classes[latencyClass(r.opts.LatencyBounds, latency)]++
 		}

@@ -7,7 +7,7 @@ import (
 	"os"
 	"text/tabwriter"
 
-	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/runreport"
 )
 
 // Report is the machine-readable form of a capacity search, as printed by
@@ -31,25 +31,25 @@ type Report struct {
 
 // StepReport is one step of a Report.
 type StepReport struct {
-	Step                      int                     `json:"step"`
-	Sending                   int                     `json:"sending_connections"`
-	DurationSeconds           float64                 `json:"duration_seconds"`
-	Sent                      int64                   `json:"sent"`
-	Expected                  int64                   `json:"expected"`
-	Received                  int64                   `json:"received"`
-	Slow                      int64                   `json:"slow"`
-	Missing                   int64                   `json:"missing"`
-	SlowShare                 float64                 `json:"slow_share"`
-	InboundMessagesPerSecond  float64                 `json:"inbound_messages_per_second"`
-	OutboundMessagesPerSecond float64                 `json:"outbound_messages_per_second"`
-	InboundBytesPerSecond     float64                 `json:"inbound_bytes_per_second"`
-	OutboundBytesPerSecond    float64                 `json:"outbound_bytes_per_second"`
-	Throttled                 int64                   `json:"throttled"`
-	FailedConnections         int                     `json:"failed_connections"`
-	Latency                   scenarios.LatencyReport `json:"latency_seconds"`
-	MaxSendLagSeconds         float64                 `json:"max_send_lag_seconds"`
-	Passed                    bool                    `json:"passed"`
-	Verdict                   string                  `json:"verdict,omitempty"`
+	Step                      int               `json:"step"`
+	Sending                   int               `json:"sending_connections"`
+	DurationSeconds           float64           `json:"duration_seconds"`
+	Sent                      int64             `json:"sent"`
+	Expected                  int64             `json:"expected"`
+	Received                  int64             `json:"received"`
+	Slow                      int64             `json:"slow"`
+	Missing                   int64             `json:"missing"`
+	SlowShare                 float64           `json:"slow_share"`
+	InboundMessagesPerSecond  float64           `json:"inbound_messages_per_second"`
+	OutboundMessagesPerSecond float64           `json:"outbound_messages_per_second"`
+	InboundBytesPerSecond     float64           `json:"inbound_bytes_per_second"`
+	OutboundBytesPerSecond    float64           `json:"outbound_bytes_per_second"`
+	Throttled                 int64             `json:"throttled"`
+	FailedConnections         int               `json:"failed_connections"`
+	Latency                   runreport.Latency `json:"latency_seconds"`
+	MaxSendLagSeconds         float64           `json:"max_send_lag_seconds"`
+	Passed                    bool              `json:"passed"`
+	Verdict                   string            `json:"verdict,omitempty"`
 }
 
 // Report converts the search to its JSON form.
@@ -79,7 +79,7 @@ func (s Step) report() StepReport {
 		InboundMessagesPerSecond: s.InboundMessagesPerSecond(), OutboundMessagesPerSecond: s.OutboundMessagesPerSecond(),
 		InboundBytesPerSecond: s.InboundBytesPerSecond(), OutboundBytesPerSecond: s.OutboundBytesPerSecond(),
 		Throttled: s.Throttled, FailedConnections: s.FailedConnections,
-		Latency: scenarios.LatencyReport{
+		Latency: runreport.Latency{
 			P50: s.Latency.P50.Seconds(), P90: s.Latency.P90.Seconds(), P99: s.Latency.P99.Seconds(), Max: s.Latency.Max.Seconds(),
 		},
 		MaxSendLagSeconds: s.MaxSendLag.Seconds(), Passed: s.Passed(), Verdict: s.Verdict,
@@ -125,8 +125,8 @@ func (c Capacity) writeSteps(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%d\t%d\t%.2f\t%.2f\t%s/s\t%s/s\t%s\t%s\t%s\t%.2f %%\t%d\t%d\t%s\t\n",
 			st.Number, st.Senders, st.InboundMessagesPerSecond(), st.OutboundMessagesPerSecond(),
-			scenarios.FormatBytes(st.InboundBytesPerSecond()), scenarios.FormatBytes(st.OutboundBytesPerSecond()),
-			scenarios.FormatLatency(st.Latency.P50), scenarios.FormatLatency(st.Latency.P99), scenarios.FormatLatency(st.Latency.Max),
+			runreport.FormatBytes(st.InboundBytesPerSecond()), runreport.FormatBytes(st.OutboundBytesPerSecond()),
+			runreport.FormatLatency(st.Latency.P50), runreport.FormatLatency(st.Latency.P99), runreport.FormatLatency(st.Latency.Max),
 			100*st.SlowShare(), st.Throttled, st.FailedConnections, result)
 	}
 	return tw.Flush()
@@ -141,7 +141,7 @@ func (c Capacity) conclusion() []string {
 	if found, ok := c.Found(); ok {
 		lines = append(lines, fmt.Sprintf("  Capacity: %.2f msg/s in, %.2f msg/s out, %s/s in, %s/s out at step %d (%d sending connections)",
 			found.InboundMessagesPerSecond(), found.OutboundMessagesPerSecond(),
-			scenarios.FormatBytes(found.InboundBytesPerSecond()), scenarios.FormatBytes(found.OutboundBytesPerSecond()), found.Number, found.Senders))
+			runreport.FormatBytes(found.InboundBytesPerSecond()), runreport.FormatBytes(found.OutboundBytesPerSecond()), found.Number, found.Senders))
 	} else {
 		lines = append(lines, "  Capacity: none; the first step already broke the capacity definition")
 	}
@@ -169,22 +169,22 @@ func (c Capacity) stopText() string {
 
 // Verdict of a search: met when it finished and at least one step held,
 // for the capacity is then known.
-func (c Capacity) Verdict() scenarios.Verdict {
+func (c Capacity) Verdict() runreport.Verdict {
 	if c.StopReason == StopProbeSaturated {
-		return scenarios.VerdictInconclusive
+		return runreport.VerdictInconclusive
 	}
 	if _, held := c.Found(); c.Measured() && held {
-		return scenarios.VerdictMet
+		return runreport.VerdictMet
 	}
-	return scenarios.VerdictMissed
+	return runreport.VerdictMissed
 }
 
-// WriteReport prints a capacity search in format (scenarios.FormatText or
+// WriteReport prints a capacity search in format (runreport.FormatText or
 // FormatJSON) and, when plotFile is set and a step ran, writes its plot
 // (SVG) there; the text report then says where.
 func WriteReport(w io.Writer, c Capacity, format, plotFile string) error {
 	var err error
-	if format == scenarios.FormatJSON {
+	if format == runreport.FormatJSON {
 		err = c.WriteJSON(w)
 	} else {
 		err = c.WriteText(w)
@@ -195,7 +195,7 @@ func WriteReport(w io.Writer, c Capacity, format, plotFile string) error {
 	if err := writePlotFile(c, plotFile); err != nil {
 		return fmt.Errorf("writing the plot: %w", err)
 	}
-	if format != scenarios.FormatJSON {
+	if format != runreport.FormatJSON {
 		_, err = fmt.Fprintf(w, "  Plot: %s\n", plotFile)
 	}
 	return err

@@ -1,4 +1,4 @@
-package scenarios
+package runreport
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/scenarios"
 )
 
 // Report formats `hubprobe run` prints.
@@ -30,30 +31,30 @@ const (
 	VerdictInconclusive
 )
 
-// Verdict of a run made with senders senders: a shard with none has
-// nothing to miss.
-func (r Result) Verdict(senders int) Verdict {
+// RunVerdict is the verdict of run r made with senders senders: a shard
+// with none has nothing to miss.
+func RunVerdict(r scenarios.Result, senders int) Verdict {
 	switch {
-	case r.Outcome == ResultInconclusive:
+	case r.Outcome == scenarios.ResultInconclusive:
 		return VerdictInconclusive
-	case r.MetSLO(), r.Outcome == ResultSuccess && senders == 0:
+	case r.MetSLO(), r.Outcome == scenarios.ResultSuccess && senders == 0:
 		return VerdictMet
 	}
 	return VerdictMissed
 }
 
-// WriteRunReport prints one run in format, with what the profile of its
-// scenario s resolved to.
-func WriteRunReport(w io.Writer, res Result, s config.Scenario, format string) error {
+// Write prints one run in format, with what the profile of its scenario s
+// resolved to.
+func Write(w io.Writer, res scenarios.Result, s config.Scenario, format string) error {
 	if format == FormatJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			JSONReport
+			JSON
 			Profile string `json:"profile,omitempty"`
-		}{res.Report(), s.ProfileSummary()})
+		}{NewJSON(res), s.ProfileSummary()})
 	}
-	if err := res.WriteText(w); err != nil {
+	if err := WriteText(w, res); err != nil {
 		return err
 	}
 	if p := s.ProfileSummary(); p != "" {

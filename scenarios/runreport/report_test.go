@@ -1,4 +1,4 @@
-package scenarios_test
+package runreport_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/runreport"
 )
 
 // A 1,000-connection run at 1 message per second: 10 s of sending inside a
@@ -21,7 +22,7 @@ func TestReportRatesAreOverTheSendingWindow(t *testing.T) {
 		SentBytes: 2048 * 1000, ReceivedBytes: 2048 * 1000,
 	}
 	var text bytes.Buffer
-	if err := r.WriteText(&text); err != nil {
+	if err := runreport.WriteText(&text, r); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Requests/sec: 100.00", "Responses/sec: 100.00", "Write throughput: 200.00KB/s"} {
@@ -29,9 +30,9 @@ func TestReportRatesAreOverTheSendingWindow(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, text.String())
 		}
 	}
-	var j scenarios.JSONReport
+	var j runreport.JSON
 	var out bytes.Buffer
-	if err := r.WriteJSON(&out); err != nil || json.Unmarshal(out.Bytes(), &j) != nil {
+	if err := runreport.WriteJSON(&out, r); err != nil || json.Unmarshal(out.Bytes(), &j) != nil {
 		t.Fatalf("json report: %v: %s", err, out.String())
 	}
 	if j.SentPerSec != 100 || j.ReceivedPerSec != 100 || j.SendWindowSecs != 10 {

@@ -1,4 +1,8 @@
-package scenarios
+// Package ledger is a run's per-message identity ledger: it numbers each
+// sender's messages and keeps, per receiver, which of them arrived, so a
+// run counts every delivery as fresh, reordered or duplicated, and every
+// expected one never seen as lost.
+package ledger
 
 import (
 	"sync"
@@ -12,18 +16,20 @@ import (
 // below 2^21 (a test holds it there).
 const seqSenderShift = 32
 
-func messageID(sender int, seq uint32) uint64 {
+// MessageID is the identity of sender's message number seq.
+func MessageID(sender int, seq uint32) uint64 {
 	return uint64(sender)<<seqSenderShift | uint64(seq)
 }
 
-func splitMessageID(id uint64) (sender int, seq uint32) {
+// SplitMessageID is the sender and sequence number of identity id.
+func SplitMessageID(id uint64) (sender int, seq uint32) {
 	return int(id >> seqSenderShift), uint32(id)
 }
 
-// identities assigns sequence numbers to senders and keeps, per receiver,
+// Ledger assigns sequence numbers to senders and keeps, per receiver,
 // which messages arrived. Memory is one bit per expected delivery plus a
-// small header per (receiver, sender) route.
-type identities struct {
+// small header per (receiver, sender) route. It is safe for concurrent use.
+type Ledger struct {
 	next      []atomic.Uint32 // per sender: the next sequence number
 	receivers []receiverLog
 
@@ -34,17 +40,19 @@ type identities struct {
 	void    map[uint64]struct{}
 }
 
-func newIdentities(clients int) *identities {
-	return &identities{next: make([]atomic.Uint32, clients), receivers: make([]receiverLog, clients)}
+// New is the ledger of a run of clients connections, each both a
+// possible sender and a possible receiver.
+func New(clients int) *Ledger {
+	return &Ledger{next: make([]atomic.Uint32, clients), receivers: make([]receiverLog, clients)}
 }
 
-// assign returns the identity of sender's next message.
-func (ids *identities) assign(sender int) uint64 {
-	return messageID(sender, ids.next[sender].Add(1)-1)
+// Assign returns the identity of sender's next message.
+func (ids *Ledger) Assign(sender int) uint64 {
+	return MessageID(sender, ids.next[sender].Add(1)-1)
 }
 
-// unsent marks id as a message whose send failed.
-func (ids *identities) unsent(id uint64) {
+// Unsent marks id as a message whose send failed.
+func (ids *Ledger) Unsent(id uint64) {
 	ids.voidMu.Lock()
 	defer ids.voidMu.Unlock()
 	if ids.void == nil {
@@ -54,7 +62,7 @@ func (ids *identities) unsent(id uint64) {
 	ids.hasVoid.Store(true)
 }
 
-func (ids *identities) isVoid(id uint64) bool {
+func (ids *Ledger) isVoid(id uint64) bool {
 	if !ids.hasVoid.Load() {
 		return false
 	}
@@ -64,24 +72,25 @@ func (ids *identities) isVoid(id uint64) bool {
 	return ok
 }
 
-// deliveryVerdict is what one delivery turned out to be.
-type deliveryVerdict uint8
+// Verdict is what one delivery turned out to be.
+type Verdict uint8
 
+// The verdicts of a delivery.
 const (
-	deliveryFresh     deliveryVerdict = iota // first time this receiver saw the message
-	deliveryReordered                        // first time, but behind a later message of the same sender
-	deliveryDuplicate                        // seen before by this receiver
-	deliveryUnknown                          // not an identity this run gave out
+	Fresh     Verdict = iota // first time this receiver saw the message
+	Reordered                // first time, but behind a later message of the same sender
+	Duplicate                // seen before by this receiver
+	Unknown                  // not an identity this run gave out
 )
 
-// see records that receiver got message id; pos is the message's place in
+// See records that receiver got message id; pos is the message's place in
 // the sender's stream to this receiver (the sequence number, or for a
 // batch, sequence × batch size + index).
-func (ids *identities) see(receiver int, id uint64, pos uint64) deliveryVerdict {
-	sender, seq := splitMessageID(id)
+func (ids *Ledger) See(receiver int, id uint64, pos uint64) Verdict {
+	sender, seq := SplitMessageID(id)
 	if receiver < 0 || receiver >= len(ids.receivers) || sender >= len(ids.next) ||
 		seq >= ids.next[sender].Load() || ids.isVoid(id) {
-		return deliveryUnknown
+		return Unknown
 	}
 	return ids.receivers[receiver].see(receiver, sender, pos)
 }
@@ -102,7 +111,7 @@ type trail struct {
 	top  uint64
 }
 
-func (l *receiverLog) see(receiver, sender int, pos uint64) deliveryVerdict {
+func (l *receiverLog) see(receiver, sender int, pos uint64) Verdict {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	rt := &l.self
@@ -118,18 +127,18 @@ func (l *receiverLog) see(receiver, sender int, pos uint64) deliveryVerdict {
 	return rt.mark(pos)
 }
 
-func (rt *trail) mark(pos uint64) deliveryVerdict {
+func (rt *trail) mark(pos uint64) Verdict {
 	word, bit := pos/64, uint64(1)<<(pos%64)
 	for uint64(len(rt.seen)) <= word {
 		rt.seen = append(rt.seen, 0)
 	}
 	if rt.seen[word]&bit != 0 {
-		return deliveryDuplicate
+		return Duplicate
 	}
 	rt.seen[word] |= bit
 	if pos+1 < rt.top {
-		return deliveryReordered
+		return Reordered
 	}
 	rt.top = pos + 1
-	return deliveryFresh
+	return Fresh
 }

@@ -1,4 +1,8 @@
-package scenarios
+// Package runreport writes what one scenario run measured as `hubprobe run`
+// prints it and the status page shows it: a text report laid out like the
+// benchmark's own, or one JSON object; and the run's verdict, which
+// becomes the command's exit code.
+package runreport
 
 import (
 	"encoding/json"
@@ -6,11 +10,13 @@ import (
 	"io"
 	"sort"
 	"time"
+
+	"github.com/hubprobe/hubprobe/scenarios"
 )
 
-// JSONReport is the machine-readable form of a Result, as printed by
+// JSON is the machine-readable form of a run's Result, as printed by
 // `hubprobe run --output json`.
-type JSONReport struct {
+type JSON struct {
 	Target        string           `json:"target"`
 	Scenario      string           `json:"scenario"`
 	Kind          string           `json:"kind"`
@@ -28,16 +34,16 @@ type JSONReport struct {
 	SentBytes     int64            `json:"sent_bytes"`
 	ReceivedBytes int64            `json:"received_bytes"`
 	Throttled     map[string]int64 `json:"throttled"`
-	Latency       LatencyReport    `json:"latency_seconds"`
+	Latency       Latency          `json:"latency_seconds"`
 	// RoundTrip and HubTime say where the latency went: the transport's
 	// round trip as the connections measured it, and each delivery's time
 	// in the hub. Each is omitted when nothing was measured.
-	RoundTrip      *LatencyReport `json:"network_round_trip_seconds,omitempty"`
-	HubTime        *LatencyReport `json:"hub_time_seconds,omitempty"`
-	MaxSendLagSecs float64        `json:"max_send_lag_seconds"`
-	SendLagP99Secs float64        `json:"send_lag_p99_seconds"`
-	Scheduled      int64          `json:"scheduled"`
-	SendWindowSecs float64        `json:"send_window_seconds"`
+	RoundTrip      *Latency `json:"network_round_trip_seconds,omitempty"`
+	HubTime        *Latency `json:"hub_time_seconds,omitempty"`
+	MaxSendLagSecs float64  `json:"max_send_lag_seconds"`
+	SendLagP99Secs float64  `json:"send_lag_p99_seconds"`
+	Scheduled      int64    `json:"scheduled"`
+	SendWindowSecs float64  `json:"send_window_seconds"`
 	// SentPerSec and ReceivedPerSec are over the sending window.
 	SentPerSec     float64 `json:"sent_per_second"`
 	ReceivedPerSec float64 `json:"received_per_second"`
@@ -49,25 +55,25 @@ type JSONReport struct {
 
 	// Batches and BatchLatency are set for server_push runs: the time from
 	// each request to the last message of its batch.
-	Batches      int64          `json:"batches,omitempty"`
-	BatchLatency *LatencyReport `json:"batch_latency_seconds,omitempty"`
+	Batches      int64    `json:"batches,omitempty"`
+	BatchLatency *Latency `json:"batch_latency_seconds,omitempty"`
 }
 
-// LatencyReport holds per-run quantiles in seconds.
-type LatencyReport struct {
+// Latency holds per-run quantiles in seconds.
+type Latency struct {
 	P50 float64 `json:"p50"`
 	P90 float64 `json:"p90"`
 	P99 float64 `json:"p99"`
 	Max float64 `json:"max"`
 }
 
-// Report converts a Result to its JSON form.
-func (r Result) Report() JSONReport {
+// NewJSON converts a run's Result to its JSON form.
+func NewJSON(r scenarios.Result) JSON {
 	throttled := r.Throttled
 	if throttled == nil {
 		throttled = map[string]int64{}
 	}
-	return JSONReport{
+	return JSON{
 		Target: r.Target, Scenario: r.Scenario, Kind: r.Kind, RunID: r.RunID, Start: r.Start,
 		DurationSecs: r.Duration.Seconds(), Connections: r.Connections,
 		Sent: r.Sent, Expected: r.Expected, Received: r.Received, Lost: r.Lost,
@@ -81,22 +87,22 @@ func (r Result) Report() JSONReport {
 		SendLagP99Secs: r.SendLag.P99.Seconds(),
 		Scheduled:      r.Scheduled,
 		SendWindowSecs: r.SendWindow.Seconds(),
-		SentPerSec:     float64(r.Sent) / r.rateWindow().Seconds(),
-		ReceivedPerSec: float64(r.Received) / r.rateWindow().Seconds(),
+		SentPerSec:     float64(r.Sent) / rateWindow(r).Seconds(),
+		ReceivedPerSec: float64(r.Received) / rateWindow(r).Seconds(),
 		Batches:        r.Batches,
 		BatchLatency:   batchReport(r),
 		Outcome:        r.Outcome, Error: r.Error, Success: r.MetSLO(),
 	}
 }
 
-func latencyReport(q Quantiles) LatencyReport {
-	return LatencyReport{P50: q.P50.Seconds(), P90: q.P90.Seconds(), P99: q.P99.Seconds(), Max: q.Max.Seconds()}
+func latencyReport(q scenarios.Quantiles) Latency {
+	return Latency{P50: q.P50.Seconds(), P90: q.P90.Seconds(), P99: q.P99.Seconds(), Max: q.Max.Seconds()}
 }
 
-func batchReport(r Result) *LatencyReport { return measuredReport(r.Batches, r.BatchLatency) }
+func batchReport(r scenarios.Result) *Latency { return measuredReport(r.Batches, r.BatchLatency) }
 
 // measuredReport is q's report, nil when nothing was measured (n is 0).
-func measuredReport(n int64, q Quantiles) *LatencyReport {
+func measuredReport(n int64, q scenarios.Quantiles) *Latency {
 	if n == 0 {
 		return nil
 	}
@@ -105,16 +111,16 @@ func measuredReport(n int64, q Quantiles) *LatencyReport {
 }
 
 // WriteJSON writes the run as one JSON object.
-func (r Result) WriteJSON(w io.Writer) error {
+func WriteJSON(w io.Writer, r scenarios.Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r.Report())
+	return enc.Encode(NewJSON(r))
 }
 
 // WriteText writes the run as a human report laid out like the benchmark's
 // own step report.
-func (r Result) WriteText(w io.Writer) error {
-	secs := r.rateWindow().Seconds()
+func WriteText(w io.Writer, r scenarios.Result) error {
+	secs := rateWindow(r).Seconds()
 	lines := []string{
 		"-----------",
 		fmt.Sprintf("  %s (%s) against %s, %d connections, %s", r.Scenario, r.Kind, r.Target, r.Connections, r.Duration.Round(time.Millisecond)),
@@ -149,7 +155,7 @@ func (r Result) WriteText(w io.Writer) error {
 }
 
 // batchLines reports the time to the last message of server_push batches.
-func batchLines(r Result) []string {
+func batchLines(r scenarios.Result) []string {
 	if r.Batches == 0 {
 		return nil
 	}
@@ -164,18 +170,18 @@ func batchLines(r Result) []string {
 
 // rateWindow is what the report's rates are over: the sending window, so a
 // run's ramp-up and drain do not dilute them.
-func (r Result) rateWindow() time.Duration {
+func rateWindow(r scenarios.Result) time.Duration {
 	if r.SendWindow > 0 {
 		return r.SendWindow
 	}
 	return max(r.Duration, time.Nanosecond)
 }
 
-func verdict(r Result) string {
+func verdict(r scenarios.Result) string {
 	switch {
-	case r.Outcome == ResultInconclusive:
+	case r.Outcome == scenarios.ResultInconclusive:
 		return "INCONCLUSIVE: " + r.Error
-	case r.Outcome != ResultSuccess:
+	case r.Outcome != scenarios.ResultSuccess:
 		return "FAILED: " + r.Error
 	case r.MetSLO():
 		return "PASS (99 % of messages under 1 s, nothing lost)"
@@ -187,7 +193,7 @@ func verdict(r Result) string {
 }
 
 // fmtMeasured is the p50 and p99 of n measurements.
-func fmtMeasured(n int64, q Quantiles) string {
+func fmtMeasured(n int64, q scenarios.Quantiles) string {
 	if n == 0 {
 		return "not measured"
 	}

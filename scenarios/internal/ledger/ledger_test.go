@@ -1,4 +1,4 @@
-package scenarios
+package ledger
 
 import (
 	"runtime"
@@ -8,38 +8,38 @@ import (
 // Every verdict of the identity record, for one receiver's own stream and
 // for a stream from another sender, with the counts they add up to.
 func TestIdentityVerdicts(t *testing.T) {
-	ids := newIdentities(3)
+	ids := New(3)
 	own := [4]uint64{}
 	for i := range own {
-		own[i] = ids.assign(1)
+		own[i] = ids.Assign(1)
 	}
-	other := ids.assign(2)
+	other := ids.Assign(2)
 	steps := []struct {
 		receiver int
 		id, pos  uint64
-		want     deliveryVerdict
+		want     Verdict
 	}{
-		{1, own[1], 1, deliveryFresh},
-		{1, own[0], 0, deliveryReordered}, // behind seq 1 of the same sender
-		{1, own[0], 0, deliveryDuplicate},
-		{1, own[3], 3, deliveryFresh},
-		{1, own[2], 2, deliveryReordered},
-		{1, own[3], 3, deliveryDuplicate},
-		{0, own[0], 0, deliveryFresh}, // another receiver keeps its own record
-		{1, other, 0, deliveryFresh},  // another sender's stream to receiver 1
-		{1, other, 0, deliveryDuplicate},
-		{1, messageID(1, 4), 4, deliveryUnknown}, // never given out
-		{1, messageID(3, 0), 0, deliveryUnknown}, // no such sender
-		{3, own[0], 0, deliveryUnknown},          // no such receiver
+		{1, own[1], 1, Fresh},
+		{1, own[0], 0, Reordered}, // behind seq 1 of the same sender
+		{1, own[0], 0, Duplicate},
+		{1, own[3], 3, Fresh},
+		{1, own[2], 2, Reordered},
+		{1, own[3], 3, Duplicate},
+		{0, own[0], 0, Fresh}, // another receiver keeps its own record
+		{1, other, 0, Fresh},  // another sender's stream to receiver 1
+		{1, other, 0, Duplicate},
+		{1, MessageID(1, 4), 4, Unknown}, // never given out
+		{1, MessageID(3, 0), 0, Unknown}, // no such sender
+		{3, own[0], 0, Unknown},          // no such receiver
 	}
 	for i, s := range steps {
-		if got := ids.see(s.receiver, s.id, s.pos); got != s.want {
-			t.Errorf("step %d: see(%d, %d, %d) = %d, want %d", i, s.receiver, s.id, s.pos, got, s.want)
+		if got := ids.See(s.receiver, s.id, s.pos); got != s.want {
+			t.Errorf("step %d: See(%d, %d, %d) = %d, want %d", i, s.receiver, s.id, s.pos, got, s.want)
 		}
 	}
-	failed := ids.assign(2)
-	ids.unsent(failed)
-	if got := ids.see(2, failed, 1); got != deliveryUnknown {
+	failed := ids.Assign(2)
+	ids.Unsent(failed)
+	if got := ids.See(2, failed, 1); got != Unknown {
 		t.Errorf("a message whose send failed was counted: verdict %d", got)
 	}
 }
@@ -50,10 +50,10 @@ func TestIdentityVerdicts(t *testing.T) {
 func TestIdentityMemoryBoundedAtUnit10(t *testing.T) {
 	const clients, perSender = 10000, 60
 	before := heapInUse()
-	ids := newIdentities(clients)
+	ids := New(clients)
 	for seq := range perSender {
 		for c := range clients {
-			if v := ids.see(c, ids.assign(c), uint64(seq)); v != deliveryFresh {
+			if v := ids.See(c, ids.Assign(c), uint64(seq)); v != Fresh {
 				t.Fatalf("client %d seq %d: verdict %d", c, seq, v)
 			}
 		}
