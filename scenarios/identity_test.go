@@ -80,7 +80,7 @@ func TestReorderingCountedPerSenderAndReceiver(t *testing.T) {
 	}
 }
 
-// Sends 5 ms apart go out four or five to a pass (sendSlot): every one of
+// Sends 5 ms apart go out four or five to a pass (pacing.SendSlot): every one of
 // them is still counted by identity, and those made early report no lag,
 // so at least half of the sends have none (the lag histogram's smallest
 // bucket, a microsecond; a timer's lateness alone is tens of them).

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/scenarios/internal/pacing"
 )
 
 // Session is a run's connections, open and prepared, for a Driver to send
@@ -63,16 +64,16 @@ func (s *Session) Sent() int64 { return s.run.tracker.sent.Load() }
 func (s *Session) Expected() int64 { return s.run.tracker.expected.Load() }
 
 // Pace calls send on the open-loop schedule of senders connections, the
-// first ones, each sending every send_interval for duration (see pacer),
+// first ones, each sending every send_interval for duration (see pacing.Pacer),
 // and counts the window in the run's figures. It returns how many sends
 // the schedule held and how many of them it made.
 func (s *Session) Pace(ctx context.Context, senders int, duration time.Duration, send func(sender int, lag time.Duration)) (scheduled, made int64) {
 	interval := s.rn.Scenario.SendInterval
-	p := pacer{senders: senders, interval: interval, duration: duration, lateLimit: s.rn.MaxSendLag(), slot: sendSlot(interval, senders)}
+	p := pacing.Pacer{Senders: senders, Interval: interval, Duration: duration, LateLimit: s.rn.MaxSendLag(), Slot: pacing.SendSlot(interval, senders)}
 	began := time.Now()
-	made = p.run(ctx, send)
-	s.run.tracker.paced(p.total(), made, time.Since(began))
-	return p.total(), made
+	made = p.Run(ctx, send)
+	s.run.tracker.paced(p.Total(), made, time.Since(began))
+	return p.Total(), made
 }
 
 // Send sends sender's next message, lag late for its schedule, in buf. A

@@ -1,4 +1,4 @@
-package scenarios
+package pacing
 
 import (
 	"context"
@@ -7,22 +7,22 @@ import (
 )
 
 func TestPacerSpreadsSendsEvenlyAcrossSenders(t *testing.T) {
-	p := pacer{senders: 4, interval: time.Second, duration: 2 * time.Second}
-	if got := p.total(); got != 8 {
+	p := Pacer{Senders: 4, Interval: time.Second, Duration: 2 * time.Second}
+	if got := p.Total(); got != 8 {
 		t.Fatalf("total = %d, want 8", got)
 	}
 	for n, want := range []time.Duration{0, 250 * time.Millisecond, 500 * time.Millisecond, 750 * time.Millisecond, time.Second} {
-		if got := p.due(int64(n)); got != want {
+		if got := p.Due(int64(n)); got != want {
 			t.Errorf("due(%d) = %v, want %v", n, got, want)
 		}
 	}
 }
 
 func TestPacerIsOpenLoopAndReportsLag(t *testing.T) {
-	p := pacer{senders: 2, interval: 20 * time.Millisecond, duration: 200 * time.Millisecond}
+	p := Pacer{Senders: 2, Interval: 20 * time.Millisecond, Duration: 200 * time.Millisecond}
 	var calls []int
 	var lags []time.Duration
-	n := p.run(context.Background(), func(sender int, lag time.Duration) {
+	n := p.Run(context.Background(), func(sender int, lag time.Duration) {
 		calls = append(calls, sender)
 		lags = append(lags, lag)
 		if len(calls) == 1 {
@@ -46,8 +46,8 @@ func TestPacerIsOpenLoopAndReportsLag(t *testing.T) {
 
 func TestPacerStopsWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	p := pacer{senders: 1, interval: 10 * time.Millisecond, duration: time.Hour}
-	n := p.run(ctx, func(int, time.Duration) {
+	p := Pacer{Senders: 1, Interval: 10 * time.Millisecond, Duration: time.Hour}
+	n := p.Run(ctx, func(int, time.Duration) {
 		cancel()
 	})
 	if n != 1 {
@@ -56,9 +56,9 @@ func TestPacerStopsWhenCancelled(t *testing.T) {
 }
 
 func TestPacerSendsWhatFallsDueWithinTheSlotInOnePass(t *testing.T) {
-	p := pacer{senders: 4, interval: 400 * time.Millisecond, duration: 400 * time.Millisecond, slot: 200 * time.Millisecond}
+	p := Pacer{Senders: 4, Interval: 400 * time.Millisecond, Duration: 400 * time.Millisecond, Slot: 200 * time.Millisecond}
 	var lags []time.Duration
-	next, stop := p.pass(context.Background(), time.Now(), 0, p.total(), func(_ int, lag time.Duration) {
+	next, stop := p.pass(context.Background(), time.Now(), 0, p.Total(), func(_ int, lag time.Duration) {
 		lags = append(lags, lag)
 	})
 	// Due at 0, 100 and 200 ms: inside the slot from now, so sent at once,
@@ -74,11 +74,11 @@ func TestPacerSendsWhatFallsDueWithinTheSlotInOnePass(t *testing.T) {
 }
 
 func TestPacerBatchedByTheSlotKeepsItsScheduleAfterALatePass(t *testing.T) {
-	p := pacer{senders: 4, interval: 80 * time.Millisecond, duration: 400 * time.Millisecond, slot: 30 * time.Millisecond}
+	p := Pacer{Senders: 4, Interval: 80 * time.Millisecond, Duration: 400 * time.Millisecond, Slot: 30 * time.Millisecond}
 	start := time.Now()
 	var at []time.Duration
 	var lags []time.Duration
-	n := p.run(context.Background(), func(_ int, lag time.Duration) {
+	n := p.Run(context.Background(), func(_ int, lag time.Duration) {
 		at, lags = append(at, time.Since(start)), append(lags, lag)
 		if len(at) == 1 {
 			time.Sleep(100 * time.Millisecond) // a pass that overruns five sends' due times
@@ -93,12 +93,12 @@ func TestPacerBatchedByTheSlotKeepsItsScheduleAfterALatePass(t *testing.T) {
 	// Open loop: the stall shifts nothing after it. No send leaves before
 	// its due time less the slot, and the last leaves near its own time.
 	for i, got := range at {
-		if due := p.due(int64(i)); got < due-p.slot {
+		if due := p.Due(int64(i)); got < due-p.Slot {
 			t.Errorf("send %d left at %v, more than the slot before its due time %v", i, got, due)
 		}
 	}
-	if last := at[19]; last > p.due(19)+60*time.Millisecond {
-		t.Errorf("last send left at %v, due at %v: the stall pushed the schedule back", last, p.due(19))
+	if last := at[19]; last > p.Due(19)+60*time.Millisecond {
+		t.Errorf("last send left at %v, due at %v: the stall pushed the schedule back", last, p.Due(19))
 	}
 }
 
@@ -116,8 +116,8 @@ func TestSendSlotBoundsTheWaitAndTheBurst(t *testing.T) {
 		{250 * time.Millisecond, 10000, 800 * time.Microsecond},
 		{time.Second, 0, 0},
 	} {
-		if got := sendSlot(c.interval, c.senders); got != c.want {
-			t.Errorf("sendSlot(%v, %d) = %v, want %v", c.interval, c.senders, got, c.want)
+		if got := SendSlot(c.interval, c.senders); got != c.want {
+			t.Errorf("SendSlot(%v, %d) = %v, want %v", c.interval, c.senders, got, c.want)
 		}
 	}
 }
