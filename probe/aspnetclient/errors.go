@@ -2,7 +2,8 @@ package aspnetclient
 
 import (
 	"errors"
-	"strconv"
+
+	"github.com/hubprobe/hubprobe/probe/clientconn"
 )
 
 // errDropped marks a transport that ended without the server saying so:
@@ -10,30 +11,8 @@ import (
 var errDropped = errors.New("probe: transport dropped")
 
 // TransportError is a request of an open connection that failed: a send
-// POST, a poll, a reconnect. StatusCode and Body are set when the server
-// refused it, so throttling can be classified.
-type TransportError struct {
-	Request    string // EndpointSend, "poll", "reconnect"
-	StatusCode int
-	Body       string // at most clientconn.MaxErrorBody bytes
-	Err        error
-}
-
-func (e *TransportError) Error() string {
-	msg := "probe: " + e.Request
-	if e.StatusCode != 0 {
-		msg += ": HTTP " + strconv.Itoa(e.StatusCode)
-	}
-	if e.Err != nil {
-		msg += ": " + e.Err.Error()
-	}
-	return msg
-}
-
-func (e *TransportError) Unwrap() error { return e.Err }
-
-// HTTPStatus is the response the request was refused with; 0 for none.
-func (e *TransportError) HTTPStatus() (code int, body string) { return e.StatusCode, e.Body }
+// POST, a poll, a reconnect (its Transport is empty: the request names it).
+type TransportError = clientconn.TransportError
 
 // ReconnectError ends a connection whose transport dropped and whose
 // reconnect failed: Dropped is why the transport went, Err why the

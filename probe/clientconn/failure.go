@@ -61,6 +61,37 @@ func (e *ConnectError) Unwrap() error { return e.Err }
 // HTTPStatus is the response the attempt was refused with; 0 for none.
 func (e *ConnectError) HTTPStatus() (code int, body string) { return e.StatusCode, e.Body }
 
+// TransportError ends an open connection whose HTTP request failed once
+// connected: a send POST, a poll, the event stream, a reconnect. StatusCode
+// and Body are set when the server refused it, so throttling can be
+// classified.
+type TransportError struct {
+	Transport  string // the client's transport name; empty where the request says it all
+	Request    string // the client's name for the request: "send", "poll", "sse", "reconnect"
+	StatusCode int    // 0 when there was no response to blame
+	Body       string // at most the first MaxErrorBody bytes of the response body
+	Err        error
+}
+
+func (e *TransportError) Error() string {
+	msg := "probe: " + e.Request
+	if e.Transport != "" {
+		msg = "probe: " + e.Transport + " " + e.Request
+	}
+	if e.StatusCode != 0 {
+		msg += ": HTTP " + strconv.Itoa(e.StatusCode)
+	}
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *TransportError) Unwrap() error { return e.Err }
+
+// HTTPStatus is the response the request was refused with; 0 for none.
+func (e *TransportError) HTTPStatus() (code int, body string) { return e.StatusCode, e.Body }
+
 // NewConnectError tags err with its phase, or with PhaseTimeout when the
 // cause is running out of time.
 func NewConnectError(phase string, err error) *ConnectError {

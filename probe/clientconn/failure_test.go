@@ -54,3 +54,27 @@ func TestNewConnectErrorKeepsThePhaseOfATimeout(t *testing.T) {
 		t.Fatalf("a plain failure got phase %q", err.Phase)
 	}
 }
+
+// Both SignalR clients end a connection with a TransportError: its text
+// names the transport when the request alone does not, and a 429 POST is
+// throttling whichever client sent it.
+func TestTransportErrorTextAndThrottle(t *testing.T) {
+	cause := errors.New("reset")
+	for _, c := range []struct {
+		err  *TransportError
+		want string
+	}{
+		{&TransportError{Transport: "serverSentEvents", Request: "send", StatusCode: 500, Err: cause}, "probe: serverSentEvents send: HTTP 500: reset"},
+		{&TransportError{Request: "reconnect", StatusCode: 403}, "probe: reconnect: HTTP 403"},
+	} {
+		if got := c.err.Error(); got != c.want {
+			t.Errorf("Error() = %q, want %q", got, c.want)
+		}
+	}
+	if !errors.Is(&TransportError{Request: "poll", Err: cause}, cause) {
+		t.Error("TransportError does not unwrap to its cause")
+	}
+	if reason, ok := ClassifyThrottle(fmt.Errorf("send: %w", &TransportError{Request: "send", StatusCode: 429})); !ok || reason != throttle.HTTP429 {
+		t.Errorf("a refused POST classified as %q, %v; want %q", reason, ok, throttle.HTTP429)
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"os"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -29,29 +28,7 @@ const (
 // TransportError ends a connection whose server-sent events or long
 // polling request failed once connected: an unexpected HTTP status, or the
 // server ending the stream without a Close message.
-type TransportError struct {
-	Transport  string // TransportSSE or TransportLongPolling
-	Request    string // EndpointSend, EndpointPoll or EndpointSSE
-	StatusCode int    // 0 when there was no response to blame
-	Body       string // at most the first 512 bytes of the response body
-	Err        error
-}
-
-func (e *TransportError) Error() string {
-	msg := "probe: " + e.Transport + " " + e.Request
-	if e.StatusCode != 0 {
-		msg += ": HTTP " + strconv.Itoa(e.StatusCode)
-	}
-	if e.Err != nil {
-		msg += ": " + e.Err.Error()
-	}
-	return msg
-}
-
-func (e *TransportError) Unwrap() error { return e.Err }
-
-// HTTPStatus is the response the request was refused with; 0 for none.
-func (e *TransportError) HTTPStatus() (code int, body string) { return e.StatusCode, e.Body }
+type TransportError = clientconn.TransportError
 
 // httpTransport is what the server-sent events and long-polling transports
 // share: the connection URL and headers, the POST send half, the read
