@@ -246,3 +246,30 @@ func TestParseTransport(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// An invocation decoded into the space of the last one takes the last
+// one's hub and method names when they are the same text, without a copy,
+// and decodes as a fresh one would whatever the names.
+func TestDecodeInvocationReusesRepeatedNames(t *testing.T) {
+	var inv Invocation
+	frames := []string{
+		`{"H":"Signalrbench","M":"Measure","A":[1,"a"]}`,
+		`{"H":"Signalrbench","M":"Measure","A":[2,"b"]}`,
+		`{"H":"Signalrbench","M":"Meas\u0075re","A":[3]}`, // same value, escaped
+		`{"H":"Sig\\nalrbench","M":"Echo","A":[4]}`,       // a backslash and an n
+		`{"H":"Sig\nalrbench","M":"Echo","A":[5]}`,        // the last hub's text, whose value is another
+	}
+	for _, frame := range frames {
+		var fresh Invocation
+		if err := DecodeInvocation([]byte(frame), &fresh); err != nil {
+			t.Fatal(err)
+		}
+		if err := DecodeInvocation([]byte(frame), &inv); err != nil || !reflect.DeepEqual(inv, fresh) {
+			t.Fatalf("%s decoded after another as %+v, %v; fresh %+v", frame, inv, err, fresh)
+		}
+	}
+	measure := []byte(frames[0])
+	if n := testing.AllocsPerRun(100, func() { _ = DecodeInvocation(measure, &inv) }); n != 0 {
+		t.Errorf("decoding the same invocation again allocates %v times, want 0", n)
+	}
+}

@@ -54,6 +54,10 @@ func FuzzDecodeInvocation(f *testing.F) {
 		if err := DecodeInvocation(out, &again); err != nil || !reflect.DeepEqual(got, again) {
 			t.Fatalf("%q → %q decoded as %+v, %v; want %+v", in, out, again, err, got)
 		}
+		// Again, into space that holds the same names: as from fresh.
+		if err := DecodeInvocation(in, &again); err != nil || !reflect.DeepEqual(got, again) {
+			t.Fatalf("%q decoded after %q as %+v, %v; want %+v", in, out, again, err, got)
+		}
 	})
 }
 

@@ -25,19 +25,22 @@ type Invocation struct {
 }
 
 // DecodeInvocation decodes one invocation into inv, reusing the capacity
-// of inv.Args. H and M must be non-empty strings; A, when present, an
-// array; I a string or a number. Raw values alias data.
+// of inv.Args, and inv's hub and method names when the same names come
+// again (as they do message after message). H and M must be non-empty
+// strings; A, when present, an array; I a string or a number. Raw values
+// alias data.
 func DecodeInvocation(data []byte, inv *Invocation) error {
+	lastHub, lastMethod := inv.Hub, inv.Method
+	*inv = Invocation{Args: inv.Args[:0]}
 	var m members
 	if err := scanMembers(data, &m); err != nil {
 		return err
 	}
-	*inv = Invocation{Args: inv.Args[:0]}
 	var err error
-	if inv.Hub, err = m.stringMember('H'); err != nil {
+	if inv.Hub, err = m.internedMember('H', lastHub); err != nil {
 		return err
 	}
-	if inv.Method, err = m.stringMember('M'); err != nil {
+	if inv.Method, err = m.internedMember('M', lastMethod); err != nil {
 		return err
 	}
 	if inv.Hub == "" || inv.Method == "" {

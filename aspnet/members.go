@@ -94,6 +94,17 @@ func (m *members) stringMember(letter byte) (string, error) {
 	return stringValue(v), nil
 }
 
+// internedMember is stringMember returning last, without a copy, when
+// the member's text is last's: plain text reads as itself.
+func (m *members) internedMember(letter byte, last string) (string, error) {
+	if v := m.get(letter); len(v) >= 2 && v[0] == '"' {
+		if content := v[1 : len(v)-1]; string(content) == last && !needsUnquote(content) {
+			return last, nil
+		}
+	}
+	return m.stringMember(letter)
+}
+
 // stringValue returns the value of the scanned JSON string v.
 func stringValue(v []byte) string {
 	content := v[1 : len(v)-1]

@@ -74,7 +74,10 @@ func benchDial(b *testing.B, url string, handshake bool) *websocket.Conn {
 	return ws
 }
 
-func benchHubURL(b *testing.B) string {
+func benchHubURL(b *testing.B) string { return wiretest.WSURL(startBenchHub(b).URL(), "") }
+
+// startBenchHub serves a default hub on loopback until the benchmark ends.
+func startBenchHub(b *testing.B) *Server {
 	h, err := New(Options{}, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -84,7 +87,7 @@ func benchHubURL(b *testing.B) string {
 		b.Fatal(err)
 	}
 	b.Cleanup(srv.Close)
-	return wiretest.WSURL(srv.URL(), "")
+	return srv
 }
 
 // roundTrips sends one record and waits for one record back, b.N times.

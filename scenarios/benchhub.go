@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/hubprobe/hubprobe/internal/jsonscan"
 	"github.com/hubprobe/hubprobe/probe/aspnetclient"
+	"github.com/hubprobe/hubprobe/probe/clientconn"
 	"github.com/hubprobe/hubprobe/probe/signalrclient"
 )
 
@@ -69,19 +71,19 @@ func (h coreHub) connectionID(ctx context.Context) (string, error) {
 type classicHub struct{ c *aspnetclient.Conn }
 
 func (h classicHub) echo(ctx context.Context, p json.RawMessage) error {
-	return h.c.Send(ctx, "Echo", ticks(), quoted(string(p)))
+	return h.send(ctx, "Echo", p)
 }
 
 func (h classicHub) broadcast(ctx context.Context, p json.RawMessage) error {
-	return h.c.Send(ctx, "Broadcast", ticks(), quoted(string(p)))
+	return h.send(ctx, "Broadcast", p)
 }
 
 func (h classicHub) sendToConnection(ctx context.Context, id string, p json.RawMessage) error {
-	return h.c.Send(ctx, "SendToConnection", quoted(id), ticks(), quoted(string(p)))
+	return h.send(ctx, "SendToConnection", p, id)
 }
 
 func (h classicHub) sendToGroup(ctx context.Context, group string, p json.RawMessage) error {
-	return h.c.Send(ctx, "GroupBroadcast", quoted(group), ticks(), quoted(string(p)))
+	return h.send(ctx, "GroupBroadcast", p, group)
 }
 
 func (h classicHub) joinGroup(ctx context.Context, group string) error {
@@ -91,9 +93,29 @@ func (h classicHub) joinGroup(ctx context.Context, group string) error {
 
 func (h classicHub) connectionID(context.Context) (string, error) { return h.c.ConnectionID(), nil }
 
-// ticks is the tick count the classic hub's methods take: hubprobe's send
-// stamp, which the payload carries too and the receiver reads from there.
-func ticks() json.RawMessage { return strconv.AppendInt(nil, stamp(), 10) }
+// send invokes method with the route (a connection id or group, when
+// given), the tick count the classic hub's methods take (hubprobe's send
+// stamp, which the payload carries too and the receiver reads from there)
+// and p as a JSON string: all three written into one pooled buffer, which
+// the client is done with when Send returns.
+func (h classicHub) send(ctx context.Context, method string, p json.RawMessage, route ...string) error {
+	bp := clientconn.GetBuf()
+	defer clientconn.PutBuf(bp)
+	b := (*bp)[:0]
+	for _, r := range route {
+		b = jsonscan.AppendQuotedString(b, r)
+	}
+	routeEnd := len(b)
+	b = strconv.AppendInt(b, stamp(), 10)
+	ticksEnd := len(b)
+	b = jsonscan.AppendQuoted(b, p)
+	*bp = b
+	args := [3]json.RawMessage{b[:routeEnd], b[routeEnd:ticksEnd], b[ticksEnd:]}
+	if len(route) == 0 {
+		return h.c.Send(ctx, method, args[1:]...)
+	}
+	return h.c.Send(ctx, method, args[:]...)
+}
 
 func quoted(s string) json.RawMessage {
 	b, _ := json.Marshal(s) // a string always encodes
@@ -101,13 +123,33 @@ func quoted(s string) json.RawMessage {
 }
 
 // classicMeasure is the receiver's side of classicHub: Measure(ticks,
-// payload) carries the payload as a JSON string.
+// payload) carries the payload as a JSON string, unquoted into a pooled
+// buffer for the latency record, which keeps none of it.
 func classicMeasure(run *Run, receiver int) aspnetclient.Handler {
 	return func(args []json.RawMessage) {
-		var p string
-		if len(args) < 2 || json.Unmarshal(args[1], &p) != nil {
+		if len(args) < 2 {
 			return
 		}
-		run.recordLatency(receiver, []json.RawMessage{json.RawMessage(p)})
+		bp := clientconn.GetBuf()
+		defer clientconn.PutBuf(bp)
+		p, ok := appendStringValue((*bp)[:0], args[1])
+		*bp = p
+		if ok {
+			run.recordLatency(receiver, []json.RawMessage{p})
+		}
 	}
+}
+
+// appendStringValue appends the value of v, which must be one JSON string,
+// as encoding/json would decode it.
+func appendStringValue(dst, v []byte) ([]byte, bool) {
+	s := jsonscan.New(v, 1)
+	if s.Peek() != '"' {
+		return dst, false
+	}
+	content, _, err := s.ScanString()
+	if err != nil || s.End() != nil {
+		return dst, false
+	}
+	return jsonscan.AppendUnquoted(dst, content), true
 }

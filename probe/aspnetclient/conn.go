@@ -39,7 +39,6 @@ type Conn struct {
 	state     clientconn.State
 	keepAlive clientconn.KeepAlive
 	live      clientconn.Liveness
-	writeBuf  []byte // under the write turn
 	posts     sendPosts
 
 	// The read goroutine's decode space, reused frame after frame.
@@ -108,11 +107,8 @@ func dial(ctx context.Context, o *Options, candidates []string, endpoint *url.UR
 }
 
 func newConn(s *session, o *Options) *Conn {
-	c := &Conn{s: s, o: o, hub: strings.ToLower(o.Hub), handlers: make(map[string]Handler, len(o.Handlers)),
+	c := &Conn{s: s, o: o, hub: strings.ToLower(o.Hub), handlers: handlersByName(o.Handlers),
 		calls: make(map[string]chan callResult)}
-	for name, h := range o.Handlers {
-		c.handlers[strings.ToLower(name)] = h
-	}
 	c.state.Init()
 	c.posts.init()
 	c.live.Start(o.Observer.RoundTrip)
@@ -167,6 +163,20 @@ func (c *Conn) Close(ctx context.Context) error {
 func (c *Conn) fail(err error) {
 	c.state.End(err)
 	c.transport().close()
+}
+
+// handlersByName keys each handler by its name lowercased, and then by
+// its name as given, which the hub's calls usually spell it as: found
+// without lowercasing a name per message.
+func handlersByName(given map[string]Handler) map[string]Handler {
+	byName := make(map[string]Handler, 2*len(given))
+	for name, h := range given {
+		byName[strings.ToLower(name)] = h
+	}
+	for name, h := range given {
+		byName[name] = h
+	}
+	return byName
 }
 
 func (c *Conn) handler(method string) Handler {

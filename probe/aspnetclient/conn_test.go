@@ -38,7 +38,7 @@ func TestInvokeSendAndCloseOnEveryTransport(t *testing.T) {
 			h := newMiniHub(t, nil)
 			measured := make(chan []json.RawMessage, 1)
 			c, err := dial(t, h, transport, func(o *aspnetclient.Options) {
-				o.Handlers = map[string]aspnetclient.Handler{"measure": func(a []json.RawMessage) { measured <- a }}
+				o.Handlers = map[string]aspnetclient.Handler{"measure": func(a []json.RawMessage) { measured <- keepArgs(a) }}
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -104,4 +104,13 @@ func TestRoundTripIsMeasuredAtOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// keepArgs copies a handler's arguments, which alias the read buffer.
+func keepArgs(args []json.RawMessage) []json.RawMessage {
+	kept := make([]json.RawMessage, len(args))
+	for i, a := range args {
+		kept[i] = append(json.RawMessage(nil), a...)
+	}
+	return kept
 }

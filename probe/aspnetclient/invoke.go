@@ -60,11 +60,10 @@ func (c *Conn) writeInvocation(ctx context.Context, method string, args []json.R
 		return err
 	}
 	defer c.state.ReleaseWrite()
-	c.writeBuf = appendInvocation(c.writeBuf[:0], c.hub, method, args, id)
-	err := c.transport().write(ctx, c.writeBuf)
-	if cap(c.writeBuf) > clientconn.MaxPooledBuf {
-		c.writeBuf = nil
-	}
+	bp := clientconn.GetBuf()
+	defer clientconn.PutBuf(bp)
+	*bp = appendInvocation((*bp)[:0], c.hub, method, args, id)
+	err := c.transport().write(ctx, *bp)
 	switch {
 	case errors.Is(err, errWriteAborted), errors.Is(err, errNoSendSlot):
 		return err

@@ -44,9 +44,10 @@ const (
 	DefaultPollTimeout = 120 * time.Second
 )
 
-// Handler receives the arguments of a hub's call to the client; they are
-// its to keep. It runs on the connection's read goroutine and must not
-// block.
+// Handler receives the arguments of a hub's call to the client. They
+// alias the connection's read buffer, which is reused once the handler
+// returns: a handler copies what it keeps. It runs on the connection's
+// read goroutine and must not block.
 type Handler func(args []json.RawMessage)
 
 // Options configures Dial. Zero values take the defaults.

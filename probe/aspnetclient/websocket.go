@@ -19,8 +19,11 @@ type wsTransport struct {
 	obs          clientconn.Observer
 	writeTimeout time.Duration
 	limit        int64
-	buf          []byte
-	abort        func() // fails the connection when a write is cut off mid-message
+	// frame holds the message next returned, lent from clientconn's pool
+	// until the next call, so a connection waiting for a message holds no
+	// read buffer of its own.
+	frame *[]byte
+	abort func() // fails the connection when a write is cut off mid-message
 }
 
 // dialWebSocket sends connect (or reconnect) as a WebSocket upgrade.
@@ -52,6 +55,10 @@ func dialWebSocket(ctx context.Context, c *Conn, reconnect bool) (*wsTransport, 
 func (t *wsTransport) name() string { return TransportWebSockets }
 
 func (t *wsTransport) next() ([]byte, error) {
+	if t.frame != nil { // the last message is handled: give its buffer back
+		clientconn.PutBuf(t.frame)
+		t.frame = nil
+	}
 	typ, r, err := t.ws.NextReader()
 	if err != nil {
 		return nil, err
@@ -59,12 +66,15 @@ func (t *wsTransport) next() ([]byte, error) {
 	if typ != websocket.TextMessage {
 		return nil, fmt.Errorf("%w: binary WebSocket message; the classic protocol is text", ErrProtocol)
 	}
-	t.buf, err = readBounded(r, t.buf[:0], t.limit)
+	buf := clientconn.GetBuf()
+	b, err := readBounded(r, (*buf)[:0], t.limit)
 	if err != nil {
+		clientconn.PutBuf(buf)
 		return nil, err
 	}
-	t.obs.BytesReceived(len(t.buf))
-	return t.buf, nil
+	*buf, t.frame = b, buf
+	t.obs.BytesReceived(len(b))
+	return b, nil
 }
 
 func (t *wsTransport) setReadDeadline(d time.Time) { _ = t.ws.SetReadDeadline(d) }

@@ -66,10 +66,11 @@ func (c *Conn) settle(r *aspnet.HubResult) {
 }
 
 // appendInvocation writes {"H":hub,"M":method,"A":[args],"I":id} as the
-// JavaScript client does, I a number.
+// JavaScript client does, I a number. The id's digits stay on the stack.
 func appendInvocation(dst []byte, hub, method string, args []json.RawMessage, id uint64) []byte {
+	var digits [20]byte
 	inv := aspnet.Invocation{Hub: hub, Method: method, Args: args,
-		ID: strconv.FormatUint(id, 10), HasID: true, NumericID: true}
+		ID: string(strconv.AppendUint(digits[:0], id, 10)), HasID: true, NumericID: true}
 	return aspnet.AppendInvocation(dst, &inv)
 }
 

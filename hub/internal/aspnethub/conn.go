@@ -79,7 +79,8 @@ func (c *conn) envelope(dst []byte, cursor uint64, init bool) (out []byte, next 
 	}
 	env.GroupsToken, c.groupsToken = c.groupsToken, ""
 	c.keepAlive = false
-	env.Cursor = strconv.FormatUint(c.next, 10)
+	var digits [20]byte // the cursor's text stays on the stack
+	env.Cursor = string(strconv.AppendUint(digits[:0], c.next, 10))
 	keepAliveOnly = !init && len(env.Messages) == 0 && env.GroupsToken == ""
 	return aspnet.AppendEnvelope(dst, &env), c.next, keepAliveOnly
 }

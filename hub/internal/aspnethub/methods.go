@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hubprobe/hubprobe/aspnet"
 	"github.com/hubprobe/hubprobe/hub/internal/core"
@@ -32,6 +33,35 @@ var methods = map[string]method{
 	"groupbroadcast":   {3, (*Hub).groupBroadcast},
 }
 
+// lookupMethod finds the method called name, without regard to case. An
+// ASCII name is lowercased on the stack; only others take a copy.
+func lookupMethod(name string) (method, bool) {
+	var buf [32]byte
+	if len(name) > len(buf) || !isASCII(name) {
+		m, ok := methods[strings.ToLower(name)]
+		return m, ok
+	}
+	lower := buf[:len(name)]
+	for i := range lower {
+		c := name[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	m, ok := methods[string(lower)]
+	return m, ok
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 // serveSend reads the data field of a /send POST, invokes it, and answers
 // with its result.
 func (h *Hub) serveSend(w http.ResponseWriter, r *http.Request, c *conn) {
@@ -40,15 +70,17 @@ func (h *Hub) serveSend(w http.ResponseWriter, r *http.Request, c *conn) {
 		http.Error(w, "The message could not be read.", http.StatusBadRequest)
 		return
 	}
-	writeJSON(w, string(h.invoke(c, []byte(r.PostForm.Get(aspnet.FormData)))))
+	var inv aspnet.Invocation
+	writeJSON(w, string(h.invoke(nil, c, []byte(r.PostForm.Get(aspnet.FormData)), &inv)))
 }
 
-// invoke runs one hub invocation and returns its result frame.
-func (h *Hub) invoke(c *conn, data []byte) []byte {
+// invoke runs one hub invocation, decoded into inv (whose names and
+// argument space a WebSocket's reader reuses message after message), and
+// appends its result frame to dst.
+func (h *Hub) invoke(dst []byte, c *conn, data []byte, inv *aspnet.Invocation) []byte {
 	h.Metrics.Received.Inc()
-	var inv aspnet.Invocation
 	result := aspnet.HubResult{}
-	err := aspnet.DecodeInvocation(data, &inv)
+	err := aspnet.DecodeInvocation(data, inv)
 	result.ID = inv.ID
 	switch {
 	case err != nil:
@@ -58,26 +90,31 @@ func (h *Hub) invoke(c *conn, data []byte) []byte {
 	case !h.WithinRate(c.space.Limiter): // counted as throttled
 		err = fmt.Errorf("%s", throttle.MessageLimitText)
 	default:
-		err = h.call(c, &inv)
+		err = h.call(c, inv)
 	}
 	if err != nil {
 		result.Error, result.HasError = err.Error(), true
 	}
-	return aspnet.AppendHubResult(nil, &result)
+	return aspnet.AppendHubResult(dst, &result)
 }
 
 func (h *Hub) call(c *conn, inv *aspnet.Invocation) error {
-	m, ok := methods[strings.ToLower(inv.Method)]
+	m, ok := lookupMethod(inv.Method)
 	if !ok || len(inv.Args) != m.args {
 		return answer(fmt.Sprintf("'%s' method could not be resolved.", inv.Method))
 	}
 	return m.call(h, c, inv.Args)
 }
 
-// measure is the hub-to-client call Measure(ticks, payload).
+// measure is the hub-to-client call Measure(ticks, payload), in a buffer
+// of its exact size: one allocation, not one per doubling.
 func measure(args []json.RawMessage) json.RawMessage {
+	size := len(`{"H":"","M":"","A":[]}`) + len(HubName) + len(measureMethod)
+	for _, a := range args {
+		size += len(a) + len(",")
+	}
 	inv := aspnet.Invocation{Hub: HubName, Method: measureMethod, Args: args}
-	return aspnet.AppendInvocation(nil, &inv)
+	return aspnet.AppendInvocation(make([]byte, 0, size), &inv)
 }
 
 func (h *Hub) echo(c *conn, a []json.RawMessage) error {

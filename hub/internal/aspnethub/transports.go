@@ -2,6 +2,7 @@ package aspnethub
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/hubprobe/hubprobe/aspnet"
+	"github.com/hubprobe/hubprobe/hub/internal/core"
 	"github.com/hubprobe/hubprobe/hub/internal/transport"
 )
 
@@ -172,13 +174,40 @@ func (h *Hub) serveWebSocket(w http.ResponseWriter, r *http.Request, c *conn, cu
 // result, until the socket fails or closes.
 func (h *Hub) readWebSocket(ws *websocket.Conn, c *conn, write func([]byte) error) {
 	ws.SetReadLimit(maxSendBytes)
+	var inv aspnet.Invocation
+	var result []byte
 	for {
-		_, data, err := ws.ReadMessage()
+		_, r, err := ws.NextReader()
 		if err != nil {
 			return
 		}
-		if write(h.invoke(c, data)) != nil {
+		data, err := readMessage(r)
+		if err == nil {
+			result = h.invoke(result[:0], c, data, &inv)
+			core.ReleaseReadBuffer(data) // what the invocation keeps, it copied
+			err = write(result)
+		}
+		if err != nil {
 			return
+		}
+	}
+}
+
+// readMessage reads one WebSocket message into a buffer lent by the hub's
+// pool; the read limit bounds it.
+func readMessage(r io.Reader) ([]byte, error) {
+	b := core.ReadBuffer()
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		switch {
+		case err == io.EOF:
+			return b, nil
+		case err != nil:
+			return nil, err
 		}
 	}
 }
