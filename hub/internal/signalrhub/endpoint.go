@@ -166,17 +166,27 @@ func (h *Hub) startLongPolling(w http.ResponseWriter, token string, who identity
 	transport.WritePollEmpty(w, http.StatusOK)
 }
 
-// servePost is the send half of Server-Sent Events and Long Polling.
-func (h *Hub) servePost(w http.ResponseWriter, r *http.Request) {
+// connOfRequest finds the connection a POST or DELETE names by its id,
+// answering the request itself (and reporting !ok) when it names none.
+func (h *Hub) connOfRequest(w http.ResponseWriter, r *http.Request) (c *conn, kind transport.Kind, ok bool) {
 	token := r.URL.Query().Get("id")
 	if token == "" {
 		transport.WriteText(w, http.StatusBadRequest, errMsgNoID)
-		return
+		return nil, kind, false
 	}
 	c, kind, status := h.tokens.Lookup(token)
-	switch {
-	case status != http.StatusOK:
+	if status != http.StatusOK {
 		transport.WriteText(w, status, errMsgUnknownID)
+		return nil, kind, false
+	}
+	return c, kind, true
+}
+
+// servePost is the send half of Server-Sent Events and Long Polling.
+func (h *Hub) servePost(w http.ResponseWriter, r *http.Request) {
+	c, kind, ok := h.connOfRequest(w, r)
+	switch {
+	case !ok:
 	case kind == transport.KindWebSockets:
 		transport.WriteText(w, http.StatusMethodNotAllowed, errMsgPostToWS)
 	default:
@@ -186,15 +196,9 @@ func (h *Hub) servePost(w http.ResponseWriter, r *http.Request) {
 
 // serveDelete ends a Long Polling connection: its waiting poll gets 204.
 func (h *Hub) serveDelete(w http.ResponseWriter, r *http.Request) {
-	token := r.URL.Query().Get("id")
-	if token == "" {
-		transport.WriteText(w, http.StatusBadRequest, errMsgNoID)
-		return
-	}
-	c, kind, status := h.tokens.Lookup(token)
+	c, kind, ok := h.connOfRequest(w, r)
 	switch {
-	case status != http.StatusOK:
-		transport.WriteText(w, status, errMsgUnknownID)
+	case !ok:
 	case kind != transport.KindLongPolling:
 		transport.WriteText(w, http.StatusBadRequest, errMsgDeleteNotPoll)
 	default:
