@@ -73,7 +73,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		return nil, err
 	}
 	clock := clientconn.StartClock()
-	c, err := dial(ctx, &o, candidates, endpoint, clock)
+	c, err := dial(clock.Traced(ctx), &o, candidates, endpoint, clock)
 	if err != nil {
 		return nil, clock.Failed(err)
 	}

@@ -88,7 +88,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		return nil, err
 	}
 	clock := clientconn.StartClock()
-	c, err := dial(ctx, &o, endpoint, clock)
+	c, err := dial(clock.Traced(ctx), &o, endpoint, clock)
 	if err != nil {
 		return nil, clock.Failed(err)
 	}

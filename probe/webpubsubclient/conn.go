@@ -82,7 +82,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		return nil, err
 	}
 	clock := clientconn.StartClock()
-	c, err := dial(ctx, &o, target, clock)
+	c, err := dial(clock.Traced(ctx), &o, target, clock)
 	if err != nil {
 		return nil, clock.Failed(err)
 	}
