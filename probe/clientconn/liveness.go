@@ -23,7 +23,7 @@ import (
 type Liveness struct {
 	started  time.Time
 	lastRead atomic.Int64 // nanoseconds since started when bytes last arrived
-	report   func(time.Duration)
+	obs      RoundTripObserver
 
 	mu   sync.Mutex
 	seq  uint64        // the pings, numbered
@@ -32,11 +32,18 @@ type Liveness struct {
 	seen chan struct{} // closed when a check's pong arrives; nil if no check waits
 }
 
-// Start sets the clock the read stamps count from. report, when not nil,
-// is told the round trip of every ping of ours that is answered; it runs
-// on the read goroutine and must not block.
-func (l *Liveness) Start(report func(time.Duration)) {
-	l.started, l.report = time.Now(), report
+// RoundTripObserver is told the round trips a Liveness times; an Observer
+// is one.
+type RoundTripObserver interface {
+	RoundTrip(d time.Duration)
+}
+
+// Start sets the clock the read stamps count from. obs, when not nil, is
+// told the round trip of every ping of ours that is answered, on the read
+// goroutine; it must not block. Held as an interface rather than a method
+// value, it costs the connection no object of its own.
+func (l *Liveness) Start(obs RoundTripObserver) {
+	l.started, l.obs = time.Now(), obs
 }
 
 // MarkRead records that bytes arrived.
@@ -58,8 +65,8 @@ func (l *Liveness) OnPong(data string) error {
 		l.seen = nil
 	}
 	l.mu.Unlock()
-	if l.report != nil {
-		l.report(rtt)
+	if l.obs != nil {
+		l.obs.RoundTrip(rtt)
 	}
 	return nil
 }

@@ -134,7 +134,7 @@ func newConn(t transport, o *Options, connectionID string) *Conn {
 		streams:           make(map[string]*Stream),
 	}
 	c.state.Init()
-	c.live.Start(o.Observer.RoundTrip)
+	c.live.Start(o.Observer)
 	for target, h := range o.Handlers {
 		c.handlers[target] = h
 	}
@@ -150,8 +150,8 @@ func (c *Conn) run() {
 	if ws, ok := c.t.(*wsTransport); ok {
 		ws.ws.SetPongHandler(c.live.OnPong)
 	}
-	c.keepAlive.MeasureEvery(c.roundTripInterval, c.measureRoundTrip)
-	c.keepAlive.Start(c.keepAliveInterval, c.sendKeepAlivePing)
+	c.keepAlive.MeasureEvery(c.roundTripInterval)
+	c.keepAlive.Start(c.keepAliveInterval, (*keepAliveHooks)(c))
 	go c.readLoop()
 }
 

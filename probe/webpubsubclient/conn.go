@@ -124,7 +124,7 @@ func newConn(ws *websocket.Conn, o *Options) *Conn {
 		acks:              make(map[uint64]pendingAck),
 	}
 	c.state.Init()
-	c.live.Start(o.Observer.RoundTrip)
+	c.live.Start(o.Observer)
 	// Bound once here: a method value passed on every write would allocate.
 	c.abortWriteFn = c.abortWrite
 	return c
@@ -135,8 +135,8 @@ func newConn(ws *websocket.Conn, o *Options) *Conn {
 func (c *Conn) run(sequenceAckInterval time.Duration) {
 	c.ws.SetPingHandler(c.onPing)
 	c.ws.SetPongHandler(c.live.OnPong)
-	c.keepAlive.MeasureEvery(c.roundTripInterval, c.measureRoundTrip)
-	c.keepAlive.Start(c.keepAliveInterval, c.sendKeepAlivePing)
+	c.keepAlive.MeasureEvery(c.roundTripInterval)
+	c.keepAlive.Start(c.keepAliveInterval, (*keepAliveHooks)(c))
 	c.mu.Lock()
 	if c.reliable {
 		c.seq.start(sequenceAckInterval, c.sendSequenceAck)
@@ -216,3 +216,11 @@ func (c *Conn) onPing(data string) error {
 	}
 	return err
 }
+
+// keepAliveHooks is the connection as its keep-alive's timer calls it: a
+// conversion of the *Conn, where method values would be two objects per
+// connection.
+type keepAliveHooks Conn
+
+func (h *keepAliveHooks) KeepAlivePing()    { (*Conn)(h).sendKeepAlivePing() }
+func (h *keepAliveHooks) MeasureRoundTrip() { (*Conn)(h).measureRoundTrip() }
