@@ -22,14 +22,13 @@ import (
 // instant in one pass, so a thousand connections' pings cost the process
 // a few wake-ups a second rather than one each.
 type KeepAlive struct {
-	started   time.Time
-	lastWrite atomic.Int64 // nanoseconds since started, monotonic
+	lastWrite atomic.Int64 // when, as nanoseconds since epoch
 	interval  time.Duration
 	grain     time.Duration // the grid the timer fires on
 	conn      KeepAliveConn
 
 	// measureEvery, when not 0, is how often the round trip is measured;
-	// measureAt is when next, since started. Only the timer's goroutine
+	// measureAt is when next, since epoch. Only the timer's goroutine
 	// touches measureAt once Start armed it: ticks never overlap, each
 	// re-arms when done.
 	measureEvery time.Duration
@@ -65,8 +64,13 @@ const DefaultRoundTripInterval = 5 * time.Second
 // connections there are.
 const maxTickGrain = 100 * time.Millisecond
 
-// tickEpoch is the origin of the shared grid.
-var tickEpoch = time.Now()
+// epoch is the origin of the shared grid, and of the instants a
+// connection's keep-alive and liveness check keep as a duration since it:
+// 8 bytes each, where a time.Time takes 24.
+var epoch = time.Now()
+
+// sinceEpoch is now, as such an instant.
+func sinceEpoch() time.Duration { return time.Since(epoch) }
 
 // tickGrain is the grid for a keep-alive of interval measuring every
 // measureEvery (0: not measuring): maxTickGrain, or an eighth of the
@@ -79,7 +83,7 @@ func tickGrain(interval, measureEvery time.Duration) time.Duration {
 	return max(g, time.Millisecond)
 }
 
-// onGrid lengthens a wait of d, starting now (since tickEpoch), so that
+// onGrid lengthens a wait of d, starting now (since epoch), so that
 // it ends on the grid of grain.
 func onGrid(now, d, grain time.Duration) time.Duration {
 	at := now + d
@@ -94,14 +98,14 @@ func (k *KeepAlive) MeasureEvery(every time.Duration) { k.measureEvery = every }
 // Start counts the connection as just written and arms the timer, which
 // pings conn (KeepAlivePing) each time it was idle for interval.
 func (k *KeepAlive) Start(interval time.Duration, conn KeepAliveConn) {
-	k.started, k.interval, k.conn = time.Now(), interval, conn
+	k.interval, k.conn = interval, conn
 	k.grain = tickGrain(interval, k.measureEvery)
 	k.MarkWritten()
 	// The first round trip is measured at once, off the grid: the
 	// connection's first messages need it, and connects are spread out.
 	first := time.Duration(0)
 	if k.measureEvery == 0 {
-		first = onGrid(time.Since(tickEpoch), interval, k.grain)
+		first = onGrid(sinceEpoch(), interval, k.grain)
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -111,7 +115,7 @@ func (k *KeepAlive) Start(interval time.Duration, conn KeepAliveConn) {
 }
 
 // MarkWritten records a write: the idle time starts again.
-func (k *KeepAlive) MarkWritten() { k.lastWrite.Store(int64(time.Since(k.started))) }
+func (k *KeepAlive) MarkWritten() { k.lastWrite.Store(int64(sinceEpoch())) }
 
 // Stop ends the pings for good; a tick already running does not re-arm.
 func (k *KeepAlive) Stop() {
@@ -139,7 +143,7 @@ func (k *KeepAlive) measureIfDue() {
 	if k.measureEvery == 0 {
 		return
 	}
-	if now := time.Since(k.started); now >= k.measureAt {
+	if now := sinceEpoch(); now >= k.measureAt {
 		k.conn.MeasureRoundTrip()
 		k.measureAt = now + k.measureEvery
 	}
@@ -151,17 +155,17 @@ func (k *KeepAlive) untilNext(keepAlive time.Duration) time.Duration {
 	if k.measureEvery == 0 {
 		return keepAlive
 	}
-	return min(keepAlive, max(k.measureAt-time.Since(k.started), 0))
+	return min(keepAlive, max(k.measureAt-sinceEpoch(), 0))
 }
 
 func (k *KeepAlive) idle() time.Duration {
-	return time.Since(k.started) - time.Duration(k.lastWrite.Load())
+	return sinceEpoch() - time.Duration(k.lastWrite.Load())
 }
 
 func (k *KeepAlive) rearm(d time.Duration) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if !k.stopped {
-		k.timer.Reset(onGrid(time.Since(tickEpoch), d, k.grain))
+		k.timer.Reset(onGrid(sinceEpoch(), d, k.grain))
 	}
 }

@@ -27,7 +27,7 @@ func TestKeepAlivePingsOnlyAfterAWholeIdleInterval(t *testing.T) {
 	if n := pings.Load(); n != 0 {
 		t.Fatalf("%d pings within the interval, want 0", n)
 	}
-	k.lastWrite.Store(int64(time.Since(k.started) - 2*time.Hour))
+	k.lastWrite.Store(int64(sinceEpoch() - 2*time.Hour))
 	k.tick()
 	if n := pings.Load(); n != 1 {
 		t.Fatalf("%d pings after two idle intervals, want 1", n)
@@ -132,14 +132,14 @@ func TestKeepAliveWaitsEndOnTheSharedGrid(t *testing.T) {
 func TestKeepAlivesStartedApartTickTogether(t *testing.T) {
 	var a, b KeepAlive
 	ticks := make(chan time.Duration, 16)
-	tick := func() { ticks <- time.Since(tickEpoch) }
+	tick := func() { ticks <- sinceEpoch() }
 	a.MeasureEvery(800 * time.Millisecond)
 	b.MeasureEvery(800 * time.Millisecond)
 	grain := tickGrain(time.Hour, 800*time.Millisecond)
 	// Start off the grid, 60 % of a grain past it: without the grid the
 	// ticks would land there too. The first measurements are made at once,
 	// off the grid; the next ones must land on it.
-	now := time.Since(tickEpoch)
+	now := sinceEpoch()
 	time.Sleep(grain - now%grain + 6*grain/10)
 	a.Start(time.Hour, hooks{ping: func() {}, measure: tick})
 	time.Sleep(13 * time.Millisecond)

@@ -28,17 +28,15 @@ const (
 // writes happen on the caller's goroutine, one at a time; keep-alive pings
 // come from a timer.
 type Conn struct {
-	t                 transport
-	proto             signalr.HubProtocol
-	obs               clientconn.Observer
-	frameType         int
-	connectionID      string
-	handlers          []namedHandler
-	serverTimeout     time.Duration
-	writeTimeout      time.Duration
-	keepAliveInterval time.Duration
-	roundTripInterval time.Duration
-	maxMessageSize    int64
+	t              transport
+	proto          signalr.HubProtocol
+	obs            clientconn.Observer
+	frameType      int
+	connectionID   string
+	handlers       []namedHandler
+	serverTimeout  time.Duration
+	writeTimeout   time.Duration
+	maxMessageSize int64
 
 	nextID atomic.Uint64
 
@@ -102,7 +100,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		return nil, clock.Failed(err)
 	}
 	o.Observer.Connected(clock.Stop())
-	c.run()
+	c.run(&o)
 	return c, nil
 }
 
@@ -128,17 +126,15 @@ func dial(ctx context.Context, o *Options, endpoint *url.URL, clock *clientconn.
 
 func newConn(t transport, o *Options, connectionID string) *Conn {
 	c := &Conn{
-		t:                 t,
-		proto:             o.Protocol,
-		obs:               o.Observer,
-		frameType:         frameTypeFor(o.Protocol.TransferFormat()),
-		connectionID:      connectionID,
-		handlers:          make([]namedHandler, 0, len(o.Handlers)),
-		serverTimeout:     o.ServerTimeout,
-		writeTimeout:      o.WriteTimeout,
-		maxMessageSize:    o.MaxMessageSize,
-		keepAliveInterval: o.KeepAliveInterval,
-		roundTripInterval: o.RoundTripInterval,
+		t:              t,
+		proto:          o.Protocol,
+		obs:            o.Observer,
+		frameType:      frameTypeFor(o.Protocol.TransferFormat()),
+		connectionID:   connectionID,
+		handlers:       make([]namedHandler, 0, len(o.Handlers)),
+		serverTimeout:  o.ServerTimeout,
+		writeTimeout:   o.WriteTimeout,
+		maxMessageSize: o.MaxMessageSize,
 	}
 	c.state.Init()
 	c.live.Start(o.Observer)
@@ -153,12 +149,12 @@ func newConn(t transport, o *Options, connectionID string) *Conn {
 
 // run starts the read goroutine and the keep-alive timer, which also
 // measures the transport's round trip.
-func (c *Conn) run() {
+func (c *Conn) run(o *Options) {
 	if ws, ok := c.t.(*wsTransport); ok {
 		ws.ws.SetPongHandler(c.live.OnPong)
 	}
-	c.keepAlive.MeasureEvery(c.roundTripInterval)
-	c.keepAlive.Start(c.keepAliveInterval, (*keepAliveHooks)(c))
+	c.keepAlive.MeasureEvery(o.RoundTripInterval)
+	c.keepAlive.Start(o.KeepAliveInterval, (*keepAliveHooks)(c))
 	go c.readLoop()
 }
 
