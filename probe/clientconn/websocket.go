@@ -23,7 +23,7 @@ func (s Settings) WebSocketDialer() websocket.Dialer {
 	d := websocket.Dialer{
 		Proxy:            http.ProxyFromEnvironment,
 		HandshakeTimeout: s.HandshakeTimeout,
-		ReadBufferSize:   WebSocketBufferSize,
+		ReadBufferSize:   WebSocketReadBufferSize,
 		WriteBufferSize:  WebSocketBufferSize,
 		WriteBufferPool:  &WebSocketWriteBufferPool,
 	}
