@@ -73,7 +73,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		return nil, err
 	}
 	clock := clientconn.StartClock()
-	c, err := dial(ctx, &o, candidates, endpoint, clock)
+	c, err := dial(clock.Traced(ctx), &o, candidates, endpoint, clock)
 	if err != nil {
 		return nil, clock.Failed(err)
 	}
@@ -111,15 +111,15 @@ func newConn(s *session, o *Options) *Conn {
 		calls: make(map[string]chan callResult)}
 	c.state.Init()
 	c.posts.init()
-	c.live.Start(o.Observer.RoundTrip)
+	c.live.Start(o.Observer)
 	return c
 }
 
 // run starts the read goroutine and the keep-alive timer, which also
 // measures the transport's round trip.
 func (c *Conn) run() {
-	c.keepAlive.MeasureEvery(c.o.RoundTripInterval, c.measureRoundTrip)
-	c.keepAlive.Start(c.o.KeepAliveInterval, c.sendPing)
+	c.keepAlive.MeasureEvery(c.o.RoundTripInterval)
+	c.keepAlive.Start(c.o.KeepAliveInterval, (*keepAliveHooks)(c))
 	go c.readLoop()
 }
 

@@ -90,3 +90,11 @@ func (c *Conn) CheckAlive(ctx context.Context, wait time.Duration) error {
 		return reason
 	}
 }
+
+// keepAliveHooks is the connection as its keep-alive's timer calls it: a
+// conversion of the *Conn, where method values would be two objects per
+// connection.
+type keepAliveHooks Conn
+
+func (h *keepAliveHooks) KeepAlivePing()    { (*Conn)(h).sendPing() }
+func (h *keepAliveHooks) MeasureRoundTrip() { (*Conn)(h).measureRoundTrip() }

@@ -6,10 +6,19 @@ const (
 	initialBufSize = 4096
 	// MaxPooledBuf keeps one huge message from pinning a huge buffer.
 	MaxPooledBuf = 64 << 10
-	// WebSocketBufferSize keeps an idle connection small: gorilla holds one
-	// read buffer of this size; write buffers come from
-	// WebSocketWriteBufferPool, which serves this size only.
+	// WebSocketBufferSize is the size of the WebSocket write buffers, which
+	// come from WebSocketWriteBufferPool (it serves this size only) while a
+	// frame is written.
 	WebSocketBufferSize = 4096
+	// WebSocketReadBufferSize is the read buffer gorilla holds for the whole
+	// life of every connection: the allocator's size class that takes a
+	// whole message of the default 2,048-byte payload in one read, with
+	// room for longer group names and ids (the reference hub's are 2,213 to
+	// 2,299 bytes with their envelope, on the Core and the classic wire).
+	// A larger frame costs about the reads it costs with 4,096 bytes:
+	// gorilla reads the rest of a frame straight into the connection's own
+	// buffer.
+	WebSocketReadBufferSize = 2688
 )
 
 // bufPool holds the encode and read buffers of every connection of both

@@ -13,29 +13,41 @@ import (
 // cheap. The zero value is inert until Start.
 //
 // The same timer measures the connection's round trip (MeasureEvery), so
-// that costs a connection no timer or goroutine of its own either.
+// that costs a connection no timer or goroutine of its own either. The
+// keep-alive holds its connection as a KeepAliveConn rather than as two
+// method values, which would be two more objects per connection.
 //
 // Every connection's timer fires on one grid of instants shared by the
 // process (see tickGrain): the runtime runs all timers due at the same
 // instant in one pass, so a thousand connections' pings cost the process
 // a few wake-ups a second rather than one each.
 type KeepAlive struct {
-	started   time.Time
-	lastWrite atomic.Int64 // nanoseconds since started, monotonic
+	lastWrite atomic.Int64 // when, as nanoseconds since epoch
 	interval  time.Duration
 	grain     time.Duration // the grid the timer fires on
-	ping      func()
+	conn      KeepAliveConn
 
-	// measure, when set, runs every measureEvery; measureAt is when next,
-	// since started. Only the timer's goroutine touches measureAt once
-	// Start armed it: ticks never overlap, each re-arms when done.
-	measure      func()
+	// measureEvery, when not 0, is how often the round trip is measured;
+	// measureAt is when next, since epoch. Only the timer's goroutine
+	// touches measureAt once Start armed it: ticks never overlap, each
+	// re-arms when done.
 	measureEvery time.Duration
 	measureAt    time.Duration
 
 	mu      sync.Mutex
 	timer   *time.Timer
 	stopped bool
+}
+
+// KeepAliveConn is the connection a KeepAlive works on. Its methods run on
+// the keep-alive's timer goroutine.
+type KeepAliveConn interface {
+	// KeepAlivePing writes the protocol's ping, with its own timeout. When
+	// it fails the connection either ended (Stop follows) or lost its
+	// write turn to a stuck writer, and the next interval tries again.
+	KeepAlivePing()
+	// MeasureRoundTrip measures the transport's round trip once.
+	MeasureRoundTrip()
 }
 
 // DefaultRoundTripInterval is how often both clients measure their
@@ -52,8 +64,13 @@ const DefaultRoundTripInterval = 5 * time.Second
 // connections there are.
 const maxTickGrain = 100 * time.Millisecond
 
-// tickEpoch is the origin of the shared grid.
-var tickEpoch = time.Now()
+// epoch is the origin of the shared grid, and of the instants a
+// connection's keep-alive and liveness check keep as a duration since it:
+// 8 bytes each, where a time.Time takes 24.
+var epoch = time.Now()
+
+// sinceEpoch is now, as such an instant.
+func sinceEpoch() time.Duration { return time.Since(epoch) }
 
 // tickGrain is the grid for a keep-alive of interval measuring every
 // measureEvery (0: not measuring): maxTickGrain, or an eighth of the
@@ -66,34 +83,29 @@ func tickGrain(interval, measureEvery time.Duration) time.Duration {
 	return max(g, time.Millisecond)
 }
 
-// onGrid lengthens a wait of d, starting now (since tickEpoch), so that
+// onGrid lengthens a wait of d, starting now (since epoch), so that
 // it ends on the grid of grain.
 func onGrid(now, d, grain time.Duration) time.Duration {
 	at := now + d
 	return d + (grain-at%grain)%grain
 }
 
-// MeasureEvery makes the timer also run measure as soon as Start is
-// called and then every every, however busy the connection, on the
-// timer's goroutine. Call it before Start.
-func (k *KeepAlive) MeasureEvery(every time.Duration, measure func()) {
-	k.measure, k.measureEvery = measure, every
-}
+// MeasureEvery makes the timer also measure the connection's round trip
+// (MeasureRoundTrip) as soon as Start is called and then every every,
+// however busy the connection. Call it before Start.
+func (k *KeepAlive) MeasureEvery(every time.Duration) { k.measureEvery = every }
 
-// Start counts the connection as just written and arms the timer: ping
-// runs, on the timer's goroutine, each time the connection was idle for
-// interval. ping writes the protocol's ping with its own timeout; when it
-// fails the connection either ended (Stop follows) or lost its write turn
-// to a stuck writer, and the next interval tries again.
-func (k *KeepAlive) Start(interval time.Duration, ping func()) {
-	k.started, k.interval, k.ping = time.Now(), interval, ping
+// Start counts the connection as just written and arms the timer, which
+// pings conn (KeepAlivePing) each time it was idle for interval.
+func (k *KeepAlive) Start(interval time.Duration, conn KeepAliveConn) {
+	k.interval, k.conn = interval, conn
 	k.grain = tickGrain(interval, k.measureEvery)
 	k.MarkWritten()
 	// The first round trip is measured at once, off the grid: the
 	// connection's first messages need it, and connects are spread out.
 	first := time.Duration(0)
-	if k.measure == nil {
-		first = onGrid(time.Since(tickEpoch), interval, k.grain)
+	if k.measureEvery == 0 {
+		first = onGrid(sinceEpoch(), interval, k.grain)
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -103,7 +115,7 @@ func (k *KeepAlive) Start(interval time.Duration, ping func()) {
 }
 
 // MarkWritten records a write: the idle time starts again.
-func (k *KeepAlive) MarkWritten() { k.lastWrite.Store(int64(time.Since(k.started))) }
+func (k *KeepAlive) MarkWritten() { k.lastWrite.Store(int64(sinceEpoch())) }
 
 // Stop ends the pings for good; a tick already running does not re-arm.
 func (k *KeepAlive) Stop() {
@@ -123,16 +135,16 @@ func (k *KeepAlive) tick() {
 		k.rearm(k.untilNext(k.interval - idle))
 		return
 	}
-	k.ping()
+	k.conn.KeepAlivePing()
 	k.rearm(k.untilNext(k.interval))
 }
 
 func (k *KeepAlive) measureIfDue() {
-	if k.measure == nil {
+	if k.measureEvery == 0 {
 		return
 	}
-	if now := time.Since(k.started); now >= k.measureAt {
-		k.measure()
+	if now := sinceEpoch(); now >= k.measureAt {
+		k.conn.MeasureRoundTrip()
 		k.measureAt = now + k.measureEvery
 	}
 }
@@ -140,20 +152,20 @@ func (k *KeepAlive) measureIfDue() {
 // untilNext is the sooner of the keep-alive's next moment and the next
 // measurement.
 func (k *KeepAlive) untilNext(keepAlive time.Duration) time.Duration {
-	if k.measure == nil {
+	if k.measureEvery == 0 {
 		return keepAlive
 	}
-	return min(keepAlive, max(k.measureAt-time.Since(k.started), 0))
+	return min(keepAlive, max(k.measureAt-sinceEpoch(), 0))
 }
 
 func (k *KeepAlive) idle() time.Duration {
-	return time.Since(k.started) - time.Duration(k.lastWrite.Load())
+	return sinceEpoch() - time.Duration(k.lastWrite.Load())
 }
 
 func (k *KeepAlive) rearm(d time.Duration) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if !k.stopped {
-		k.timer.Reset(onGrid(time.Since(tickEpoch), d, k.grain))
+		k.timer.Reset(onGrid(sinceEpoch(), d, k.grain))
 	}
 }

@@ -6,6 +6,13 @@ import (
 	"time"
 )
 
+// hooks is a KeepAliveConn made of functions; measure may be nil when
+// the keep-alive does not measure.
+type hooks struct{ ping, measure func() }
+
+func (h hooks) KeepAlivePing()    { h.ping() }
+func (h hooks) MeasureRoundTrip() { h.measure() }
+
 // The tick is driven by hand (the timer is an hour away), so the check
 // does not depend on timing: no ping right after the start or a write, a
 // ping once the connection was silent for a whole interval, none after
@@ -13,14 +20,14 @@ import (
 func TestKeepAlivePingsOnlyAfterAWholeIdleInterval(t *testing.T) {
 	var k KeepAlive
 	var pings atomic.Int32
-	k.Start(time.Hour, func() { pings.Add(1) })
+	k.Start(time.Hour, hooks{ping: func() { pings.Add(1) }})
 	k.tick()
 	k.MarkWritten()
 	k.tick()
 	if n := pings.Load(); n != 0 {
 		t.Fatalf("%d pings within the interval, want 0", n)
 	}
-	k.lastWrite.Store(int64(time.Since(k.started) - 2*time.Hour))
+	k.lastWrite.Store(int64(sinceEpoch() - 2*time.Hour))
 	k.tick()
 	if n := pings.Load(); n != 1 {
 		t.Fatalf("%d pings after two idle intervals, want 1", n)
@@ -44,7 +51,7 @@ func TestKeepAlivePingsOnlyAfterAWholeIdleInterval(t *testing.T) {
 func TestKeepAliveTimerPingsEveryInterval(t *testing.T) {
 	var k KeepAlive
 	pinged := make(chan struct{}, 8)
-	k.Start(20*time.Millisecond, func() { pinged <- struct{}{} })
+	k.Start(20*time.Millisecond, hooks{ping: func() { pinged <- struct{}{} }})
 	for n := 0; n < 3; n++ {
 		select {
 		case <-pinged:
@@ -70,9 +77,9 @@ func TestKeepAliveMeasuresRoundTripsOnItsTimer(t *testing.T) {
 	var k KeepAlive
 	var pings atomic.Int32
 	measured := make(chan time.Time, 8)
-	k.MeasureEvery(300*time.Millisecond, func() { measured <- time.Now() })
+	k.MeasureEvery(300 * time.Millisecond)
 	began := time.Now()
-	k.Start(time.Hour, func() { pings.Add(1) })
+	k.Start(time.Hour, hooks{ping: func() { pings.Add(1) }, measure: func() { measured <- time.Now() }})
 	defer k.Stop()
 	var at []time.Duration
 	for len(at) < 3 {
@@ -125,18 +132,18 @@ func TestKeepAliveWaitsEndOnTheSharedGrid(t *testing.T) {
 func TestKeepAlivesStartedApartTickTogether(t *testing.T) {
 	var a, b KeepAlive
 	ticks := make(chan time.Duration, 16)
-	tick := func() { ticks <- time.Since(tickEpoch) }
-	a.MeasureEvery(800*time.Millisecond, tick)
-	b.MeasureEvery(800*time.Millisecond, tick)
+	tick := func() { ticks <- sinceEpoch() }
+	a.MeasureEvery(800 * time.Millisecond)
+	b.MeasureEvery(800 * time.Millisecond)
 	grain := tickGrain(time.Hour, 800*time.Millisecond)
 	// Start off the grid, 60 % of a grain past it: without the grid the
 	// ticks would land there too. The first measurements are made at once,
 	// off the grid; the next ones must land on it.
-	now := time.Since(tickEpoch)
+	now := sinceEpoch()
 	time.Sleep(grain - now%grain + 6*grain/10)
-	a.Start(time.Hour, func() {})
+	a.Start(time.Hour, hooks{ping: func() {}, measure: tick})
 	time.Sleep(13 * time.Millisecond)
-	b.Start(time.Hour, func() {})
+	b.Start(time.Hour, hooks{ping: func() {}, measure: tick})
 	defer a.Stop()
 	defer b.Stop()
 	for i := range 6 {

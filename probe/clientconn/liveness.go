@@ -21,26 +21,33 @@ import (
 // WebSocket layer, which the hub's application code never sees, so the
 // time from ping to pong is the transport's round trip and nothing else.
 type Liveness struct {
-	started  time.Time
-	lastRead atomic.Int64 // nanoseconds since started when bytes last arrived
-	report   func(time.Duration)
+	lastRead atomic.Int64 // when bytes last arrived, as nanoseconds since epoch
+	obs      RoundTripObserver
 
 	mu   sync.Mutex
 	seq  uint64        // the pings, numbered
 	want string        // payload of the ping awaiting its pong; "" if none
-	sent time.Time     // when that ping went out
+	sent time.Duration // when that ping went out, since epoch
 	seen chan struct{} // closed when a check's pong arrives; nil if no check waits
 }
 
-// Start sets the clock the read stamps count from. report, when not nil,
-// is told the round trip of every ping of ours that is answered; it runs
-// on the read goroutine and must not block.
-func (l *Liveness) Start(report func(time.Duration)) {
-	l.started, l.report = time.Now(), report
+// RoundTripObserver is told the round trips a Liveness times; an Observer
+// is one.
+type RoundTripObserver interface {
+	RoundTrip(d time.Duration)
+}
+
+// Start counts the connection as just read from. obs, when not nil, is
+// told the round trip of every ping of ours that is answered, on the read
+// goroutine; it must not block. Held as an interface rather than a method
+// value, it costs the connection no object of its own.
+func (l *Liveness) Start(obs RoundTripObserver) {
+	l.obs = obs
+	l.MarkRead()
 }
 
 // MarkRead records that bytes arrived.
-func (l *Liveness) MarkRead() { l.lastRead.Store(int64(time.Since(l.started))) }
+func (l *Liveness) MarkRead() { l.lastRead.Store(int64(sinceEpoch())) }
 
 // OnPong is the connection's pong handler. Pongs that answer no ping of
 // ours awaiting its pong (unsolicited heartbeats, late answers) are
@@ -51,15 +58,15 @@ func (l *Liveness) OnPong(data string) error {
 		l.mu.Unlock()
 		return nil
 	}
-	rtt := time.Since(l.sent)
+	rtt := sinceEpoch() - l.sent
 	l.want = ""
 	if l.seen != nil {
 		close(l.seen)
 		l.seen = nil
 	}
 	l.mu.Unlock()
-	if l.report != nil {
-		l.report(rtt)
+	if l.obs != nil {
+		l.obs.RoundTrip(rtt)
 	}
 	return nil
 }
@@ -84,7 +91,7 @@ func (l *Liveness) PingRoundTrip(ping func(payload []byte, deadline time.Time) e
 func (l *Liveness) armLocked() []byte {
 	l.seq++
 	l.want = strconv.FormatUint(l.seq, 10)
-	l.sent = time.Now()
+	l.sent = sinceEpoch()
 	return []byte(l.want)
 }
 
@@ -102,7 +109,7 @@ func (l *Liveness) Check(ctx context.Context, wait time.Duration, s *State, ping
 	}
 	payload, answered := l.expect()
 	defer l.forget()
-	pinged := time.Since(l.started)
+	pinged := sinceEpoch()
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	if err := ping(payload, time.Now().Add(wait)); err != nil {

@@ -23,6 +23,11 @@ func newLiveConn() *liveConn {
 	return c
 }
 
+// roundTripFunc is a RoundTripObserver made of a function.
+type roundTripFunc func(time.Duration)
+
+func (f roundTripFunc) RoundTrip(d time.Duration) { f(d) }
+
 func (c *liveConn) end(err error) { c.ended = err; c.state.End(err) }
 
 func (c *liveConn) check(ping func([]byte, time.Time) error) error {
@@ -76,7 +81,7 @@ func TestLivenessCheck(t *testing.T) {
 func TestLivenessTimesRoundTrips(t *testing.T) {
 	var l Liveness
 	rtts := make(chan time.Duration, 4)
-	l.Start(func(d time.Duration) { rtts <- d })
+	l.Start(roundTripFunc(func(d time.Duration) { rtts <- d }))
 	// The peer answers another ping first, then this one.
 	l.PingRoundTrip(func(p []byte, _ time.Time) error {
 		go func() {
@@ -101,7 +106,7 @@ func TestLivenessTimesRoundTrips(t *testing.T) {
 		t.Errorf("%d more round trips reported, want the one", len(rtts))
 	}
 	c := newLiveConn()
-	c.live.report = func(d time.Duration) { rtts <- d }
+	c.live.obs = roundTripFunc(func(d time.Duration) { rtts <- d })
 	var pings int
 	err := c.check(func(p []byte, _ time.Time) error {
 		pings++

@@ -67,49 +67,80 @@ const (
 )
 
 // PhaseClock times one connect. The client enters each of its own phases
-// as it starts it; the trace Enter returns reports, through
-// net/http/httptrace, the DNS lookups, TCP connects and TLS handshakes of
-// the requests made with it, whose time goes to dns, tcp and tls instead
-// of the phase they happened in. The phases so partition the connect: they
-// add up to its whole time, from StartClock to Stop. A nil clock times
-// nothing.
+// as it starts it; the clock's trace, which Enter and Traced put on a
+// context, reports through net/http/httptrace the DNS lookups, TCP
+// connects and TLS handshakes of the requests made with it, whose time
+// goes to dns, tcp and tls instead of the phase they happened in. The
+// phases so partition the connect: they add up to its whole time, from
+// StartClock to Stop. A nil clock times nothing.
+//
+// The clock holds the phase in progress and its one trace in place, and
+// a client traces its connect's context once (Traced), so entering a
+// phase allocates nothing: a thousand connects at once leave no garbage
+// per phase between the connections' long-lived objects.
 type PhaseClock struct {
 	mu     sync.Mutex
 	timing ConnectTiming
 	mark   time.Time // when the current phase began
-	cur    *span     // the phase in progress; nil before the first Enter and after Stop
+	cur    span      // the phase in progress
+	trace  httptrace.ClientTrace
 }
 
 // span is one phase in progress and the network steps within it.
 type span struct {
-	phase  int
-	open   [netSteps]int // steps in flight (parallel dials overlap)
-	since  [netSteps]time.Time
-	spent  [netSteps]time.Duration
-	failed int // the step whose last attempt failed; -1 for none
-	// sent: the phase's request went out (or, for a WebSocket upgrade,
-	// its answer began), so the network steps on its path are over;
-	// any later are the HTTP client's dials for other requests.
-	sent    bool
-	stopped bool
+	active bool // between an Enter and the next Enter or Stop
+	phase  int  // index in ConnectPhases; -1 for a phase not listed there
+	// requesting: a request of the phase has begun (it asked for a
+	// connection) and is not sent yet (or, for a WebSocket upgrade, its
+	// answer has not begun). Only then are network steps on its path;
+	// the rest are the HTTP client's dials for other requests, or those
+	// of an earlier phase's request that got an idle connection instead.
+	requesting bool
+	open       [netSteps]int // steps in flight (parallel dials overlap)
+	since      [netSteps]time.Time
+	spent      [netSteps]time.Duration
+	failed     int // the step whose last attempt failed; -1 for none
 }
 
 // StartClock starts timing a connect now.
-func StartClock() *PhaseClock { return &PhaseClock{mark: time.Now()} }
+func StartClock() *PhaseClock {
+	c := &PhaseClock{mark: time.Now()}
+	c.trace = httptrace.ClientTrace{
+		GetConn:              func(string) { c.requestBegan() },
+		DNSStart:             func(httptrace.DNSStartInfo) { c.stepStarted(stepDNS) },
+		DNSDone:              func(i httptrace.DNSDoneInfo) { c.stepDone(stepDNS, i.Err) },
+		ConnectStart:         func(string, string) { c.stepStarted(stepTCP) },
+		ConnectDone:          func(_, _ string, err error) { c.stepDone(stepTCP, err) },
+		TLSHandshakeStart:    func() { c.stepStarted(stepTLS) },
+		TLSHandshakeDone:     func(_ tls.ConnectionState, err error) { c.stepDone(stepTLS, err) },
+		WroteRequest:         func(httptrace.WroteRequestInfo) { c.requestSent() },
+		GotFirstResponseByte: func() { c.requestSent() },
+	}
+	return c
+}
 
 // Enter ends the phase in progress and starts phase, and returns ctx
-// traced into it: dns, tcp and tls steps of requests made with the
-// returned context count to their own phases.
+// traced into the clock (Traced): dns, tcp and tls steps of requests made
+// with the returned context count to their own phases.
 func (c *PhaseClock) Enter(ctx context.Context, phase string) context.Context {
 	if c == nil {
 		return ctx
 	}
-	s := &span{phase: phaseIndex(phase), failed: -1}
 	c.mu.Lock()
 	c.closeLocked(time.Now())
-	c.cur = s
+	c.cur = span{active: true, phase: phaseIndex(phase), failed: -1}
 	c.mu.Unlock()
-	return httptrace.WithClientTrace(ctx, c.trace(s))
+	return c.Traced(ctx)
+}
+
+// Traced returns ctx carrying the clock's trace, or ctx itself when it
+// already does: a client that traces its connect's context once, before
+// the first Enter, makes no new context per phase.
+func (c *PhaseClock) Traced(ctx context.Context) context.Context {
+	if c == nil || httptrace.ContextClientTrace(ctx) == &c.trace {
+		return ctx
+	}
+	return withTrace(ctx, &c.trace)
 }
 
 // TraceInto returns dst carrying the trace of src, a context Enter
@@ -117,9 +148,20 @@ func (c *PhaseClock) Enter(ctx context.Context, phase string) context.Context {
 // than the connect's (the HTTP transports' requests outlive Dial).
 func TraceInto(dst, src context.Context) context.Context {
 	if trace := httptrace.ContextClientTrace(src); trace != nil {
-		return httptrace.WithClientTrace(dst, trace)
+		return withTrace(dst, trace)
 	}
 	return dst
+}
+
+// withTrace is httptrace.WithClientTrace, which composes a trace already
+// on ctx into the one it is given, in place: trace gets a copy then, so a
+// clock's own stays as the clock built it.
+func withTrace(ctx context.Context, trace *httptrace.ClientTrace) context.Context {
+	if httptrace.ContextClientTrace(ctx) != nil {
+		composed := *trace
+		trace = &composed
+	}
+	return httptrace.WithClientTrace(ctx, trace)
 }
 
 // Stop ends the last phase and returns the timing.
@@ -143,7 +185,7 @@ func (c *PhaseClock) Failed(err error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var ce *ConnectError
-	if errors.As(err, &ce) && ce.Step == "" && c.cur != nil {
+	if errors.As(err, &ce) && ce.Step == "" && c.cur.active {
 		ce.Step = c.cur.failedStep()
 	}
 	c.closeLocked(time.Now())
@@ -171,11 +213,10 @@ func (s *span) failedStep() string {
 // idle connection can add time the request did not wait for; the steps
 // are held to the phase's own time, so the sum stays exact.
 func (c *PhaseClock) closeLocked(now time.Time) {
-	s := c.cur
-	if s == nil {
+	s := &c.cur
+	if !s.active {
 		return
 	}
-	s.stopped = true
 	whole := now.Sub(c.mark)
 	var net time.Duration
 	for i := range s.spent {
@@ -189,39 +230,35 @@ func (c *PhaseClock) closeLocked(now time.Time) {
 	if s.phase >= 0 {
 		c.timing[s.phase] += whole - net
 	}
-	c.mark, c.cur = now, nil
+	c.mark, c.cur = now, span{}
 }
 
-// trace reports s's network steps up to the moment its request is sent
-// (net/http reports WroteRequest; gorilla/websocket only
-// GotFirstResponseByte). The HTTP client may dial for a request and then
-// hand it an idle connection instead; that dial's steps, and any after
-// the phase ended, are dropped.
-func (c *PhaseClock) trace(s *span) *httptrace.ClientTrace {
-	return &httptrace.ClientTrace{
-		DNSStart:             func(httptrace.DNSStartInfo) { c.stepStarted(s, stepDNS) },
-		DNSDone:              func(i httptrace.DNSDoneInfo) { c.stepDone(s, stepDNS, i.Err) },
-		ConnectStart:         func(string, string) { c.stepStarted(s, stepTCP) },
-		ConnectDone:          func(_, _ string, err error) { c.stepDone(s, stepTCP, err) },
-		TLSHandshakeStart:    func() { c.stepStarted(s, stepTLS) },
-		TLSHandshakeDone:     func(_ tls.ConnectionState, err error) { c.stepDone(s, stepTLS, err) },
-		WroteRequest:         func(httptrace.WroteRequestInfo) { c.requestSent(s) },
-		GotFirstResponseByte: func() { c.requestSent(s) },
-	}
-}
-
-// requestSent ends s's network steps: what is still going is not on the
-// request's path, and no earlier failure stopped it.
-func (c *PhaseClock) requestSent(s *span) {
+// requestBegan opens the phase's network steps: a request of it asks for
+// a connection (net/http and gorilla/websocket both report GetConn first).
+func (c *PhaseClock) requestBegan() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s.sent, s.open, s.failed = true, [netSteps]int{}, -1
+	c.cur.requesting = c.cur.active
 }
 
-func (c *PhaseClock) stepStarted(s *span, step int) {
+// requestSent ends the phase's network steps up to the moment its
+// request is sent (net/http reports WroteRequest; gorilla/websocket only
+// GotFirstResponseByte): what is still going is not on the request's
+// path, and no earlier failure stopped it. The HTTP client may dial for a
+// request and then hand it an idle connection instead; that dial's later
+// steps are dropped.
+func (c *PhaseClock) requestSent() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if s.stopped || s.sent {
+	s := &c.cur
+	s.requesting, s.open, s.failed = false, [netSteps]int{}, -1
+}
+
+func (c *PhaseClock) stepStarted(step int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := &c.cur
+	if !s.requesting {
 		return
 	}
 	if s.open[step] == 0 {
@@ -230,10 +267,11 @@ func (c *PhaseClock) stepStarted(s *span, step int) {
 	s.open[step]++
 }
 
-func (c *PhaseClock) stepDone(s *span, step int, err error) {
+func (c *PhaseClock) stepDone(step int, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if s.stopped || s.sent || s.open[step] == 0 {
+	s := &c.cur
+	if !s.requesting || s.open[step] == 0 {
 		return
 	}
 	if s.open[step]--; s.open[step] == 0 {

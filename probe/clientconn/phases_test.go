@@ -133,10 +133,10 @@ func TestPhaseClockNamesTheStepThatFailed(t *testing.T) {
 func TestPhaseClockIgnoresStepsAfterItsPhase(t *testing.T) {
 	clock := StartClock()
 	clock.Enter(context.Background(), PhaseNegotiate)
-	s := clock.cur
+	clock.requestBegan()
 	timing := clock.Stop()
-	clock.stepStarted(s, stepTCP)
-	clock.stepDone(s, stepTCP, nil)
+	clock.stepStarted(stepTCP)
+	clock.stepDone(stepTCP, nil)
 	if again := clock.Stop(); again != timing {
 		t.Errorf("timing changed after Stop: %v, then %v", timing, again)
 	}
@@ -149,14 +149,14 @@ func TestPhaseClockIgnoresStepsAfterItsPhase(t *testing.T) {
 func TestPhaseClockDropsDialsOffTheRequestsPath(t *testing.T) {
 	clock := StartClock()
 	clock.Enter(context.Background(), PhaseNegotiate)
-	s := clock.cur
-	clock.stepStarted(s, stepTCP) // a dial the request will not wait for
-	clock.stepStarted(s, stepDNS)
-	clock.stepDone(s, stepDNS, errors.New("no such host"))
-	clock.requestSent(s) // on an idle connection
-	clock.stepStarted(s, stepTLS)
+	clock.requestBegan()
+	clock.stepStarted(stepTCP) // a dial the request will not wait for
+	clock.stepStarted(stepDNS)
+	clock.stepDone(stepDNS, errors.New("no such host"))
+	clock.requestSent() // on an idle connection
+	clock.stepStarted(stepTLS)
 	time.Sleep(5 * time.Millisecond)
-	clock.stepDone(s, stepTCP, nil)
+	clock.stepDone(stepTCP, nil)
 	err := clock.Failed(NewConnectError(PhaseNegotiate, errors.New("HTTP 429")))
 	var ce *ConnectError
 	if !errors.As(err, &ce) || ce.Step != PhaseNegotiate {
@@ -164,5 +164,39 @@ func TestPhaseClockDropsDialsOffTheRequestsPath(t *testing.T) {
 	}
 	if timing := clock.Stop(); timing.Of(PhaseTCP) != 0 || timing.Of(PhaseTLS) != 0 || timing.Of(PhaseNegotiate) < 5*time.Millisecond {
 		t.Errorf("phases %v: the abandoned dial's time is negotiate's", timing)
+	}
+}
+
+// A dial that an earlier phase's request abandoned and that reports once
+// the next phase began, before that phase's own request asked for a
+// connection, is no step of the next phase: its time stays the phase's.
+func TestPhaseClockDropsStepsBeforeThePhasesRequest(t *testing.T) {
+	clock := StartClock()
+	clock.Enter(context.Background(), PhaseNegotiate)
+	clock.requestBegan()
+	clock.stepStarted(stepTCP) // a dial negotiate's request will not wait for
+	clock.requestSent()        // on an idle connection
+	clock.Enter(context.Background(), PhaseUpgrade)
+	clock.stepStarted(stepTLS) // that dial, going on
+	time.Sleep(5 * time.Millisecond)
+	clock.stepDone(stepTLS, nil)
+	if timing := clock.Stop(); timing.Of(PhaseTLS) != 0 || timing.Of(PhaseUpgrade) < 5*time.Millisecond {
+		t.Errorf("phases %v: the abandoned dial's time is upgrade's", timing)
+	}
+}
+
+// Entering a phase on a context the clock already traces allocates
+// nothing: a thousand connects at once leave no garbage per phase.
+func TestPhaseClockEntersWithoutAllocating(t *testing.T) {
+	clock := StartClock()
+	ctx := clock.Traced(context.Background())
+	phases := []string{PhaseNegotiate, PhaseRedirect, PhaseUpgrade, PhaseHandshake}
+	i := 0
+	allocs := testing.AllocsPerRun(100, func() {
+		clock.Enter(ctx, phases[i%len(phases)])
+		i++
+	})
+	if allocs != 0 {
+		t.Errorf("Enter allocated %.0f times per phase, want none", allocs)
 	}
 }

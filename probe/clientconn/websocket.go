@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -22,7 +23,7 @@ func (s Settings) WebSocketDialer() websocket.Dialer {
 	d := websocket.Dialer{
 		Proxy:            http.ProxyFromEnvironment,
 		HandshakeTimeout: s.HandshakeTimeout,
-		ReadBufferSize:   WebSocketBufferSize,
+		ReadBufferSize:   WebSocketReadBufferSize,
 		WriteBufferSize:  WebSocketBufferSize,
 		WriteBufferPool:  &WebSocketWriteBufferPool,
 	}
@@ -47,6 +48,12 @@ func SendClose(ws *websocket.Conn, code int, deadline time.Time) {
 // so the server sees an orderly end rather than a reset: 1000 after the
 // server's own close (a *CloseError), 1002 after bytes that broke
 // protocolErr, the client's protocol error; nothing after any other end.
+// It runs on the reading goroutine, once reading stopped: it then reads
+// and drops what the server sent that was not read yet, until the server
+// closes or GoodbyeWait is up, because closing a socket with bytes unread
+// resets the connection, and the server would lose the close frame. Bad
+// bytes often stop reading in the middle of a frame: gorilla's read limit
+// stops at the header of a frame too large.
 func SendGoodbye(ws *websocket.Conn, reason, protocolErr error) {
 	code := websocket.CloseNormalClosure
 	var closeErr *CloseError
@@ -58,6 +65,15 @@ func SendGoodbye(ws *websocket.Conn, reason, protocolErr error) {
 		return
 	}
 	SendClose(ws, code, time.Now().Add(GoodbyeWait))
+	discardUnread(ws.NetConn(), time.Now().Add(GoodbyeWait))
+}
+
+// discardUnread reads and drops what conn holds until the peer closes it
+// or deadline.
+func discardUnread(conn net.Conn, deadline time.Time) {
+	if conn.SetReadDeadline(deadline) == nil {
+		_, _ = io.Copy(io.Discard, conn)
+	}
 }
 
 // upgradeSettings are what a WebSocket dial takes from an HTTP transport.

@@ -44,7 +44,7 @@ func TestWebSocketDialerTakesTheClientsTLSOverHTTP1(t *testing.T) {
 	client := srv.Client() // trusts the server's CA and attempts HTTP/2
 	t.Cleanup(client.CloseIdleConnections)
 	d := Settings{HTTPClient: client, HandshakeTimeout: 5 * time.Second}.WebSocketDialer()
-	if d.ReadBufferSize != WebSocketBufferSize || d.WriteBufferPool != &WebSocketWriteBufferPool || d.HandshakeTimeout != 5*time.Second {
+	if d.ReadBufferSize != WebSocketReadBufferSize || d.WriteBufferPool != &WebSocketWriteBufferPool || d.HandshakeTimeout != 5*time.Second {
 		t.Errorf("dialer: read buffer %d, shared write pool %v, handshake timeout %s", d.ReadBufferSize, d.WriteBufferPool == &WebSocketWriteBufferPool, d.HandshakeTimeout)
 	}
 	url := "wss" + strings.TrimPrefix(srv.URL, "https")

@@ -28,17 +28,15 @@ const (
 // writes happen on the caller's goroutine, one at a time; keep-alive pings
 // come from a timer.
 type Conn struct {
-	t                 transport
-	proto             signalr.HubProtocol
-	obs               clientconn.Observer
-	frameType         int
-	connectionID      string
-	handlers          map[string]Handler
-	serverTimeout     time.Duration
-	writeTimeout      time.Duration
-	keepAliveInterval time.Duration
-	roundTripInterval time.Duration
-	maxMessageSize    int64
+	t              transport
+	proto          signalr.HubProtocol
+	obs            clientconn.Observer
+	frameType      int
+	connectionID   string
+	handlers       []namedHandler
+	serverTimeout  time.Duration
+	writeTimeout   time.Duration
+	maxMessageSize int64
 
 	nextID atomic.Uint64
 
@@ -53,10 +51,19 @@ type Conn struct {
 	rbuf  []byte
 	rbufp *[]byte
 
+	// calls and streams are pending invocations and streams by id, made
+	// with the first one: most connections never invoke.
 	mu      sync.Mutex
 	drained bool // calls and streams were failed; no new ones accepted
 	calls   map[string]*call
 	streams map[string]*Stream
+}
+
+// namedHandler is one of Options.Handlers. A connection keeps the few a
+// hub has in a slice: 128 bytes for five, where a map takes 256.
+type namedHandler struct {
+	target  string
+	handler Handler
 }
 
 type call struct{ done chan callResult }
@@ -88,12 +95,12 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		return nil, err
 	}
 	clock := clientconn.StartClock()
-	c, err := dial(ctx, &o, endpoint, clock)
+	c, err := dial(clock.Traced(ctx), &o, endpoint, clock)
 	if err != nil {
 		return nil, clock.Failed(err)
 	}
 	o.Observer.Connected(clock.Stop())
-	c.run()
+	c.run(&o)
 	return c, nil
 }
 
@@ -119,24 +126,20 @@ func dial(ctx context.Context, o *Options, endpoint *url.URL, clock *clientconn.
 
 func newConn(t transport, o *Options, connectionID string) *Conn {
 	c := &Conn{
-		t:                 t,
-		proto:             o.Protocol,
-		obs:               o.Observer,
-		frameType:         frameTypeFor(o.Protocol.TransferFormat()),
-		connectionID:      connectionID,
-		handlers:          make(map[string]Handler, len(o.Handlers)),
-		serverTimeout:     o.ServerTimeout,
-		writeTimeout:      o.WriteTimeout,
-		maxMessageSize:    o.MaxMessageSize,
-		keepAliveInterval: o.KeepAliveInterval,
-		roundTripInterval: o.RoundTripInterval,
-		calls:             make(map[string]*call),
-		streams:           make(map[string]*Stream),
+		t:              t,
+		proto:          o.Protocol,
+		obs:            o.Observer,
+		frameType:      frameTypeFor(o.Protocol.TransferFormat()),
+		connectionID:   connectionID,
+		handlers:       make([]namedHandler, 0, len(o.Handlers)),
+		serverTimeout:  o.ServerTimeout,
+		writeTimeout:   o.WriteTimeout,
+		maxMessageSize: o.MaxMessageSize,
 	}
 	c.state.Init()
-	c.live.Start(o.Observer.RoundTrip)
+	c.live.Start(o.Observer)
 	for target, h := range o.Handlers {
-		c.handlers[target] = h
+		c.handlers = append(c.handlers, namedHandler{target, h})
 	}
 	// Bound once here: a method value passed on every call would allocate.
 	c.abortWriteFn = c.abortWrite
@@ -146,12 +149,12 @@ func newConn(t transport, o *Options, connectionID string) *Conn {
 
 // run starts the read goroutine and the keep-alive timer, which also
 // measures the transport's round trip.
-func (c *Conn) run() {
+func (c *Conn) run(o *Options) {
 	if ws, ok := c.t.(*wsTransport); ok {
 		ws.ws.SetPongHandler(c.live.OnPong)
 	}
-	c.keepAlive.MeasureEvery(c.roundTripInterval, c.measureRoundTrip)
-	c.keepAlive.Start(c.keepAliveInterval, c.sendKeepAlivePing)
+	c.keepAlive.MeasureEvery(o.RoundTripInterval)
+	c.keepAlive.Start(o.KeepAliveInterval, (*keepAliveHooks)(c))
 	go c.readLoop()
 }
 
@@ -197,14 +200,16 @@ func (c *Conn) fail(err error) {
 func (c *Conn) newID() string { return formatID(c.nextID.Add(1)) }
 
 // handler finds the handler for target, case-insensitively like the
-// SignalR clients; the exact-case lookup comes first because it is free.
+// SignalR clients; the exact-case match comes first because it is cheap.
 func (c *Conn) handler(target string) Handler {
-	if h, ok := c.handlers[target]; ok {
-		return h
+	for _, n := range c.handlers {
+		if n.target == target {
+			return n.handler
+		}
 	}
-	for name, h := range c.handlers {
-		if strings.EqualFold(name, target) {
-			return h
+	for _, n := range c.handlers {
+		if strings.EqualFold(n.target, target) {
+			return n.handler
 		}
 	}
 	return nil
@@ -218,11 +223,20 @@ func (c *Conn) register(id string, cl *call, s *Stream) error {
 		return c.state.ClosedErr()
 	}
 	if cl != nil {
-		c.calls[id] = cl
+		c.calls = withEntry(c.calls, id, cl)
 	} else {
-		c.streams[id] = s
+		c.streams = withEntry(c.streams, id, s)
 	}
 	return nil
+}
+
+// withEntry sets m[id] to v, making m first if there is none yet.
+func withEntry[V any](m map[string]V, id string, v V) map[string]V {
+	if m == nil {
+		m = make(map[string]V)
+	}
+	m[id] = v
+	return m
 }
 
 // unregister forgets id and reports whether it was still pending.

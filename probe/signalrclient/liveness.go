@@ -69,3 +69,11 @@ func (c *Conn) checkAliveBySend(ctx context.Context, wait time.Duration) error {
 	}
 	return c.state.ClosedErr()
 }
+
+// keepAliveHooks is the connection as its keep-alive's timer calls it: a
+// conversion of the *Conn, where method values would be two objects per
+// connection.
+type keepAliveHooks Conn
+
+func (h *keepAliveHooks) KeepAlivePing()    { (*Conn)(h).sendKeepAlivePing() }
+func (h *keepAliveHooks) MeasureRoundTrip() { (*Conn)(h).measureRoundTrip() }

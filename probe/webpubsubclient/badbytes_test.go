@@ -36,7 +36,7 @@ var badBytesCases = map[string]badBytes{
 	"reliable, no sequenceId":     {proto: webpubsub.ProtocolJSONReliable, frame: `{"type":"message","from":"server","dataType":"text","data":"x"}`, wantText: "without a sequenceId"},
 	"bad base64":                  {frame: `{"type":"message","from":"server","dataType":"binary","data":"!!"}`, wantText: "invalid frame"},
 	"binary frame":                {frame: `{"type":"pong"}`, binary: true, wantText: "binary frame"},
-	"over the size limit":         {frame: `{"type":"message","from":"server","dataType":"text","data":"` + strings.Repeat("x", 2048) + `"}`, wantCode: websocket.CloseMessageTooBig, wantText: "1024-byte limit"},
+	"over the size limit":         {frame: `{"type":"message","from":"server","dataType":"text","data":"` + strings.Repeat("x", 16<<10) + `"}`, wantCode: websocket.CloseMessageTooBig, wantText: "1024-byte limit"},
 }
 
 func TestBadBytesEndTheConnectionWithAReason(t *testing.T) {

@@ -44,11 +44,9 @@ type Conn struct {
 	onGroup      func(Message)
 	onServer     func(Message)
 
-	serverTimeout     time.Duration
-	writeTimeout      time.Duration
-	keepAliveInterval time.Duration
-	roundTripInterval time.Duration
-	maxMessageSize    int64
+	serverTimeout  time.Duration
+	writeTimeout   time.Duration
+	maxMessageSize int64
 
 	// dec and frame belong to the reader (Dial's handshake, then the read
 	// goroutine): fields rather than locals, so decoding allocates nothing.
@@ -82,12 +80,12 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		return nil, err
 	}
 	clock := clientconn.StartClock()
-	c, err := dial(ctx, &o, target, clock)
+	c, err := dial(clock.Traced(ctx), &o, target, clock)
 	if err != nil {
 		return nil, clock.Failed(err)
 	}
 	o.Observer.Connected(clock.Stop())
-	c.run(o.SequenceAckInterval)
+	c.run(&o)
 	return c, nil
 }
 
@@ -110,21 +108,19 @@ func dial(ctx context.Context, o *Options, target string, clock *clientconn.Phas
 
 func newConn(ws *websocket.Conn, o *Options) *Conn {
 	c := &Conn{
-		ws:                ws,
-		obs:               o.Observer,
-		protocol:          o.Protocol,
-		reliable:          webpubsub.IsReliable(o.Protocol),
-		onGroup:           o.OnGroupMessage,
-		onServer:          o.OnServerMessage,
-		serverTimeout:     o.ServerTimeout,
-		writeTimeout:      o.WriteTimeout,
-		keepAliveInterval: o.KeepAliveInterval,
-		roundTripInterval: o.RoundTripInterval,
-		maxMessageSize:    o.MaxMessageSize,
-		acks:              make(map[uint64]pendingAck),
+		ws:             ws,
+		obs:            o.Observer,
+		protocol:       o.Protocol,
+		reliable:       webpubsub.IsReliable(o.Protocol),
+		onGroup:        o.OnGroupMessage,
+		onServer:       o.OnServerMessage,
+		serverTimeout:  o.ServerTimeout,
+		writeTimeout:   o.WriteTimeout,
+		maxMessageSize: o.MaxMessageSize,
+		acks:           make(map[uint64]pendingAck),
 	}
 	c.state.Init()
-	c.live.Start(o.Observer.RoundTrip)
+	c.live.Start(o.Observer)
 	// Bound once here: a method value passed on every write would allocate.
 	c.abortWriteFn = c.abortWrite
 	return c
@@ -132,14 +128,14 @@ func newConn(ws *websocket.Conn, o *Options) *Conn {
 
 // run starts the read goroutine and the timers; the keep-alive's also
 // measures the round trip.
-func (c *Conn) run(sequenceAckInterval time.Duration) {
+func (c *Conn) run(o *Options) {
 	c.ws.SetPingHandler(c.onPing)
 	c.ws.SetPongHandler(c.live.OnPong)
-	c.keepAlive.MeasureEvery(c.roundTripInterval, c.measureRoundTrip)
-	c.keepAlive.Start(c.keepAliveInterval, c.sendKeepAlivePing)
+	c.keepAlive.MeasureEvery(o.RoundTripInterval)
+	c.keepAlive.Start(o.KeepAliveInterval, (*keepAliveHooks)(c))
 	c.mu.Lock()
 	if c.reliable {
-		c.seq.start(sequenceAckInterval, c.sendSequenceAck)
+		c.seq.start(o.SequenceAckInterval, c.sendSequenceAck)
 	}
 	c.mu.Unlock()
 	go c.readLoop()
@@ -216,3 +212,11 @@ func (c *Conn) onPing(data string) error {
 	}
 	return err
 }
+
+// keepAliveHooks is the connection as its keep-alive's timer calls it: a
+// conversion of the *Conn, where method values would be two objects per
+// connection.
+type keepAliveHooks Conn
+
+func (h *keepAliveHooks) KeepAlivePing()    { (*Conn)(h).sendKeepAlivePing() }
+func (h *keepAliveHooks) MeasureRoundTrip() { (*Conn)(h).measureRoundTrip() }
