@@ -37,14 +37,11 @@ type RoundTripObserver interface {
 	RoundTrip(d time.Duration)
 }
 
-// Start counts the connection as just read from. obs, when not nil, is
-// told the round trip of every ping of ours that is answered, on the read
-// goroutine; it must not block. Held as an interface rather than a method
-// value, it costs the connection no object of its own.
-func (l *Liveness) Start(obs RoundTripObserver) {
-	l.obs = obs
-	l.MarkRead()
-}
+// Start sets obs, which, when not nil, is told the round trip of every
+// ping of ours that is answered, on the read goroutine; it must not block.
+// Held as an interface rather than a method value, it costs the
+// connection no object of its own.
+func (l *Liveness) Start(obs RoundTripObserver) { l.obs = obs }
 
 // MarkRead records that bytes arrived.
 func (l *Liveness) MarkRead() { l.lastRead.Store(int64(sinceEpoch())) }
