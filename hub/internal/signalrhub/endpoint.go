@@ -76,8 +76,7 @@ func (h *Hub) serveGet(w http.ResponseWriter, r *http.Request, direct identity) 
 	case !claimed:
 		e.Conn.lp.ServePoll(w, r, h.cfg.PollTimeout)
 	case kind == transport.KindWebSockets:
-		defer h.tokens.Release(token)
-		h.serveWebSocket(w, r, e.Who)
+		h.serveWebSocket(w, r, e.Who, func() { h.tokens.Release(token) })
 	case kind == transport.KindServerSentEvents:
 		defer h.tokens.Release(token)
 		h.serveSSE(w, r, token, e.Who)
@@ -99,16 +98,20 @@ func (h *Hub) serveWithoutID(w http.ResponseWriter, r *http.Request, kind transp
 	case !h.ReserveConnection():
 		h.RefuseOverQuota(w)
 	default:
-		defer h.ReleaseConnection()
 		direct.id = core.NewID()
-		h.serveWebSocket(w, r, direct)
+		h.serveWebSocket(w, r, direct, h.ReleaseConnection)
 	}
 }
 
-func (h *Hub) serveWebSocket(w http.ResponseWriter, r *http.Request, who identity) {
+// serveWebSocket upgrades and serves the connection on a goroutine of its
+// own, so that the HTTP server's request state goes when the handler
+// returns (transport.HijackRecorder); release runs when the connection
+// ends, or at once when it never starts.
+func (h *Hub) serveWebSocket(w http.ResponseWriter, r *http.Request, who identity, release func()) {
 	hj := &transport.HijackRecorder{ResponseWriter: w}
 	ws, err := h.upgrader.Upgrade(hj, r, nil)
 	if err != nil {
+		release()
 		h.Log.Debug().Err(err).Msg("websocket upgrade failed")
 		return
 	}
@@ -116,11 +119,15 @@ func (h *Hub) serveWebSocket(w http.ResponseWriter, r *http.Request, who identit
 	c := newConn(h, t, who)
 	t.FlushBeforeControl(c.flush)
 	if !h.lifetime.Track(c) {
+		release()
 		c.t.Abort()
 		return
 	}
-	defer h.Conns.Done()
-	c.serve()
+	transport.Serve(func() {
+		defer release()
+		defer h.Conns.Done()
+		c.serve()
+	})
 }
 
 // serveSSE runs a Server-Sent Events connection on the GET's goroutine. The

@@ -92,8 +92,8 @@ type WebSocket struct {
 // NewUpgrader is the upgrader of every WebSocket the hub accepts.
 func NewUpgrader() *websocket.Upgrader {
 	return &websocket.Upgrader{
-		// Zero reuses the HTTP server's 4 KiB read buffer, which
-		// HijackRecorder exposes for Buffered.
+		// Zero reuses the hijacked read buffer: HijackRecorder's own,
+		// which it exposes for Buffered.
 		ReadBufferSize:  0,
 		WriteBufferSize: 4096,
 		// Buffers are held only while a message is being written, so an idle
@@ -179,25 +179,37 @@ func (t WebSocket) Abort() { _ = t.WS.NetConn().Close() }
 
 var _ Conn = WebSocket{}
 
-// HijackRecorder remembers the read buffer the HTTP server hands over on
-// Hijack; an upgrader from NewUpgrader keeps reading through it.
+// HijackRecorder hands the upgrader a read buffer of the connection's
+// own and remembers it; an upgrader from NewUpgrader keeps reading through
+// it. The HTTP server's buffers hang off its per-request state (the
+// request, its headers and context, a 4 KiB write buffer): a reader of
+// theirs would keep all of that for the connection's life, where a handler
+// that returns after the upgrade lets it go.
 type HijackRecorder struct {
 	http.ResponseWriter
 	Reader *bufio.Reader
 }
 
-// Hijack hijacks the connection and keeps its read buffer.
+// Hijack hijacks the connection and gives it a read buffer that reads the
+// socket itself. Bytes the server had already buffered (a client that did
+// not wait for the 101) stay in the server's reader, which the upgrader
+// then refuses.
 func (h *HijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	hj, ok := h.ResponseWriter.(http.Hijacker)
 	if !ok {
 		return nil, nil, errors.New("response writer cannot be hijacked")
 	}
 	conn, rw, err := hj.Hijack()
-	if rw != nil {
-		h.Reader = rw.Reader
+	if err != nil || rw.Reader.Buffered() > 0 {
+		return conn, rw, err
 	}
-	return conn, rw, err
+	h.Reader = bufio.NewReaderSize(conn, readBufferSize)
+	return conn, bufio.NewReadWriter(h.Reader, rw.Writer), nil
 }
+
+// readBufferSize is a hub WebSocket's read buffer, the size of the one
+// net/http would have lent.
+const readBufferSize = 4096
 
 // IsTimeout reports a deadline expiry (a handshake timeout).
 func IsTimeout(err error) bool {

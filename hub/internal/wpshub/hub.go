@@ -170,19 +170,25 @@ func (h *Hub) admit(w http.ResponseWriter, r *http.Request, name string, claims 
 		h.RefuseOverQuota(w)
 		return
 	}
-	defer h.ReleaseConnection()
-	ws, err := h.upgrader.Upgrade(w, r, nil)
+	ws, err := h.upgrader.Upgrade(&transport.HijackRecorder{ResponseWriter: w}, r, nil)
 	if err != nil {
+		h.ReleaseConnection()
 		h.Log.Debug().Err(err).Msg("websocket upgrade failed")
 		return
 	}
 	c := newConn(h, ws, ws.Subprotocol(), s, claims, r.Host)
 	if !h.lifetime.Track(c) {
+		h.ReleaseConnection()
 		_ = ws.Close()
 		return
 	}
-	defer h.Conns.Done()
-	c.serve(claims.Groups)
+	// The connection outlives the handler, so that the HTTP server's
+	// request state goes when it returns (transport.HijackRecorder).
+	transport.Serve(func() {
+		defer h.ReleaseConnection()
+		defer h.Conns.Done()
+		c.serve(claims.Groups)
+	})
 }
 
 // refuseRecovery answers a reliable client's attempt to recover a dropped
