@@ -67,11 +67,12 @@ fuzztime=${HUBPROBE_FUZZTIME:-8s}
 # (-fuzzminimizetime), past a short -fuzztime: the run then ends with a bare
 # "context deadline exceeded" and writes no failing input (seen in CI with a
 # 520-byte string). Minimising is bounded to a second here, and a run that
-# still fails that way is repeated once. A run that writes a failing input,
-# fails another way, or fails twice fails the suite.
+# still fails that way is repeated, up to three runs in all. A run that
+# writes a failing input, fails another way, or fails three times fails the
+# suite.
 fuzz_target() {
   local pkg=$1 target=$2 log=/tmp/hubprobe-fuzz.log
-  for attempt in 1 2; do
+  for attempt in 1 2 3; do
     if go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" -fuzzminimizetime=1s "$pkg" >"$log" 2>&1; then
       return 0
     fi
