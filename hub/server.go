@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/hubprobe/hubprobe/internal/rawsock"
 )
 
 // Server serves one Hub on its own listener.
@@ -35,7 +37,7 @@ func Start(ctx context.Context, addr string, h *Hub) (*Server, error) {
 	}
 	go func() {
 		defer close(s.served)
-		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := s.srv.Serve(rawsock.Listener(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			h.opts.Logger.Error().Err(err).Msg("hub server stopped")
 		}
 	}()

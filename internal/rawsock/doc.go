@@ -13,7 +13,10 @@
 // does not need that path: this package skips it. docs/performance.md has
 // the measurements.
 //
-// Only the WebSocket connections of the probe's clients and of the hub use
-// it; on other systems, and for connections that are not TCP (TLS wraps the
-// TCP connection beneath it), Wrap returns the connection unchanged.
+// The probe's WebSocket dialer and its pooled HTTP client (Server-Sent
+// Events, long polling, Forever Frame), the hub's listener, its Web PubSub
+// upstream client and the event handler's listener use it. On other
+// systems, and for connections that are not TCP, Wrap returns the
+// connection unchanged; TLS runs over the wrapped TCP connection beneath
+// it.
 package rawsock

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hubprobe/hubprobe/internal/rawsock"
 	"github.com/hubprobe/hubprobe/internal/redact"
 )
 
@@ -25,6 +26,7 @@ var PooledHTTPClient = sync.OnceValue(func() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = 0 // no overall limit; idle connections still time out
 	t.MaxIdleConnsPerHost = maxIdleConnsPerHost
+	t.DialContext = rawsock.Dialer(t.DialContext)
 	return &http.Client{Transport: t}
 })
 

@@ -36,23 +36,8 @@ func (s Settings) WebSocketDialer() websocket.Dialer {
 	if u, ok := upgradeSettingsOf(rt); ok {
 		d.Proxy, d.NetDialContext, d.TLSClientConfig = u.proxy, u.dial, u.tls
 	}
-	d.NetDialContext = rawDial(d.NetDialContext)
+	d.NetDialContext = rawsock.Dialer(d.NetDialContext)
 	return d
-}
-
-// rawDial wraps dial (a plain net.Dialer's when nil) so that the TCP
-// connection it makes reads and writes with raw system calls.
-func rawDial(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
-	if dial == nil {
-		dial = (&net.Dialer{}).DialContext
-	}
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := dial(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		return rawsock.Wrap(c), nil
-	}
 }
 
 // SendClose writes a WebSocket close frame with code, by deadline: the

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/rawsock"
 	"github.com/rs/zerolog"
 )
 
@@ -39,7 +40,7 @@ func Serve(log zerolog.Logger, obs Observer, addr string) (*Served, error) {
 	e := &Served{Handler: h, Template: URL("http://" + loopbackAddr(l.Addr())),
 		srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
 	go func() {
-		if err := e.srv.Serve(l); !errors.Is(err, http.ErrServerClosed) {
+		if err := e.srv.Serve(rawsock.Listener(l)); !errors.Is(err, http.ErrServerClosed) {
 			log.Error().Str("err", err.Error()).Msg("Web PubSub event handler for the embedded hubs failed")
 		}
 	}()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/hubprobe/hubprobe/hub/internal/core"
+	"github.com/hubprobe/hubprobe/internal/rawsock"
 	"github.com/hubprobe/hubprobe/webpubsub"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -94,6 +95,7 @@ func upstreamKey(cfg core.Config) string {
 func newUpstream(h *Hub, template string, requests *prometheus.CounterVec) *upstream {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 256
+	tr.DialContext = rawsock.Dialer(tr.DialContext)
 	return &upstream{
 		template: template,
 		key:      upstreamKey(h.Config),
