@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/hubprobe/hubprobe/exporter"
+	"github.com/hubprobe/hubprobe/internal/procs"
 	"github.com/hubprobe/hubprobe/scenarios/runreport"
 )
 
@@ -47,6 +48,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	logger := newLogger(stderr, c.global.logLevel, c.global.logFormat)
+	if cmd != c.checkCmd.FullCommand() && cmd != c.planCmd.FullCommand() {
+		go procs.Run(ctx, logger) // the commands that run a while
+	}
 	switch cmd {
 	case c.runCmd.FullCommand():
 		return runOnce(ctx, c.global, c.runFlags, stdout, stderr, logger)
