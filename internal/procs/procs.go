@@ -27,8 +27,9 @@ var tick = time.Second
 
 const (
 	// busyCores is the CPU use, in cores, over one tick that brings the
-	// default back: half of the one processor.
-	busyCores = 0.5
+	// default back: the one processor a third busy, before its queue of
+	// ready goroutines adds to the latencies the probe measures.
+	busyCores = 0.3
 	// idleCores is the CPU use under which, held for idleTicks in a row,
 	// the process moves to one processor: a tenth of a core leaves that
 	// processor mostly idle.
