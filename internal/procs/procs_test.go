@@ -21,10 +21,10 @@ func TestSizerMovesToOneProcessorAfterTenQuietTicksAndBackAtOnce(t *testing.T) {
 		{0.20, false, false}, // one busy tick starts the count again
 		{0.01, false, false}, {0.01, false, false}, {0.01, false, false}, {0.01, false, false}, {0.01, false, false},
 		{0.01, false, false}, {0.01, false, false}, {0.01, false, false}, {0.01, false, false},
-		{0.01, true, true}, // the tenth quiet tick in a row
+		{0.01, true, true},  // the tenth quiet tick in a row
 		{0.25, false, true}, // under a third of the one processor: stays
 		{0.00, false, true},
-		{0.70, true, false}, // busy: back to the default at once
+		{0.70, true, false},  // busy: back to the default at once
 		{0.01, false, false}, // and ten quiet ticks again before one
 	}
 	for i, st := range steps {
