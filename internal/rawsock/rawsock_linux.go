@@ -5,6 +5,7 @@ package rawsock
 import (
 	"io"
 	"net"
+	"os"
 	"syscall"
 	"unsafe"
 )
@@ -89,6 +90,8 @@ func rawIO(call uintptr, fd uintptr, p []byte) (int, syscall.Errno) {
 	}
 }
 
+// opError is the error the net package would give: "read tcp A->B: read:
+// connection reset by peer".
 func (c *Conn) opError(op string, errno syscall.Errno) error {
-	return &net.OpError{Op: op, Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: errno}
+	return &net.OpError{Op: op, Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: os.NewSyscallError(op, errno)}
 }

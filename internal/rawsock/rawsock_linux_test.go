@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -156,7 +157,8 @@ func TestWriteToAResetPeerFails(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	var op *net.OpError
-	if !errors.As(err, &op) || op.Op != "write" || !(errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)) {
+	if !errors.As(err, &op) || op.Op != "write" || !(errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)) ||
+		!strings.Contains(err.Error(), "->"+op.Addr.String()+": write: ") {
 		t.Fatalf("writes to a reset peer: %v; want a write error of ECONNRESET or EPIPE", err)
 	}
 }
@@ -166,8 +168,9 @@ func TestReadFromAResetPeerFails(t *testing.T) {
 	resetOnClose(t, server)
 	_, err := client.Read(make([]byte, 8))
 	var op *net.OpError
-	if !errors.As(err, &op) || op.Op != "read" || !errors.Is(err, syscall.ECONNRESET) {
-		t.Fatalf("read from a reset peer: %v; want a read error of ECONNRESET", err)
+	want := "read tcp " + client.LocalAddr().String() + "->" + client.RemoteAddr().String() + ": read: connection reset by peer"
+	if !errors.As(err, &op) || op.Op != "read" || !errors.Is(err, syscall.ECONNRESET) || err.Error() != want {
+		t.Fatalf("read from a reset peer: %v; want the net package's %q", err, want)
 	}
 }
 
