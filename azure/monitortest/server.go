@@ -16,6 +16,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,7 +71,7 @@ type Answer struct {
 func New(t testing.TB) *Server {
 	t.Helper()
 	s := &Server{resources: map[string]*resource{}, tokens: map[string]string{}, IdentityHeader: randomHex()}
-	api := localtest.TLSServer(t, http.HandlerFunc(s.serveMetrics))
+	api := newAPI(t, http.HandlerFunc(s.serveMetrics))
 	identity := localtest.Server(t, http.HandlerFunc(s.serveIdentity))
 	s.URL, s.Client = api.URL, api.Client()
 	s.IdentityEndpoint, s.identityClient = identity.URL+"/msi/token", identity.Client()
@@ -80,6 +81,26 @@ func New(t testing.TB) *Server {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// usedURLs are the metrics API URLs of every Server this process made.
+// azidentity keeps managed identity tokens in one cache per process
+// (MSAL's), keyed by their audience, which is the server's URL here: a
+// server on the port of an earlier one would be sent the earlier server's
+// token, which it never issued, and a test of a failing sign-in would not
+// sign in at all.
+var usedURLs sync.Map
+
+// newAPI serves handler over TLS on a URL no earlier Server had. A server
+// on a used port stays open until the test ends, so the next try gets
+// another.
+func newAPI(t testing.TB, handler http.Handler) *httptest.Server {
+	for {
+		api := localtest.TLSServer(t, handler)
+		if _, used := usedURLs.LoadOrStore(api.URL, true); !used {
+			return api
+		}
+	}
 }
 
 // Accept makes the server take bearer tokens for which accept is true too,
