@@ -2,12 +2,15 @@ package hub
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/hubprobe/hubprobe/internal/rawsock"
 )
 
 // Standalone is the reference hub served on its own (`hubprobe hub`), for
@@ -36,11 +39,25 @@ func NewStandalone(opts Options, listen string, withMetrics bool) (*Standalone, 
 	return &Standalone{hub: h, srv: &http.Server{Addr: listen, Handler: mux, ReadHeaderTimeout: 10 * time.Second}}, nil
 }
 
+// listenAndServe is the server's ListenAndServe, its connections
+// wrapped by rawsock as every hub server's are.
+func (s *Standalone) listenAndServe() error {
+	addr := s.srv.Addr
+	if addr == "" {
+		addr = ":http"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return s.srv.Serve(rawsock.Listener(ln))
+}
+
 // Serve listens until ctx ends or listening fails, then closes every
 // connection and shuts the server down within 5 s.
 func (s *Standalone) Serve(ctx context.Context) error {
 	errc := make(chan error, 1)
-	go func() { errc <- s.srv.ListenAndServe() }()
+	go func() { errc <- s.listenAndServe() }()
 	var err error
 	select {
 	case <-ctx.Done():

@@ -4,6 +4,7 @@ package rawsock
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -190,5 +191,48 @@ func TestEmptyReadAndWriteReturnAtOnce(t *testing.T) {
 	}
 	if n, err := client.Write(nil); n != 0 || err != nil {
 		t.Fatalf("empty write: %d, %v", n, err)
+	}
+}
+
+// Listener's accepted connections and Dialer's dialled ones are wrapped,
+// both ends of one connection; a dial that fails fails as it was.
+func TestListenerAndDialerWrapTheirConnections(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapped := Listener(ln)
+	defer wrapped.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := wrapped.Accept()
+		accepted <- c
+	}()
+	dialled, err := Dialer(nil)(context.Background(), "tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dialled.Close()
+	server := <-accepted
+	if server == nil {
+		t.Fatal("accept failed")
+	}
+	defer server.Close()
+	_, serverRaw := server.(*Conn)
+	_, clientRaw := dialled.(*Conn)
+	if !serverRaw || !clientRaw {
+		t.Fatalf("accepted a %T, dialled a %T; want raw sockets", server, dialled)
+	}
+	if _, err := dialled.Write([]byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	if got := readN(server, 5); string(got) != "hello" {
+		t.Fatalf("read %q through the accepted connection", got)
+	}
+
+	refused := errors.New("refused by the test")
+	failing := Dialer(func(context.Context, string, string) (net.Conn, error) { return nil, refused })
+	if c, err := failing(context.Background(), "tcp", "127.0.0.1:1"); c != nil || !errors.Is(err, refused) {
+		t.Fatalf("a failing dial gave %v, %v; want nil and its own error", c, err)
 	}
 }

@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
-
-	"github.com/hubprobe/hubprobe/internal/rawsock"
 )
 
 // Conn carries bytes between the hub and one client: WebSockets,
@@ -193,7 +191,7 @@ type HijackRecorder struct {
 }
 
 // Hijack hijacks the connection and gives it a read buffer that reads the
-// socket itself, with raw system calls (package rawsock says why). Bytes the server had already buffered (a client that did
+// socket itself. Bytes the server had already buffered (a client that did
 // not wait for the 101) stay in the server's reader, which the upgrader
 // then refuses.
 func (h *HijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
@@ -205,7 +203,6 @@ func (h *HijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if err != nil || rw.Reader.Buffered() > 0 {
 		return conn, rw, err
 	}
-	conn = rawsock.Wrap(conn)
 	h.Reader = bufio.NewReaderSize(conn, readBufferSize)
 	return conn, bufio.NewReadWriter(h.Reader, rw.Writer), nil
 }
