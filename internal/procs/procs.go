@@ -88,7 +88,10 @@ func Run(ctx context.Context, log zerolog.Logger) {
 			return
 		case <-t.C:
 		}
-		now, _ := cpuTime()
+		now, ok := cpuTime()
+		if !ok {
+			continue // no figure this tick: nothing to decide on
+		}
 		cores := (now - last).Seconds() / tick.Seconds()
 		last = now
 		if s.observe(cores) {
