@@ -3,6 +3,7 @@ package aspnethub
 import (
 	"bufio"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -32,6 +33,13 @@ type rig struct {
 
 func startRig(t *testing.T, cfg Config, host core.Config) *rig {
 	t.Helper()
+	return startRigListening(t, cfg, host, nil)
+}
+
+// startRigListening is startRig with the server's listener wrapped by wrap
+// (when not nil), for a test that watches the sockets.
+func startRigListening(t *testing.T, cfg Config, host core.Config, wrap func(net.Listener) net.Listener) *rig {
+	t.Helper()
 	host.Logger = zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)
 	hc, err := core.NewHost(host, core.NewMetrics())
 	if err != nil {
@@ -39,7 +47,11 @@ func startRig(t *testing.T, cfg Config, host core.Config) *rig {
 	}
 	h := New(hc, cfg)
 	hc.Start(h.Beat)
-	srv := httptest.NewServer(h)
+	srv := httptest.NewUnstartedServer(h)
+	if wrap != nil {
+		srv.Listener = wrap(srv.Listener)
+	}
+	srv.Start()
 	t.Cleanup(func() { hc.Close(h.CloseAll); srv.Close() })
 	return &rig{t: t, hub: h, origin: srv.URL, base: srv.URL + h.cfg.Path}
 }

@@ -2,16 +2,11 @@ package aspnethub
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
-	"github.com/gorilla/websocket"
-
 	"github.com/hubprobe/hubprobe/aspnet"
-	"github.com/hubprobe/hubprobe/hub/internal/core"
 	"github.com/hubprobe/hubprobe/hub/internal/transport"
 )
 
@@ -141,73 +136,6 @@ func (h *Hub) waitForMessages(ctx context.Context, c *conn, cursor uint64) {
 		case <-timer.C:
 			return
 		case <-c.wake:
-		}
-	}
-}
-
-// serveWebSocket upgrades and runs the connection's reader beside its
-// pump; the results of invocations share the socket with the envelopes.
-func (h *Hub) serveWebSocket(w http.ResponseWriter, r *http.Request, c *conn, cursor uint64, init bool) {
-	ws, err := h.upgrader.Upgrade(w, r, nil)
-	if err != nil {
-		return
-	}
-	defer ws.Close()
-	var mu sync.Mutex
-	write := func(b []byte) error {
-		mu.Lock()
-		defer mu.Unlock()
-		_ = ws.SetWriteDeadline(time.Now().Add(writeTimeout))
-		return ws.WriteMessage(websocket.TextMessage, b)
-	}
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	go func() {
-		defer cancel()
-		h.readWebSocket(ws, c, write)
-	}()
-	h.pump(ctx, c, cursor, init, stream{frame: write, keepAlive: func() error { return write([]byte(aspnet.KeepAlive)) }, raw: write})
-	_ = ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
-}
-
-// readWebSocket invokes each message the client sends and writes its
-// result, until the socket fails or closes.
-func (h *Hub) readWebSocket(ws *websocket.Conn, c *conn, write func([]byte) error) {
-	ws.SetReadLimit(maxSendBytes)
-	var inv aspnet.Invocation
-	var result []byte
-	for {
-		_, r, err := ws.NextReader()
-		if err != nil {
-			return
-		}
-		data, err := readMessage(r)
-		if err == nil {
-			result = h.invoke(result[:0], c, data, &inv)
-			core.ReleaseReadBuffer(data) // what the invocation keeps, it copied
-			err = write(result)
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// readMessage reads one WebSocket message into a buffer lent by the hub's
-// pool; the read limit bounds it.
-func readMessage(r io.Reader) ([]byte, error) {
-	b := core.ReadBuffer()
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		switch {
-		case err == io.EOF:
-			return b, nil
-		case err != nil:
-			return nil, err
 		}
 	}
 }

@@ -188,6 +188,9 @@ var _ Conn = WebSocket{}
 type HijackRecorder struct {
 	http.ResponseWriter
 	Reader *bufio.Reader
+	// Cork, when set, is given the hijacked connection and stands for it,
+	// so the upgraded socket's writes can be held and sent together.
+	Cork *Cork
 }
 
 // Hijack hijacks the connection and gives it a read buffer that reads the
@@ -200,11 +203,18 @@ func (h *HijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		return nil, nil, errors.New("response writer cannot be hijacked")
 	}
 	conn, rw, err := hj.Hijack()
-	if err != nil || rw.Reader.Buffered() > 0 {
+	if err != nil {
 		return conn, rw, err
 	}
+	out := conn
+	if h.Cork != nil {
+		h.Cork.Conn, out = conn, h.Cork
+	}
+	if rw.Reader.Buffered() > 0 {
+		return out, rw, nil
+	}
 	h.Reader = bufio.NewReaderSize(conn, readBufferSize)
-	return conn, bufio.NewReadWriter(h.Reader, rw.Writer), nil
+	return out, bufio.NewReadWriter(h.Reader, rw.Writer), nil
 }
 
 // readBufferSize is a hub WebSocket's read buffer, the size of the one
