@@ -1,6 +1,7 @@
 package aspnethub
 
 import (
+	"context"
 	"encoding/json"
 	"sort"
 	"strconv"
@@ -63,6 +64,19 @@ func (c *conn) poke() {
 	select {
 	case c.wake <- struct{}{}:
 	default:
+	}
+}
+
+// awaitWake waits for the connection's next wake-up (a message or a
+// keep-alive); false when ctx or the connection ended first.
+func (c *conn) awaitWake(ctx context.Context) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-c.done:
+		return false
+	case <-c.wake:
+		return true
 	}
 }
 

@@ -52,14 +52,7 @@ func (h *Hub) pump(ctx context.Context, c *conn, cursor uint64, init bool, s str
 		buf, cursor, _ = c.envelope(buf[:0], cursor, true)
 		err = s.frame(buf)
 	}
-	for err == nil {
-		select {
-		case <-ctx.Done():
-			return
-		case <-c.done:
-			return
-		case <-c.wake:
-		}
+	for err == nil && c.awaitWake(ctx) {
 		switch {
 		case c.pending(cursor):
 			buf, cursor, _ = c.envelope(buf[:0], cursor, false)

@@ -106,14 +106,7 @@ func (o *wsOut) pump(ctx context.Context, c *conn, init bool) {
 			return
 		}
 	}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-c.done:
-			return
-		case <-c.wake:
-		}
+	for c.awaitWake(ctx) {
 		if o.flush(c) != nil {
 			return
 		}
