@@ -32,6 +32,7 @@ type conn struct {
 	groupsToken string // owed to the client in the next envelope; "" once sent
 	attached    int    // transports holding the connection
 	idleSince   int64  // hub clock when the last transport let go
+	lastOut     int64  // hub clock when the client was last sent or owed something
 	keepAlive   bool   // the heartbeat asks for a keep-alive
 	gone        bool
 	wake        chan struct{} // a message or a keep-alive is waiting
@@ -39,7 +40,8 @@ type conn struct {
 }
 
 func newConn(h *Hub, id string, sp *space) *conn {
-	return &conn{hub: h, id: id, space: sp, wake: make(chan struct{}, 1), done: make(chan struct{}), idleSince: h.Now()}
+	now := h.Now()
+	return &conn{hub: h, id: id, space: sp, wake: make(chan struct{}, 1), done: make(chan struct{}), idleSince: now, lastOut: now}
 }
 
 // enqueue adds a hub-to-client message and wakes the transport.
@@ -51,6 +53,7 @@ func (c *conn) enqueue(msg json.RawMessage) {
 	}
 	c.log = append(c.log, msg)
 	c.next++
+	c.lastOut = c.hub.Now()
 	if len(c.log) > replayLimit {
 		c.log = c.log[1:]
 		c.first++
@@ -112,6 +115,9 @@ func (c *conn) keepAliveDue() bool {
 	defer c.mu.Unlock()
 	due := c.keepAlive
 	c.keepAlive = false
+	if due {
+		c.lastOut = c.hub.Now()
+	}
 	return due
 }
 
@@ -163,14 +169,18 @@ func (c *conn) end() bool {
 	return true
 }
 
-// beat asks an attached connection for a keep-alive, and tells whether a
-// detached one has been idle past the disconnect timeout.
-func (c *conn) beat(now, disconnectAfter int64) (expired bool) {
+// beat asks an attached connection that was sent nothing for
+// keepAliveAfter for a keep-alive (and reports asking), and tells whether
+// a detached one has been idle past the disconnect timeout. A client
+// counts any message as a sign of life, so a busy connection needs none.
+func (c *conn) beat(now, disconnectAfter, keepAliveAfter int64) (expired, keepAlive bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.attached > 0 {
-		c.keepAlive = true
-		return false
+		if now-c.lastOut >= keepAliveAfter {
+			c.keepAlive = true
+		}
+		return false, c.keepAlive
 	}
-	return now-c.idleSince > disconnectAfter
+	return now-c.idleSince > disconnectAfter, false
 }

@@ -121,13 +121,15 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // Beat is the heartbeat's classic part: a keep-alive for every connection
-// a transport holds, the end of those no transport held for the
-// disconnect timeout.
+// a transport holds that was sent nothing for the keep-alive interval, the
+// end of those no transport held for the disconnect timeout.
 func (h *Hub) Beat(now int64) {
 	for _, c := range h.lifetime.Open() {
-		if c.beat(now, int64(h.cfg.DisconnectTimeout)) {
+		expired, keepAlive := c.beat(now, int64(h.cfg.DisconnectTimeout), int64(h.Config.KeepAliveInterval))
+		switch {
+		case expired:
 			h.disconnect(c)
-		} else {
+		case keepAlive:
 			c.poke()
 		}
 	}

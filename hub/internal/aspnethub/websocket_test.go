@@ -4,7 +4,11 @@ import (
 	"net"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/gorilla/websocket"
+
+	"github.com/hubprobe/hubprobe/aspnet"
 	"github.com/hubprobe/hubprobe/hub/internal/core"
 )
 
@@ -51,5 +55,51 @@ func TestWebSocketEchoAnswersInOneWrite(t *testing.T) {
 	}
 	if got := counter.writes.Load() - before; got != echoes {
 		t.Errorf("%d echoes took %d writes, want %d", echoes, got, echoes)
+	}
+}
+
+// keepAlivesWithin counts the keep-alives ws receives in d; with
+// echoEvery set, it invokes Echo that often meanwhile.
+func keepAlivesWithin(t *testing.T, ws *websocket.Conn, d, echoEvery time.Duration) int {
+	t.Helper()
+	var keepAlives atomic.Int64
+	done := make(chan struct{})
+	_ = ws.SetReadDeadline(time.Now().Add(d))
+	go func() {
+		defer close(done)
+		for {
+			_, data, err := ws.ReadMessage()
+			if err != nil {
+				return // the window is over
+			}
+			if string(data) == aspnet.KeepAlive {
+				keepAlives.Add(1)
+			}
+		}
+	}()
+	if echoEvery > 0 {
+		for end := time.Now().Add(d - echoEvery); time.Now().Before(end); time.Sleep(echoEvery) {
+			if err := ws.WriteMessage(websocket.TextMessage, []byte(`{"H":"signalrbench","M":"Echo","A":[1,"cA=="],"I":0}`)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	<-done
+	return int(keepAlives.Load())
+}
+
+// The classic hub sends a keep-alive to a connection that was sent nothing
+// for the keep-alive interval, as the client's keep-alive timeout expects,
+// and none to one that gets messages; not one at every heartbeat.
+func TestKeepAlivesGoOnlyToSilentConnections(t *testing.T) {
+	const interval = 400 * time.Millisecond // the heartbeat beats every 100 ms
+	r := startRig(t, Config{}, core.Config{KeepAliveInterval: interval})
+	silent := r.dialWebSocket(r.negotiate().ConnectionToken)
+	if got := keepAlivesWithin(t, silent, 3*interval, 0); got < 1 || got > 3 {
+		t.Errorf("a silent connection got %d keep-alives in three keep-alive intervals, want 2 (1 to 3)", got)
+	}
+	busy := r.dialWebSocket(r.negotiate().ConnectionToken)
+	if got := keepAlivesWithin(t, busy, 3*interval, interval/4); got != 0 {
+		t.Errorf("a connection sent a message every %v got %d keep-alives, want none", interval/4, got)
 	}
 }
