@@ -117,7 +117,7 @@ func (o *wsOut) pump(ctx context.Context, c *conn, init bool) {
 // pump; the results of invocations share the socket with the envelopes.
 func (h *Hub) serveWebSocket(w http.ResponseWriter, r *http.Request, c *conn, cursor uint64, init bool) {
 	out := &wsOut{cork: &transport.Cork{}, cursor: cursor, buf: make([]byte, 0, 512)}
-	ws, err := h.upgrader.Upgrade(&transport.HijackRecorder{ResponseWriter: w, Cork: out.cork}, r, nil)
+	ws, err := h.upgrader.Upgrade(transport.CorkHijacker{ResponseWriter: w, Cork: out.cork}, r, nil)
 	if err != nil {
 		return
 	}

@@ -188,9 +188,6 @@ var _ Conn = WebSocket{}
 type HijackRecorder struct {
 	http.ResponseWriter
 	Reader *bufio.Reader
-	// Cork, when set, is given the hijacked connection and stands for it,
-	// so the upgraded socket's writes can be held and sent together.
-	Cork *Cork
 }
 
 // Hijack hijacks the connection and gives it a read buffer that reads the
@@ -198,23 +195,39 @@ type HijackRecorder struct {
 // not wait for the 101) stay in the server's reader, which the upgrader
 // then refuses.
 func (h *HijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	hj, ok := h.ResponseWriter.(http.Hijacker)
-	if !ok {
-		return nil, nil, errors.New("response writer cannot be hijacked")
+	conn, rw, err := hijack(h.ResponseWriter)
+	if err != nil || rw.Reader.Buffered() > 0 {
+		return conn, rw, err
 	}
-	conn, rw, err := hj.Hijack()
+	h.Reader = bufio.NewReaderSize(conn, readBufferSize)
+	return conn, bufio.NewReadWriter(h.Reader, rw.Writer), nil
+}
+
+// CorkHijacker hands the upgrader the hijacked connection behind Cork, so
+// the upgraded socket's writes can be held and sent together. Reads keep
+// the server's buffer: a handler that holds its request for the
+// connection's life would only add a second one.
+type CorkHijacker struct {
+	http.ResponseWriter
+	Cork *Cork
+}
+
+// Hijack hijacks the connection and puts Cork in front of it.
+func (h CorkHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	conn, rw, err := hijack(h.ResponseWriter)
 	if err != nil {
 		return conn, rw, err
 	}
-	out := conn
-	if h.Cork != nil {
-		h.Cork.Conn, out = conn, h.Cork
+	h.Cork.Conn = conn
+	return h.Cork, rw, nil
+}
+
+func hijack(w http.ResponseWriter) (net.Conn, *bufio.ReadWriter, error) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("response writer cannot be hijacked")
 	}
-	if rw.Reader.Buffered() > 0 {
-		return out, rw, nil
-	}
-	h.Reader = bufio.NewReaderSize(conn, readBufferSize)
-	return out, bufio.NewReadWriter(h.Reader, rw.Writer), nil
+	return hj.Hijack()
 }
 
 // readBufferSize is a hub WebSocket's read buffer, the size of the one
