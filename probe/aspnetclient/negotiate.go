@@ -145,7 +145,7 @@ func getNegotiate(ctx context.Context, o *Options, s *session) (*aspnet.Negotiat
 		return nil, negotiateError(redact.URLError(err))
 	}
 	req.Header = clientconn.RequestHeaders(o.Headers, s.accessToken)
-	res, err := o.RequestClient().Do(req)
+	res, err := o.HTTPClient.Do(req)
 	if err != nil {
 		return nil, negotiateError(redact.URLError(err))
 	}

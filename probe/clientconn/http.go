@@ -30,19 +30,6 @@ var PooledHTTPClient = sync.OnceValue(func() *http.Client {
 	return &http.Client{Transport: t}
 })
 
-// RequestClient is the client that sends the connection's HTTP requests
-// (negotiate, and every request of the HTTP transports): the caller's own,
-// or PooledHTTPClient when HTTPClient is unset or http.DefaultClient, so
-// that a run's connections negotiating together reuse a few keep-alive
-// connections (and their TLS sessions) instead of opening one each: the
-// default transport keeps only two idle connections per host.
-func (s Settings) RequestClient() *http.Client {
-	if s.HTTPClient == nil || s.HTTPClient == http.DefaultClient {
-		return PooledHTTPClient()
-	}
-	return s.HTTPClient
-}
-
 // ParseEndpoint accepts a hub's http(s) or ws(s) URL and returns its
 // http(s) form, without a fragment: where the SignalR clients send
 // negotiate.

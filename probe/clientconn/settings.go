@@ -32,8 +32,7 @@ type Settings struct {
 	MaxMessageSize int64
 	// HTTPClient (http.DefaultClient when nil) lends the WebSocket upgrade
 	// its proxy, dialer and TLS configuration when its Transport is an
-	// *http.Transport (WebSocketDialer), and sends the connection's HTTP
-	// requests unless it is http.DefaultClient (RequestClient).
+	// *http.Transport (WebSocketDialer).
 	HTTPClient *http.Client
 	// Observer (NopObserver when nil) is told what crosses the wire and how
 	// long it took.

@@ -48,19 +48,3 @@ func TestWithDefaultsKeepsWhatIsSet(t *testing.T) {
 		t.Errorf("WriteTimeout = %s, want zero (no bound) whatever the defaults", got.WriteTimeout)
 	}
 }
-
-func TestRequestClientPoolsUnlessTheCallerBroughtOne(t *testing.T) {
-	pooled := PooledHTTPClient()
-	for name, s := range map[string]Settings{"unset": {}, "http.DefaultClient": {HTTPClient: http.DefaultClient}} {
-		if got := s.RequestClient(); got != pooled {
-			t.Errorf("%s: requests go through %p, want the pooled client %p", name, got, pooled)
-		}
-	}
-	own := &http.Client{Timeout: time.Second}
-	if got := (Settings{HTTPClient: own}).RequestClient(); got != own {
-		t.Errorf("a caller's own client was replaced by %p", got)
-	}
-	if n := pooled.Transport.(*http.Transport).MaxIdleConnsPerHost; n != maxIdleConnsPerHost {
-		t.Errorf("the pool keeps %d idle connections per host, want %d", n, maxIdleConnsPerHost)
-	}
-}

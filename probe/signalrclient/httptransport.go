@@ -51,7 +51,10 @@ type httpTransport struct {
 }
 
 func newHTTPTransport(o *Options, target *transportTarget, kind string) *httpTransport {
-	client := o.RequestClient()
+	client := o.HTTPClient
+	if client == http.DefaultClient {
+		client = clientconn.PooledHTTPClient()
+	}
 	long := *client
 	long.Timeout = 0
 	ctx, cancel := context.WithCancel(context.Background())

@@ -111,7 +111,7 @@ func postNegotiate(ctx context.Context, o *Options, endpoint *url.URL, token str
 		return nil, clientconn.NewConnectError(clientconn.PhaseNegotiate, redact.URLError(err))
 	}
 	req.Header = requestHeaders(o.Headers, token)
-	res, err := o.RequestClient().Do(req)
+	res, err := o.HTTPClient.Do(req)
 	if err != nil {
 		return nil, clientconn.NewConnectError(clientconn.PhaseNegotiate, redact.URLError(err))
 	}

@@ -57,8 +57,8 @@ type Options struct {
 	// negotiate body is bounded separately). HTTPClient sends negotiate
 	// requests, and every request of server-sent events and long polling
 	// (its Timeout does not apply to the event stream and the polls); when
-	// nil or http.DefaultClient, all of them share a client that keeps
-	// more idle connections per host (clientconn.Settings.RequestClient).
+	// nil, negotiate uses http.DefaultClient and those transports a client
+	// that keeps more idle connections per host.
 	clientconn.Settings
 	// PollTimeout bounds one long-polling request (DefaultPollTimeout);
 	// a poll that outlasts it is sent again.
