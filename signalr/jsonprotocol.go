@@ -138,13 +138,14 @@ func appendRaw(dst []byte, raw json.RawMessage) []byte {
 }
 
 // ParseMessages splits data on record separators and decodes each record.
+// The messages' raw values alias data (see HubProtocol).
 func (JSONProtocol) ParseMessages(data []byte, fn func(*Message) error) ([]byte, error) {
 	for {
 		i := bytes.IndexByte(data, RecordSeparator)
 		if i < 0 {
 			return data, nil
 		}
-		m, err := ParseJSONMessage(data[:i])
+		m, err := parseJSONRecord(data[:i])
 		if err != nil {
 			return nil, err
 		}
@@ -161,6 +162,14 @@ func (JSONProtocol) ParseMessages(data []byte, fn func(*Message) error) ([]byte,
 // message does not alias record: Arguments, Item and Result share one copy
 // of their text, made once per record.
 func ParseJSONMessage(record []byte) (Message, error) {
+	m, err := parseJSONRecord(record)
+	m.Detach()
+	return m, err
+}
+
+// parseJSONRecord is ParseJSONMessage without the copy: the raw values
+// still point into record.
+func parseJSONRecord(record []byte) (Message, error) {
 	p := recordParser{s: jsonscan.New(record, jsonscan.MaxDepth)}
 	if err := p.parseRecord(); err != nil {
 		return Message{}, jsonSyntaxError(err.Error())
@@ -172,7 +181,6 @@ func ParseJSONMessage(record []byte) (Message, error) {
 		return Message{}, fmt.Errorf("%w: record has no \"type\"", ErrProtocol)
 	}
 	p.m.Type = MessageType(p.typ)
-	detachRaw(&p.m)
 	return p.m, validateMessage(&p.m, p.hasID, p.hasSeq)
 }
 

@@ -222,7 +222,7 @@ func (p *recordParser) parseField(f jsonField) error {
 }
 
 // parseRaw keeps the value's own text, null included. It still points
-// into the record; detachRaw copies it out before the message is returned.
+// into the record, until Message.Detach copies it out.
 func (p *recordParser) parseRaw(dst *json.RawMessage) error {
 	value, err := p.s.SkipValue()
 	*dst = value
@@ -434,33 +434,4 @@ func (p *recordParser) parseHeaders() error {
 		}
 	}
 	return nil
-}
-
-// detachRaw copies the raw values, which still point into the record, into
-// one buffer of their own: callers reuse their read buffer at once.
-func detachRaw(m *Message) {
-	n := len(m.Item) + len(m.Result)
-	for _, a := range m.Arguments {
-		n += len(a)
-	}
-	if n == 0 {
-		return
-	}
-	buf := make([]byte, 0, n)
-	for i := range m.Arguments {
-		buf, m.Arguments[i] = moveRaw(buf, m.Arguments[i])
-	}
-	buf, m.Item = moveRaw(buf, m.Item)
-	_, m.Result = moveRaw(buf, m.Result)
-}
-
-// moveRaw appends r to buf and returns the copy, capped so that appending
-// to one value cannot overwrite the next.
-func moveRaw(buf []byte, r json.RawMessage) ([]byte, json.RawMessage) {
-	if r == nil {
-		return buf, nil
-	}
-	start := len(buf)
-	buf = append(buf, r...)
-	return buf, buf[start:len(buf):len(buf)]
 }

@@ -69,10 +69,43 @@ type HubProtocol interface {
 	// AppendMessage appends the framed encoding of m to dst.
 	AppendMessage(dst []byte, m *Message) ([]byte, error)
 	// ParseMessages calls fn for every complete framed message in data and
-	// returns the unconsumed tail (a partial record).
+	// returns the unconsumed tail (a partial record). A message's raw
+	// values may alias data, so they are valid only until fn returns: a
+	// caller that keeps them calls Message.Detach. Reading the message
+	// where it lies saves a copy per message, most of a probe's deliveries.
 	ParseMessages(data []byte, fn func(*Message) error) (rest []byte, err error)
 }
 
 // ErrProtocol wraps every malformed-input error, so callers can tell bad bytes
 // from the server apart from I/O failures with errors.Is.
 var ErrProtocol = errors.New("protocol error")
+
+// Detach copies the raw values (Arguments, Item, Result), which may point
+// into the input they were parsed from, into one buffer of the message's
+// own, so the message outlives that input.
+func (m *Message) Detach() {
+	n := len(m.Item) + len(m.Result)
+	for _, a := range m.Arguments {
+		n += len(a)
+	}
+	if n == 0 {
+		return
+	}
+	buf := make([]byte, 0, n)
+	for i := range m.Arguments {
+		buf, m.Arguments[i] = moveRaw(buf, m.Arguments[i])
+	}
+	buf, m.Item = moveRaw(buf, m.Item)
+	_, m.Result = moveRaw(buf, m.Result)
+}
+
+// moveRaw appends r to buf and returns the copy, capped so that appending
+// to one value cannot overwrite the next.
+func moveRaw(buf []byte, r json.RawMessage) ([]byte, json.RawMessage) {
+	if r == nil {
+		return buf, nil
+	}
+	start := len(buf)
+	buf = append(buf, r...)
+	return buf, buf[start:len(buf):len(buf)]
+}

@@ -917,3 +917,49 @@ func TestSlowStreamReaderIsNotServerSilence(t *testing.T) {
 		t.Errorf("%d items, stream err %v, connection err %v", n, s.Err(), c.Err())
 	}
 }
+
+// Handlers read arguments where they lie in the read buffer, so a result
+// or stream item handed to another goroutine must be copied out of it
+// first: here the next frame, read into the same buffer, would overwrite
+// them.
+func TestResultsAndItemsOutliveTheReadBuffer(t *testing.T) {
+	value := `"` + strings.Repeat("a", 64) + `"`
+	item := `"` + strings.Repeat("c", 64) + `"`
+	after := "{\"type\":1,\"target\":\"T\",\"arguments\":[\"" + strings.Repeat("b", 80) + "\"]}\x1e"
+	handled := make(chan struct{}, 2)
+	c := scriptedConn(t, func(o *Options) {
+		o.Handlers = map[string]Handler{"T": func([]json.RawMessage) { handled <- struct{}{} }}
+	}, func(t testing.TB, ws *websocket.Conn) {
+		for {
+			_, data, err := ws.ReadMessage()
+			if err != nil {
+				return
+			}
+			m, _ := signalr.ParseJSONMessage(data[:len(data)-1])
+			switch m.Target {
+			case "Value":
+				_ = writeText(ws, "{\"type\":3,\"invocationId\":\""+m.InvocationID+"\",\"result\":"+value+"}\x1e")
+			case "Items":
+				_ = writeText(ws, "{\"type\":2,\"invocationId\":\""+m.InvocationID+"\",\"item\":"+item+"}\x1e")
+			}
+			_ = writeText(ws, after)
+		}
+	})
+	ctx := testCtx(t, 5*time.Second)
+	r, err := c.Invoke(ctx, "Value")
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-handled
+	if string(r) != value {
+		t.Errorf("result %s after the next frame, want %s", r, value)
+	}
+	s, err := c.Stream(ctx, "Items", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-handled
+	if got := <-s.Items(); string(got) != item {
+		t.Errorf("item %s after the next frame, want %s", got, item)
+	}
+}

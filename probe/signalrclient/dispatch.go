@@ -13,8 +13,10 @@ func (c *Conn) dispatch(m *signalr.Message) error {
 	case signalr.InvocationType:
 		c.onInvocation(m)
 	case signalr.StreamItemType:
+		m.Detach() // the item outlives the read buffer in its stream
 		c.onStreamItem(m)
 	case signalr.CompletionType:
+		m.Detach() // the result goes to the caller's goroutine
 		c.onCompletion(m)
 	case signalr.StreamInvocationType:
 		c.replyError(m.InvocationID, "the client does not stream results to the server")

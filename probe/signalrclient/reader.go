@@ -71,8 +71,8 @@ func (c *Conn) readFrame() error {
 
 // parseBuffered dispatches every complete record in rbuf and keeps the
 // partial tail, which may not outgrow MaxMessageSize. rbuf is reused at
-// once, so this relies on protocols handing out messages that do not
-// alias the input (both JSON and MessagePack copy what they decode).
+// once: messages may alias it, so dispatch detaches what it hands on and
+// handlers copy what they keep.
 func (c *Conn) parseBuffered() error {
 	if len(c.rbuf) == 0 {
 		return nil

@@ -280,6 +280,7 @@ func (c *conn) refuseHandshake(msg string) error {
 
 func (c *conn) dispatch(m *signalr.Message) error {
 	c.parsed++
+	m.Detach() // methods, streams and uploads may keep what they were given
 	if c.closed.Load() {
 		return errClosing
 	}
