@@ -69,10 +69,12 @@ type HubProtocol interface {
 	// AppendMessage appends the framed encoding of m to dst.
 	AppendMessage(dst []byte, m *Message) ([]byte, error)
 	// ParseMessages calls fn for every complete framed message in data and
-	// returns the unconsumed tail (a partial record). A message's raw
-	// values may alias data, so they are valid only until fn returns: a
-	// caller that keeps them calls Message.Detach. Reading the message
-	// where it lies saves a copy per message, most of a probe's deliveries.
+	// returns the unconsumed tail (a partial record). The message and its
+	// raw values are valid only until fn returns: they may alias data, and
+	// the next record may reuse the Message. A caller keeps what it needs
+	// by copying the Message and calling Detach on the copy. Reading
+	// messages where they lie saves a copy and an allocation per message,
+	// most of what a probe's deliveries allocated.
 	ParseMessages(data []byte, fn func(*Message) error) (rest []byte, err error)
 }
 
