@@ -131,6 +131,28 @@ func TestJSONProtocolParsesSeveralRecordsAndKeepsTail(t *testing.T) {
 	}
 }
 
+// A probe parses every delivery: a frame of records costs one Message, not
+// one per record, and no copy of what the records carry.
+func TestJSONProtocolAllocatesOneMessagePerCall(t *testing.T) {
+	frame := []byte(strings.Repeat("{\"type\":6}\x1e", 10) + "{\"type\":3,\"invocationId\":\"1\",\"result\":\"" + strings.Repeat("x", 2048) + "\"}\x1e")
+	var results int
+	allocs := testing.AllocsPerRun(100, func() {
+		_, err := JSONProtocol{}.ParseMessages(frame, func(m *Message) error {
+			results += len(m.Result)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 1 {
+		t.Errorf("%v allocations for 11 records, want 1", allocs)
+	}
+	if results == 0 {
+		t.Error("the completion's result was not parsed")
+	}
+}
+
 func TestJSONProtocolStopsAtCallbackError(t *testing.T) {
 	stop := errors.New("stop")
 	calls := 0

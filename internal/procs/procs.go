@@ -1,22 +1,33 @@
-// Package procs runs the process on one processor while it is nearly idle,
-// as an always-on canary is, and on the runtime's default number (the
-// machine's cores, or the container's CPU limit) as soon as it is busy.
+// Package procs runs the process on one processor, with a larger heap
+// target, while it is nearly idle, as an always-on canary is, and on the
+// runtime's defaults (the machine's cores, or the container's CPU limit;
+// GOGC=100) as soon as it is busy.
 //
-// Why: with more than one processor, every goroutine the network poller
-// readies while another processor is idle wakes a second thread to look
-// for work, which finds none and sleeps again: a futex call and a context
-// switch per message at a canary's rates, and nothing gained. On one
-// processor that thread does not exist. A busy process, such as a capacity
-// search or a 10,000-connection profile, needs every core, and gets them
-// back within a second. docs/performance.md has the measurements.
+// Why one processor: with more than one, every goroutine the network
+// poller readies while another processor is idle wakes a second thread to
+// look for work, which finds none and sleeps again: a futex call and a
+// context switch per message at a canary's rates, and nothing gained. On
+// one processor that thread does not exist.
 //
-// The GOMAXPROCS environment variable, when set, decides instead.
+// Why a larger heap target: an idle canary's live heap is a few MiB, so
+// at GOGC=100 the runtime's 4 MiB minimum target sets the pace and a
+// collection runs every few MiB allocated, each paying a fixed cost
+// (every goroutine's stack, the globals) that the small heap does not
+// amortize. Twice the target halves the collections for about 4 MiB more
+// resident memory.
+//
+// A busy process, such as a capacity search or a 10,000-connection
+// profile, needs every core and its memory per connection, and gets the
+// defaults back within a second. docs/performance.md has the
+// measurements. The GOMAXPROCS and GOGC environment variables, when set,
+// decide their own knob instead.
 package procs
 
 import (
 	"context"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -35,21 +46,24 @@ const (
 	// processor mostly idle.
 	idleCores = 0.1
 	idleTicks = 10
+	// idleGCPercent is the heap target while idle; defaultGCPercent is the
+	// runtime's own (GOGC unset).
+	idleGCPercent    = 200
+	defaultGCPercent = 100
 )
 
-// sizer decides from each tick's CPU use whether the process runs on one
-// processor.
+// sizer decides from each tick's CPU use whether the process is idle.
 type sizer struct {
-	one   bool // on one processor now
+	idle  bool // sized for idleness now
 	quiet int  // ticks in a row under idleCores
 }
 
 // observe takes one tick's CPU use in cores and reports whether the
-// number of processors should change.
+// process turned idle or busy.
 func (s *sizer) observe(cores float64) (change bool) {
-	if s.one {
+	if s.idle {
 		if cores > busyCores {
-			s.one, s.quiet = false, 0
+			s.idle, s.quiet = false, 0
 			return true
 		}
 		return false
@@ -62,16 +76,30 @@ func (s *sizer) observe(cores float64) (change bool) {
 	if s.quiet < idleTicks {
 		return false
 	}
-	s.one, s.quiet = true, 0
+	s.idle, s.quiet = true, 0
 	return true
 }
 
-// Run sizes the processors until ctx ends, then gives the runtime its
-// default back. It returns at once when GOMAXPROCS is set, when the
-// default is one processor already, or where the process's CPU time
-// cannot be read.
+// knobs are the settings the environment leaves to Run.
+type knobs struct {
+	procs bool // GOMAXPROCS unset, and more than one processor by default
+	gc    bool // GOGC unset
+}
+
+func freeKnobs() knobs {
+	return knobs{
+		procs: os.Getenv("GOMAXPROCS") == "" && runtime.GOMAXPROCS(0) > 1,
+		gc:    os.Getenv("GOGC") == "",
+	}
+}
+
+// Run sizes the process to its load until ctx ends, then gives the
+// runtime its defaults back. It returns at once when the environment sets
+// both knobs (or one processor is the default and GOGC is set), or where
+// the process's CPU time cannot be read.
 func Run(ctx context.Context, log zerolog.Logger) {
-	if os.Getenv("GOMAXPROCS") != "" || runtime.GOMAXPROCS(0) == 1 {
+	k := freeKnobs()
+	if !k.procs && !k.gc {
 		return
 	}
 	last, ok := cpuTime()
@@ -81,7 +109,7 @@ func Run(ctx context.Context, log zerolog.Logger) {
 	var s sizer
 	t := time.NewTicker(tick)
 	defer t.Stop()
-	defer runtime.SetDefaultGOMAXPROCS()
+	defer k.apply(false, 0, log)
 	for {
 		select {
 		case <-ctx.Done():
@@ -95,17 +123,24 @@ func Run(ctx context.Context, log zerolog.Logger) {
 		cores := (now - last).Seconds() / tick.Seconds()
 		last = now
 		if s.observe(cores) {
-			apply(s.one, cores, log)
+			k.apply(s.idle, cores, log)
 		}
 	}
 }
 
-// apply moves the process to one processor, or back to the default.
-func apply(one bool, cores float64, log zerolog.Logger) {
-	if one {
+// apply sizes the free knobs for an idle or a busy process.
+func (k knobs) apply(idle bool, cores float64, log zerolog.Logger) {
+	switch {
+	case k.procs && idle:
 		runtime.GOMAXPROCS(1)
-	} else {
+	case k.procs:
 		runtime.SetDefaultGOMAXPROCS()
 	}
-	log.Debug().Int("processors", runtime.GOMAXPROCS(0)).Float64("cpu_cores", cores).Msg("processors sized to the load")
+	switch {
+	case k.gc && idle:
+		debug.SetGCPercent(idleGCPercent)
+	case k.gc:
+		debug.SetGCPercent(defaultGCPercent)
+	}
+	log.Debug().Bool("idle", idle).Int("processors", runtime.GOMAXPROCS(0)).Float64("cpu_cores", cores).Msg("process sized to the load")
 }

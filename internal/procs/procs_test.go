@@ -3,6 +3,8 @@ package procs
 import (
 	"context"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 	"time"
 
@@ -28,15 +30,15 @@ func TestSizerMovesToOneProcessorAfterTenQuietTicksAndBackAtOnce(t *testing.T) {
 		{0.01, false, false}, // and ten quiet ticks again before one
 	}
 	for i, st := range steps {
-		if got := s.observe(st.cores); got != st.wantChange || s.one != st.wantOne {
-			t.Fatalf("tick %d (%.2f cores): change %v, one %v; want %v, %v", i, st.cores, got, s.one, st.wantChange, st.wantOne)
+		if got := s.observe(st.cores); got != st.wantChange || s.idle != st.wantOne {
+			t.Fatalf("tick %d (%.2f cores): change %v, idle %v; want %v, %v", i, st.cores, got, s.idle, st.wantChange, st.wantOne)
 		}
 	}
 }
 
-// Run on a real, idle process moves it to one processor, gives the
-// default back as soon as a goroutine keeps a core busy, and gives the
-// default back when it ends.
+// Run on a real, idle process moves it to one processor and the idle heap
+// target, gives the defaults back as soon as a goroutine keeps a core
+// busy, and gives them back when it ends.
 func TestRunFollowsTheProcesssCPUUse(t *testing.T) {
 	if runtime.GOMAXPROCS(0) == 1 {
 		t.Skip("one processor is the default here: nothing to size")
@@ -44,36 +46,71 @@ func TestRunFollowsTheProcesssCPUUse(t *testing.T) {
 	defer func(d time.Duration) { tick = d }(tick)
 	tick = 20 * time.Millisecond
 	defaultProcs := runtime.GOMAXPROCS(0)
+	idle := func() bool { return runtime.GOMAXPROCS(0) == 1 && gcPercent() == idleGCPercent }
+	busy := func() bool { return runtime.GOMAXPROCS(0) == defaultProcs && gcPercent() == defaultGCPercent }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { Run(ctx, zerolog.Nop()); close(done) }()
 
-	waitFor(t, "one processor while idle", func() bool { return runtime.GOMAXPROCS(0) == 1 })
+	waitFor(t, "one processor and GOGC=200 while idle", idle)
 	stop := make(chan struct{})
 	go spin(stop)
-	waitFor(t, "the default while a core is busy", func() bool { return runtime.GOMAXPROCS(0) == defaultProcs })
+	waitFor(t, "the defaults while a core is busy", busy)
 	close(stop)
-	waitFor(t, "one processor once idle again", func() bool { return runtime.GOMAXPROCS(0) == 1 })
+	waitFor(t, "one processor and GOGC=200 once idle again", idle)
 	cancel()
 	<-done
-	if got := runtime.GOMAXPROCS(0); got != defaultProcs {
-		t.Fatalf("after Run ended: %d processors, want the default %d", got, defaultProcs)
+	if !busy() {
+		t.Fatalf("after Run ended: %d processors, GOGC=%d; want the defaults %d, %d", runtime.GOMAXPROCS(0), gcPercent(), defaultProcs, defaultGCPercent)
 	}
 }
 
-func TestRunLeavesAnExplicitGOMAXPROCSAlone(t *testing.T) {
+func TestRunLeavesAnExplicitGOMAXPROCSAndGOGCAlone(t *testing.T) {
 	t.Setenv("GOMAXPROCS", "2")
+	t.Setenv("GOGC", "150")
+	defer debug.SetGCPercent(debug.SetGCPercent(150)) // what GOGC=150 gives at start
 	before := runtime.GOMAXPROCS(0)
 	done := make(chan struct{})
 	go func() { Run(context.Background(), zerolog.Nop()); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
-		t.Fatal("Run kept running with GOMAXPROCS set")
+		t.Fatal("Run kept running with GOMAXPROCS and GOGC set")
 	}
 	if got := runtime.GOMAXPROCS(0); got != before {
 		t.Fatalf("GOMAXPROCS changed from %d to %d", before, got)
 	}
+	if got := gcPercent(); got != 150 {
+		t.Fatalf("GOGC changed from 150 to %d", got)
+	}
+}
+
+// With only GOGC set, Run still sizes the processors and leaves the heap
+// target alone.
+func TestRunSizesOnlyWhatTheEnvironmentLeavesFree(t *testing.T) {
+	if runtime.GOMAXPROCS(0) == 1 {
+		t.Skip("one processor is the default here: nothing to size")
+	}
+	t.Setenv("GOGC", "150")
+	defer debug.SetGCPercent(debug.SetGCPercent(150))
+	defer func(d time.Duration) { tick = d }(tick)
+	tick = 20 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { Run(ctx, zerolog.Nop()); close(done) }()
+	waitFor(t, "one processor while idle", func() bool { return runtime.GOMAXPROCS(0) == 1 })
+	cancel()
+	<-done
+	if got := gcPercent(); got != 150 {
+		t.Fatalf("GOGC changed from 150 to %d", got)
+	}
+}
+
+// gcPercent reads the heap target without setting it.
+func gcPercent() int {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	return int(s[0].Value.Uint64())
 }
 
 func waitFor(t *testing.T, what string, cond func() bool) {
