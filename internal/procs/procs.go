@@ -1,7 +1,7 @@
-// Package procs runs the process on one processor, with a larger heap
-// target, while it is nearly idle, as an always-on canary is, and on the
-// runtime's defaults (the machine's cores, or the container's CPU limit;
-// GOGC=100) as soon as it is busy.
+// Package procs runs the process on one processor, and lets a small heap
+// grow further between collections, while it is nearly idle, as an
+// always-on canary is, and on the runtime's defaults (the machine's cores,
+// or the container's CPU limit; GOGC=100) as soon as it is busy.
 //
 // Why one processor: with more than one, every goroutine the network
 // poller readies while another processor is idle wakes a second thread to
@@ -9,18 +9,19 @@
 // context switch per message at a canary's rates, and nothing gained. On
 // one processor that thread does not exist.
 //
-// Why a larger heap target: an idle canary's live heap is a few MiB, so
-// at GOGC=100 the runtime's 4 MiB minimum target sets the pace and a
-// collection runs every few MiB allocated, each paying a fixed cost
-// (every goroutine's stack, the globals) that the small heap does not
-// amortize. Twice the target halves the collections for about 4 MiB more
-// resident memory.
+// Why more headroom: an idle canary's live heap is a few MiB, so at
+// GOGC=100 the runtime's 4 MiB minimum sets the pace and a collection runs
+// every few MiB allocated, each paying a fixed cost (every goroutine's
+// stack, the globals) that the small heap does not amortize. While idle,
+// the heap may grow by 8 MiB past what was live (at most three times it)
+// before a collection: half the collections, at most 4 MiB more, and
+// nothing changes for a heap of 8 MiB or more, so memory per connection
+// at scale stays as it was.
 //
 // A busy process, such as a capacity search or a 10,000-connection
-// profile, needs every core and its memory per connection, and gets the
-// defaults back within a second. docs/performance.md has the
-// measurements. The GOMAXPROCS and GOGC environment variables, when set,
-// decide their own knob instead.
+// profile, needs every core, and gets the defaults back within a second.
+// docs/performance.md has the measurements. The GOMAXPROCS and GOGC
+// environment variables, when set, decide their own knob instead.
 package procs
 
 import (
@@ -28,6 +29,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -46,11 +48,32 @@ const (
 	// processor mostly idle.
 	idleCores = 0.1
 	idleTicks = 10
-	// idleGCPercent is the heap target while idle; defaultGCPercent is the
-	// runtime's own (GOGC unset).
-	idleGCPercent    = 200
+	// idleHeadroom is how far an idle process's heap may grow past its
+	// live size before a collection, up to maxIdleGCPercent;
+	// defaultGCPercent is the runtime's own (GOGC unset).
+	idleHeadroom     = 8 << 20
+	maxIdleGCPercent = 200
 	defaultGCPercent = 100
 )
+
+// idleGCPercent is the GOGC that lets a heap of live bytes grow by
+// idleHeadroom, between the default and maxIdleGCPercent.
+func idleGCPercent(live uint64) int {
+	if live == 0 {
+		return maxIdleGCPercent
+	}
+	return min(max(int(idleHeadroom*100/live), defaultGCPercent), maxIdleGCPercent)
+}
+
+// liveHeap is the heap the last collection found live.
+func liveHeap() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
 
 // sizer decides from each tick's CPU use whether the process is idle.
 type sizer struct {
@@ -82,14 +105,17 @@ func (s *sizer) observe(cores float64) (change bool) {
 
 // knobs are the settings the environment leaves to Run.
 type knobs struct {
-	procs bool // GOMAXPROCS unset, and more than one processor by default
-	gc    bool // GOGC unset
+	procs     bool // GOMAXPROCS unset, and more than one processor by default
+	gc        bool // GOGC unset
+	oneProc   bool // what Run last set
+	gcPercent int
 }
 
 func freeKnobs() knobs {
 	return knobs{
-		procs: os.Getenv("GOMAXPROCS") == "" && runtime.GOMAXPROCS(0) > 1,
-		gc:    os.Getenv("GOGC") == "",
+		procs:     os.Getenv("GOMAXPROCS") == "" && runtime.GOMAXPROCS(0) > 1,
+		gc:        os.Getenv("GOGC") == "",
+		gcPercent: defaultGCPercent,
 	}
 }
 
@@ -122,25 +148,34 @@ func Run(ctx context.Context, log zerolog.Logger) {
 		}
 		cores := (now - last).Seconds() / tick.Seconds()
 		last = now
-		if s.observe(cores) {
+		if s.observe(cores) || s.idle {
 			k.apply(s.idle, cores, log)
 		}
 	}
 }
 
-// apply sizes the free knobs for an idle or a busy process.
-func (k knobs) apply(idle bool, cores float64, log zerolog.Logger) {
-	switch {
-	case k.procs && idle:
-		runtime.GOMAXPROCS(1)
-	case k.procs:
-		runtime.SetDefaultGOMAXPROCS()
+// apply sizes the free knobs for an idle or a busy process. While idle it
+// runs every tick, as the live heap moves.
+func (k *knobs) apply(idle bool, cores float64, log zerolog.Logger) {
+	changed := false
+	if k.procs && idle != k.oneProc {
+		if idle {
+			runtime.GOMAXPROCS(1)
+		} else {
+			runtime.SetDefaultGOMAXPROCS()
+		}
+		k.oneProc, changed = idle, true
 	}
-	switch {
-	case k.gc && idle:
-		debug.SetGCPercent(idleGCPercent)
-	case k.gc:
-		debug.SetGCPercent(defaultGCPercent)
+	gc := defaultGCPercent
+	if idle {
+		gc = idleGCPercent(liveHeap())
 	}
-	log.Debug().Bool("idle", idle).Int("processors", runtime.GOMAXPROCS(0)).Float64("cpu_cores", cores).Msg("process sized to the load")
+	if k.gc && gc != k.gcPercent {
+		debug.SetGCPercent(gc)
+		k.gcPercent, changed = gc, true
+	}
+	if changed {
+		log.Debug().Bool("idle", idle).Int("processors", runtime.GOMAXPROCS(0)).Int("gc_percent", k.gcPercent).
+			Float64("cpu_cores", cores).Msg("process sized to the load")
+	}
 }

@@ -36,8 +36,8 @@ func TestSizerMovesToOneProcessorAfterTenQuietTicksAndBackAtOnce(t *testing.T) {
 	}
 }
 
-// Run on a real, idle process moves it to one processor and the idle heap
-// target, gives the defaults back as soon as a goroutine keeps a core
+// Run on a real, idle process (a test binary's heap is well under 8 MiB)
+// moves it to one processor and a larger heap target, gives the defaults back as soon as a goroutine keeps a core
 // busy, and gives them back when it ends.
 func TestRunFollowsTheProcesssCPUUse(t *testing.T) {
 	if runtime.GOMAXPROCS(0) == 1 {
@@ -46,18 +46,20 @@ func TestRunFollowsTheProcesssCPUUse(t *testing.T) {
 	defer func(d time.Duration) { tick = d }(tick)
 	tick = 20 * time.Millisecond
 	defaultProcs := runtime.GOMAXPROCS(0)
-	idle := func() bool { return runtime.GOMAXPROCS(0) == 1 && gcPercent() == idleGCPercent }
+	idle := func() bool {
+		return runtime.GOMAXPROCS(0) == 1 && gcPercent() == idleGCPercent(liveHeap()) && gcPercent() > defaultGCPercent
+	}
 	busy := func() bool { return runtime.GOMAXPROCS(0) == defaultProcs && gcPercent() == defaultGCPercent }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { Run(ctx, zerolog.Nop()); close(done) }()
 
-	waitFor(t, "one processor and GOGC=200 while idle", idle)
+	waitFor(t, "one processor and a larger heap target while idle", idle)
 	stop := make(chan struct{})
 	go spin(stop)
 	waitFor(t, "the defaults while a core is busy", busy)
 	close(stop)
-	waitFor(t, "one processor and GOGC=200 once idle again", idle)
+	waitFor(t, "one processor and a larger heap target once idle again", idle)
 	cancel()
 	<-done
 	if !busy() {
@@ -103,6 +105,19 @@ func TestRunSizesOnlyWhatTheEnvironmentLeavesFree(t *testing.T) {
 	<-done
 	if got := gcPercent(); got != 150 {
 		t.Fatalf("GOGC changed from 150 to %d", got)
+	}
+}
+
+func TestIdleHeadroomIsEightMiBBetweenTheDefaultAndTwiceIt(t *testing.T) {
+	for _, c := range []struct {
+		live uint64
+		want int
+	}{
+		{0, 200}, {1 << 20, 200}, {8 << 20 / 2, 200}, {6 << 20, 133}, {8 << 20, 100}, {64 << 20, 100},
+	} {
+		if got := idleGCPercent(c.live); got != c.want {
+			t.Errorf("live heap %d B: GOGC %d, want %d", c.live, got, c.want)
+		}
 	}
 }
 
