@@ -81,7 +81,7 @@ func openStream(ctx context.Context, t *streamTransport, c *Conn, rawURL string)
 		req.Header.Set("Accept", "text/event-stream")
 	}
 	stop := context.AfterFunc(ctx, t.cancel)
-	res, err := c.httpClient().Do(req)
+	res, err := c.o.TransportHTTPClient().Do(req)
 	if !stop() {
 		if res != nil {
 			_ = res.Body.Close()

@@ -156,20 +156,11 @@ func (c *Conn) request(ctx context.Context, method string, u *url.URL, form url.
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded; charset=UTF-8")
 	}
-	res, err := c.httpClient().Do(req)
+	res, err := c.o.TransportHTTPClient().Do(req)
 	if err != nil {
 		return nil, redact.URLError(err)
 	}
 	return res, nil
-}
-
-// httpClient serves the connection's requests: the caller's, or a pool
-// that keeps more idle connections per host than the default.
-func (c *Conn) httpClient() *http.Client {
-	if c.o.HTTPClient == http.DefaultClient {
-		return clientconn.PooledHTTPClient()
-	}
-	return c.o.HTTPClient
 }
 
 // abort tells the server the client is going, as the JavaScript client's

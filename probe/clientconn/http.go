@@ -30,6 +30,17 @@ var PooledHTTPClient = sync.OnceValue(func() *http.Client {
 	return &http.Client{Transport: t}
 })
 
+// TransportHTTPClient is the client of the HTTP transports: the caller's
+// HTTPClient, or PooledHTTPClient when it is unset or http.DefaultClient.
+// Negotiate stays on HTTPClient: pooled, each run's negotiate sockets
+// would stay open and idle between runs.
+func (s Settings) TransportHTTPClient() *http.Client {
+	if s.HTTPClient == nil || s.HTTPClient == http.DefaultClient {
+		return PooledHTTPClient()
+	}
+	return s.HTTPClient
+}
+
 // ParseEndpoint accepts a hub's http(s) or ws(s) URL and returns its
 // http(s) form, without a fragment: where the SignalR clients send
 // negotiate.

@@ -48,3 +48,19 @@ func TestWithDefaultsKeepsWhatIsSet(t *testing.T) {
 		t.Errorf("WriteTimeout = %s, want zero (no bound) whatever the defaults", got.WriteTimeout)
 	}
 }
+
+func TestTransportHTTPClientPoolsUnlessTheCallerBroughtOne(t *testing.T) {
+	pooled := PooledHTTPClient()
+	for name, s := range map[string]Settings{"unset": {}, "http.DefaultClient": {HTTPClient: http.DefaultClient}} {
+		if got := s.TransportHTTPClient(); got != pooled {
+			t.Errorf("%s: the transports use %p, want the pooled client %p", name, got, pooled)
+		}
+	}
+	own := &http.Client{Timeout: time.Second}
+	if got := (Settings{HTTPClient: own}).TransportHTTPClient(); got != own {
+		t.Errorf("a caller's own client was replaced by %p", got)
+	}
+	if n := pooled.Transport.(*http.Transport).MaxIdleConnsPerHost; n != maxIdleConnsPerHost {
+		t.Errorf("the pool keeps %d idle connections per host, want %d", n, maxIdleConnsPerHost)
+	}
+}

@@ -51,10 +51,7 @@ type httpTransport struct {
 }
 
 func newHTTPTransport(o *Options, target *transportTarget, kind string) *httpTransport {
-	client := o.HTTPClient
-	if client == http.DefaultClient {
-		client = clientconn.PooledHTTPClient()
-	}
+	client := o.TransportHTTPClient()
 	long := *client
 	long.Timeout = 0
 	ctx, cancel := context.WithCancel(context.Background())
