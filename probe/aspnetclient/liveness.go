@@ -22,14 +22,20 @@ var errNoRoundTrip = errors.New("probe: no round trip: the ping was not written,
 // sends every pingInterval, which keeps the server's session alive.
 func (c *Conn) sendPing() { _, _ = c.ping() }
 
-// measureRoundTrip measures the transport's round trip once: a WebSocket
-// ping to its pong, timed by the read goroutine; on the HTTP transports
-// the ping request, which the server answers before any hub code runs.
+// measureRoundTrip measures the transport's round trip once without
+// waiting (clientconn.KeepAliveConn): a WebSocket ping to its pong, timed
+// by the read goroutine; on the HTTP transports the ping request, which
+// the server answers before any hub code runs, on a goroutine of its own
+// (pingTimeout bounds it).
 func (c *Conn) measureRoundTrip() {
 	if ws, ok := c.transport().(*wsTransport); ok {
 		c.live.PingRoundTrip(ws.ping, clientconn.InternalWriteTimeout)
 		return
 	}
+	go c.observePing()
+}
+
+func (c *Conn) observePing() {
 	if d, err := c.ping(); err == nil {
 		c.o.Observer.RoundTrip(d)
 	}

@@ -46,7 +46,10 @@ type KeepAliveConn interface {
 	// it fails the connection either ended (Stop follows) or lost its
 	// write turn to a stuck writer, and the next interval tries again.
 	KeepAlivePing()
-	// MeasureRoundTrip measures the transport's round trip once.
+	// MeasureRoundTrip measures the transport's round trip once, without
+	// waiting for the answer: Start calls it on the dialing goroutine. A
+	// WebSocket writes a ping whose pong the read goroutine times; an HTTP
+	// transport times its request on a goroutine of its own.
 	MeasureRoundTrip()
 }
 
@@ -90,8 +93,8 @@ func onGrid(now, d, grain time.Duration) time.Duration {
 	return d + (grain-at%grain)%grain
 }
 
-// MeasureEvery makes the timer also measure the connection's round trip
-// (MeasureRoundTrip) as soon as Start is called and then every every,
+// MeasureEvery makes the keep-alive also measure the connection's round
+// trip (MeasureRoundTrip) in Start and then every every, on its timer,
 // however busy the connection. Call it before Start.
 func (k *KeepAlive) MeasureEvery(every time.Duration) { k.measureEvery = every }
 
@@ -101,12 +104,12 @@ func (k *KeepAlive) Start(interval time.Duration, conn KeepAliveConn) {
 	k.interval, k.conn = interval, conn
 	k.grain = tickGrain(interval, k.measureEvery)
 	k.MarkWritten()
-	// The first round trip is measured at once, off the grid: the
-	// connection's first messages need it, and connects are spread out.
-	first := time.Duration(0)
-	if k.measureEvery == 0 {
-		first = onGrid(sinceEpoch(), interval, k.grain)
-	}
+	// The first round trip is measured here, on the caller, before the
+	// connection's first message can be written: a WebSocket ping sent
+	// ahead of a message is answered ahead of it, so even a connection's
+	// first delivery has a round trip to be set against.
+	k.measureIfDue()
+	first := onGrid(sinceEpoch(), k.untilNext(interval), k.grain)
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if !k.stopped {

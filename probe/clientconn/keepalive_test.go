@@ -71,8 +71,9 @@ func TestKeepAliveTimerPingsEveryInterval(t *testing.T) {
 	}
 }
 
-// The round trip is measured at once and then every interval, however
-// busy the connection is with writes, on the keep-alive's own timer.
+// The round trip is measured in Start, before the caller can write the
+// connection's first message, and then every interval, however busy the
+// connection is with writes, on the keep-alive's own timer.
 func TestKeepAliveMeasuresRoundTripsOnItsTimer(t *testing.T) {
 	var k KeepAlive
 	var pings atomic.Int32
@@ -81,6 +82,9 @@ func TestKeepAliveMeasuresRoundTripsOnItsTimer(t *testing.T) {
 	began := time.Now()
 	k.Start(time.Hour, hooks{ping: func() { pings.Add(1) }, measure: func() { measured <- time.Now() }})
 	defer k.Stop()
+	if n := len(measured); n != 1 {
+		t.Fatalf("%d round trips measured when Start returned, want 1", n)
+	}
 	var at []time.Duration
 	for len(at) < 3 {
 		k.MarkWritten()

@@ -30,17 +30,25 @@ func (c *Conn) CheckAlive(ctx context.Context, wait time.Duration) error {
 	return c.live.Check(ctx, wait, &c.state, ws.ping, c.fail)
 }
 
-// measureRoundTrip measures the transport's round trip once, on the
-// keep-alive's timer: a WebSocket ping whose pong the read goroutine
-// times, or the HTTP transports' cheap request.
+// measureRoundTrip measures the transport's round trip once without
+// waiting (clientconn.KeepAliveConn): a WebSocket ping whose pong the read
+// goroutine times, or the HTTP transports' cheap request on a goroutine
+// of its own, which the transport's context ends with the connection.
 func (c *Conn) measureRoundTrip() {
 	switch t := c.t.(type) {
 	case *wsTransport:
 		c.live.PingRoundTrip(t.ping, clientconn.InternalWriteTimeout)
-	case interface{ roundTrip() (time.Duration, error) }:
-		if d, err := t.roundTrip(); err == nil {
-			c.obs.RoundTrip(d)
-		}
+	case roundTripper:
+		go c.observeRoundTrip(t)
+	}
+}
+
+// roundTripper is an HTTP transport that can time a request to the hub.
+type roundTripper interface{ roundTrip() (time.Duration, error) }
+
+func (c *Conn) observeRoundTrip(t roundTripper) {
+	if d, err := t.roundTrip(); err == nil {
+		c.obs.RoundTrip(d)
 	}
 }
 

@@ -1,6 +1,7 @@
 package signalrclient_test
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -105,5 +106,40 @@ func TestRoundTripOnEveryTransport(t *testing.T) {
 			dialDistant(t, c, obs, 150*time.Millisecond)
 			clientconntest.CheckRoundTrips(t, obs.WaitRoundTrips(t, 3, 5*time.Second), linkDelay)
 		})
+	}
+}
+
+// A message sent the moment Dial returns has its connection's round trip
+// known before its echo comes back: the first measuring ping goes out
+// during Dial, ahead of anything the caller writes, so a delivery's hub
+// time never lacks the network's share. Every connection checks its own
+// first message.
+func TestFirstMessageFindsTheRoundTripMeasured(t *testing.T) {
+	url, client := hubtest.StartDistant(t, hub.Options{}, linkDelay)
+	payload := json.RawMessage(`{"information.ConnectionId":"x","payload.MessageBlob":"AAAA"}`)
+	for i := range 8 {
+		obs := &clientconntest.Timings{}
+		echoed := make(chan int, 1)
+		conn, err := signalrclient.Dial(localtest.Ctx(t, 20*time.Second), signalrclient.Options{URL: url + hub.DefaultPath,
+			Settings: clientconn.Settings{HTTPClient: client, Observer: obs},
+			Handlers: map[string]signalrclient.Handler{"RecordLatency": func([]json.RawMessage) {
+				_, rtts := obs.Measured()
+				echoed <- len(rtts)
+			}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.Send(localtest.Ctx(t, 5*time.Second), "Echo", payload); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case n := <-echoed:
+			if n == 0 {
+				t.Errorf("connection %d: its first echo came back before any round trip was measured", i)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("connection %d: no echo in 5 s", i)
+		}
+		_ = conn.Close(localtest.Ctx(t, 5*time.Second))
 	}
 }

@@ -175,7 +175,8 @@ func (c *Conn) writePing(payload []byte, deadline time.Time) error {
 	return c.ws.WriteControl(websocket.PingMessage, payload, deadline)
 }
 
-// measureRoundTrip pings the service on the keep-alive's timer; the read
+// measureRoundTrip pings the service without waiting, from Start and then
+// on the keep-alive's timer (clientconn.KeepAliveConn); the read
 // goroutine times the pong (clientconn.Liveness), which the service's
 // WebSocket layer answers without its hub logic.
 func (c *Conn) measureRoundTrip() { c.live.PingRoundTrip(c.writePing, clientconn.InternalWriteTimeout) }
