@@ -160,7 +160,7 @@ func TestEntraFailuresShowTheCodeAndNoSecret(t *testing.T) {
 		`hubprobe_runs_total{result="success",scenario="pod",target="pod"} 1`,
 	} {
 		if !strings.Contains(metrics, want) {
-			t.Errorf("/metrics lacks %s", want)
+			t.Errorf("/metrics lacks %s\n%s", want, outputs["serve /status.json"])
 		}
 	}
 	for name, text := range outputs {

@@ -4,6 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hubprobe/hubprobe/internal/grid"
 )
 
 // KeepAlive pings a connection on which nothing was written for a whole
@@ -18,17 +20,17 @@ import (
 // method values, which would be two more objects per connection.
 //
 // Every connection's timer fires on one grid of instants shared by the
-// process (see tickGrain): the runtime runs all timers due at the same
+// process (internal/grid, at tickGrain): the runtime runs all timers due at the same
 // instant in one pass, so a thousand connections' pings cost the process
 // a few wake-ups a second rather than one each.
 type KeepAlive struct {
-	lastWrite atomic.Int64 // when, as nanoseconds since epoch
+	lastWrite atomic.Int64 // when, as grid.Now()
 	interval  time.Duration
 	grain     time.Duration // the grid the timer fires on
 	conn      KeepAliveConn
 
 	// measureEvery, when not 0, is how often the round trip is measured;
-	// measureAt is when next, since epoch. Only the timer's goroutine
+	// measureAt is when next, on grid.Now's clock. Only the timer's goroutine
 	// touches measureAt once Start armed it: ticks never overlap, each
 	// re-arms when done.
 	measureEvery time.Duration
@@ -67,14 +69,6 @@ const DefaultRoundTripInterval = 5 * time.Second
 // connections there are.
 const maxTickGrain = 100 * time.Millisecond
 
-// epoch is the origin of the shared grid, and of the instants a
-// connection's keep-alive and liveness check keep as a duration since it:
-// 8 bytes each, where a time.Time takes 24.
-var epoch = time.Now()
-
-// sinceEpoch is now, as such an instant.
-func sinceEpoch() time.Duration { return time.Since(epoch) }
-
 // tickGrain is the grid for a keep-alive of interval measuring every
 // measureEvery (0: not measuring): maxTickGrain, or an eighth of the
 // shorter period when that is finer, so short periods stay precise.
@@ -84,13 +78,6 @@ func tickGrain(interval, measureEvery time.Duration) time.Duration {
 		g = min(g, measureEvery/8)
 	}
 	return max(g, time.Millisecond)
-}
-
-// onGrid lengthens a wait of d, starting now (since epoch), so that
-// it ends on the grid of grain.
-func onGrid(now, d, grain time.Duration) time.Duration {
-	at := now + d
-	return d + (grain-at%grain)%grain
 }
 
 // MeasureEvery makes the keep-alive also measure the connection's round
@@ -109,7 +96,7 @@ func (k *KeepAlive) Start(interval time.Duration, conn KeepAliveConn) {
 	// ahead of a message is answered ahead of it, so even a connection's
 	// first delivery has a round trip to be set against.
 	k.measureIfDue()
-	first := onGrid(sinceEpoch(), k.untilNext(interval), k.grain)
+	first := grid.Delay(grid.Now(), k.untilNext(interval), k.grain)
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if !k.stopped {
@@ -118,7 +105,7 @@ func (k *KeepAlive) Start(interval time.Duration, conn KeepAliveConn) {
 }
 
 // MarkWritten records a write: the idle time starts again.
-func (k *KeepAlive) MarkWritten() { k.lastWrite.Store(int64(sinceEpoch())) }
+func (k *KeepAlive) MarkWritten() { k.lastWrite.Store(int64(grid.Now())) }
 
 // Stop ends the pings for good; a tick already running does not re-arm.
 func (k *KeepAlive) Stop() {
@@ -146,7 +133,7 @@ func (k *KeepAlive) measureIfDue() {
 	if k.measureEvery == 0 {
 		return
 	}
-	if now := sinceEpoch(); now >= k.measureAt {
+	if now := grid.Now(); now >= k.measureAt {
 		k.conn.MeasureRoundTrip()
 		k.measureAt = now + k.measureEvery
 	}
@@ -158,17 +145,17 @@ func (k *KeepAlive) untilNext(keepAlive time.Duration) time.Duration {
 	if k.measureEvery == 0 {
 		return keepAlive
 	}
-	return min(keepAlive, max(k.measureAt-sinceEpoch(), 0))
+	return min(keepAlive, max(k.measureAt-grid.Now(), 0))
 }
 
 func (k *KeepAlive) idle() time.Duration {
-	return sinceEpoch() - time.Duration(k.lastWrite.Load())
+	return grid.Now() - time.Duration(k.lastWrite.Load())
 }
 
 func (k *KeepAlive) rearm(d time.Duration) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if !k.stopped {
-		k.timer.Reset(onGrid(sinceEpoch(), d, k.grain))
+		k.timer.Reset(grid.Delay(grid.Now(), d, k.grain))
 	}
 }

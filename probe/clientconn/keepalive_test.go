@@ -4,6 +4,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hubprobe/hubprobe/internal/grid"
 )
 
 // hooks is a KeepAliveConn made of functions; measure may be nil when
@@ -27,7 +29,7 @@ func TestKeepAlivePingsOnlyAfterAWholeIdleInterval(t *testing.T) {
 	if n := pings.Load(); n != 0 {
 		t.Fatalf("%d pings within the interval, want 0", n)
 	}
-	k.lastWrite.Store(int64(sinceEpoch() - 2*time.Hour))
+	k.lastWrite.Store(int64(grid.Now() - 2*time.Hour))
 	k.tick()
 	if n := pings.Load(); n != 1 {
 		t.Fatalf("%d pings after two idle intervals, want 1", n)
@@ -107,17 +109,6 @@ func TestKeepAliveMeasuresRoundTripsOnItsTimer(t *testing.T) {
 // before the wait asked for and never more than a grain after it, so the
 // runtime fires many connections' ticks in one pass.
 func TestKeepAliveWaitsEndOnTheSharedGrid(t *testing.T) {
-	for _, c := range []struct{ now, d, grain, want time.Duration }{
-		{now: 0, d: 0, grain: 100 * time.Millisecond, want: 0},
-		{now: 30 * time.Millisecond, d: 0, grain: 100 * time.Millisecond, want: 70 * time.Millisecond},
-		{now: 30 * time.Millisecond, d: 5 * time.Second, grain: 100 * time.Millisecond, want: 5070 * time.Millisecond},
-		{now: 1234 * time.Millisecond, d: 66 * time.Millisecond, grain: 100 * time.Millisecond, want: 66 * time.Millisecond},
-		{now: 1234 * time.Millisecond, d: 67 * time.Millisecond, grain: 100 * time.Millisecond, want: 166 * time.Millisecond},
-	} {
-		if got := onGrid(c.now, c.d, c.grain); got != c.want {
-			t.Errorf("onGrid(%v, %v, %v) = %v, want %v", c.now, c.d, c.grain, got, c.want)
-		}
-	}
 	for _, c := range []struct{ interval, measure, want time.Duration }{
 		{interval: 15 * time.Second, measure: 5 * time.Second, want: maxTickGrain},
 		{interval: 15 * time.Second, want: maxTickGrain},
@@ -136,14 +127,14 @@ func TestKeepAliveWaitsEndOnTheSharedGrid(t *testing.T) {
 func TestKeepAlivesStartedApartTickTogether(t *testing.T) {
 	var a, b KeepAlive
 	ticks := make(chan time.Duration, 16)
-	tick := func() { ticks <- sinceEpoch() }
+	tick := func() { ticks <- grid.Now() }
 	a.MeasureEvery(800 * time.Millisecond)
 	b.MeasureEvery(800 * time.Millisecond)
 	grain := tickGrain(time.Hour, 800*time.Millisecond)
 	// Start off the grid, 60 % of a grain past it: without the grid the
 	// ticks would land there too. The first measurements are made at once,
 	// off the grid; the next ones must land on it.
-	now := sinceEpoch()
+	now := grid.Now()
 	time.Sleep(grain - now%grain + 6*grain/10)
 	a.Start(time.Hour, hooks{ping: func() {}, measure: tick})
 	time.Sleep(13 * time.Millisecond)

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hubprobe/hubprobe/internal/grid"
 )
 
 // Liveness tells a half-open WebSocket from a slow one, for either client.
@@ -21,13 +23,13 @@ import (
 // WebSocket layer, which the hub's application code never sees, so the
 // time from ping to pong is the transport's round trip and nothing else.
 type Liveness struct {
-	lastRead atomic.Int64 // when bytes last arrived, as nanoseconds since epoch
+	lastRead atomic.Int64 // when bytes last arrived, as grid.Now()
 	obs      RoundTripObserver
 
 	mu   sync.Mutex
 	seq  uint64        // the pings, numbered
 	want string        // payload of the ping awaiting its pong; "" if none
-	sent time.Duration // when that ping went out, since epoch
+	sent time.Duration // when that ping went out, as grid.Now()
 	seen chan struct{} // closed when a check's pong arrives; nil if no check waits
 }
 
@@ -44,7 +46,7 @@ type RoundTripObserver interface {
 func (l *Liveness) Start(obs RoundTripObserver) { l.obs = obs }
 
 // MarkRead records that bytes arrived.
-func (l *Liveness) MarkRead() { l.lastRead.Store(int64(sinceEpoch())) }
+func (l *Liveness) MarkRead() { l.lastRead.Store(int64(grid.Now())) }
 
 // OnPong is the connection's pong handler. Pongs that answer no ping of
 // ours awaiting its pong (unsolicited heartbeats, late answers) are
@@ -55,7 +57,7 @@ func (l *Liveness) OnPong(data string) error {
 		l.mu.Unlock()
 		return nil
 	}
-	rtt := sinceEpoch() - l.sent
+	rtt := grid.Now() - l.sent
 	l.want = ""
 	if l.seen != nil {
 		close(l.seen)
@@ -88,7 +90,7 @@ func (l *Liveness) PingRoundTrip(ping func(payload []byte, deadline time.Time) e
 func (l *Liveness) armLocked() []byte {
 	l.seq++
 	l.want = strconv.FormatUint(l.seq, 10)
-	l.sent = sinceEpoch()
+	l.sent = grid.Now()
 	return []byte(l.want)
 }
 
@@ -106,7 +108,7 @@ func (l *Liveness) Check(ctx context.Context, wait time.Duration, s *State, ping
 	}
 	payload, answered := l.expect()
 	defer l.forget()
-	pinged := sinceEpoch()
+	pinged := grid.Now()
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	if err := ping(payload, time.Now().Add(wait)); err != nil {

@@ -7,6 +7,8 @@ package pacing
 import (
 	"context"
 	"time"
+
+	"github.com/hubprobe/hubprobe/internal/grid"
 )
 
 // Pacer schedules sends open-loop: send number n is due at
@@ -41,16 +43,17 @@ func (p Pacer) Total() int64 {
 // maxSendSlot and maxSendBurst bound how close together a run's sends must
 // fall due to go out in one pass: the Pacer wakes once for all of them
 // rather than once per send, and every wake-up from idle costs the process
-// a cascade of thread wake-ups (the timer, a second thread to share the
-// work, the runtime's monitor) that at a canary's rates, a send every
-// millisecond or so, is most of what it costs the operating system. A
-// send made up to a slot early is still open-loop (its due time comes from
-// the schedule, not from replies) and its latency exact (its payload
-// carries when it really left). The burst bound keeps passes short at
-// high rates, where sends batch by themselves and a long burst would only
-// queue at the hub.
+// a cascade of thread wake-ups (the timer's thread, the runtime's monitor
+// twice) that at a canary's rates is most of what it costs the operating
+// system. Passes begin on the process's grid, so every run's sends, at
+// most a twentieth of a canary's one-second interval early, share at most
+// 20 wake-ups a second. A send made up to a slot early is still open-loop
+// (its due time comes from the schedule, not from replies) and its
+// latency exact (its payload carries when it really left). The burst
+// bound keeps passes short at high rates, where sends batch by themselves
+// and a long burst would only queue at the hub.
 const (
-	maxSendSlot  = 20 * time.Millisecond
+	maxSendSlot  = 50 * time.Millisecond
 	maxSendBurst = 32
 )
 
@@ -69,15 +72,20 @@ func SendSlot(interval time.Duration, senders int) time.Duration {
 // reported, not hidden), but once the window plus lateLimit has passed it
 // stops: overdue sends are never fired in a burst after the window. It
 // stops early when ctx ends too, and returns the number of sends made.
+//
+// With a slot, passes begin on the process's grid of that slot
+// (internal/grid): every send goes out in the pass at the last grid
+// instant before it falls due, so the passes of every run with the same
+// slot, and the connections' timers, share their wake-ups.
 func (p Pacer) Run(ctx context.Context, send func(sender int, lag time.Duration)) int64 {
-	start := time.Now()
+	start := grid.Now()
 	total := p.Total()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	<-timer.C
 	var n int64
 	for n < total {
-		if wait := p.Due(n) - time.Since(start); wait > 0 {
+		if wait := p.passAt(start+p.Due(n)) - grid.Now(); wait > 0 {
 			timer.Reset(wait)
 			select {
 			case <-ctx.Done():
@@ -93,17 +101,29 @@ func (p Pacer) Run(ctx context.Context, send func(sender int, lag time.Duration)
 	return n
 }
 
-// pass makes send n, due now, and every later send due within the slot
-// from now, each with its own lag. It reports stop when ctx ended or the window
-// plus lateLimit has passed, and returns the next send to make.
-func (p Pacer) pass(ctx context.Context, start time.Time, n, total int64, send func(int, time.Duration)) (next int64, stop bool) {
-	horizon := time.Since(start) + p.Slot
-	for ; n < total && p.Due(n) <= horizon; n++ {
-		now := time.Since(start)
-		if ctx.Err() != nil || now > p.Duration+p.LateLimit {
+// passAt is when the pass that makes a send due at due begins: the last
+// instant of the slot's grid at or before it, or due itself without a slot.
+// Both are on grid.Now's clock.
+func (p Pacer) passAt(due time.Duration) time.Duration {
+	if p.Slot <= 0 {
+		return due
+	}
+	return grid.Floor(due, p.Slot)
+}
+
+// pass makes send n, due now or before the slot's next grid instant, and
+// every later send due before that instant too, each with its own lag;
+// start is the run's, on grid.Now's clock. It reports stop when ctx ended
+// or the window plus lateLimit has passed, and returns the next send to
+// make.
+func (p Pacer) pass(ctx context.Context, start time.Duration, n, total int64, send func(int, time.Duration)) (next int64, stop bool) {
+	now := grid.Now()
+	for ; n < total && p.passAt(start+p.Due(n)) <= now; n++ {
+		if ctx.Err() != nil || now-start > p.Duration+p.LateLimit {
 			return n, true
 		}
-		send(int(n%int64(p.Senders)), max(now-p.Due(n), 0))
+		send(int(n%int64(p.Senders)), max(now-start-p.Due(n), 0))
+		now = grid.Now()
 	}
 	return n, false
 }

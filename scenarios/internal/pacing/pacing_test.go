@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/hubprobe/hubprobe/internal/grid"
 )
 
 func TestPacerSpreadsSendsEvenlyAcrossSenders(t *testing.T) {
@@ -57,18 +59,52 @@ func TestPacerStopsWhenCancelled(t *testing.T) {
 
 func TestPacerSendsWhatFallsDueWithinTheSlotInOnePass(t *testing.T) {
 	p := Pacer{Senders: 4, Interval: 400 * time.Millisecond, Duration: 400 * time.Millisecond, Slot: 200 * time.Millisecond}
+	start := grid.Floor(grid.Now(), p.Slot) + p.Slot
+	time.Sleep(start - grid.Now())
 	var lags []time.Duration
-	next, stop := p.pass(context.Background(), time.Now(), 0, p.Total(), func(_ int, lag time.Duration) {
+	next, stop := p.pass(context.Background(), start, 0, p.Total(), func(_ int, lag time.Duration) {
 		lags = append(lags, lag)
 	})
-	// Due at 0, 100 and 200 ms: inside the slot from now, so sent at once,
-	// early and with no lag; the send due at 300 ms waits for its own pass.
-	if next != 3 || stop || len(lags) != 3 {
-		t.Fatalf("one pass made %d sends (stop %v), want the 3 due within the slot", next, stop)
+	// Due at 0 and 100 ms: before the grid's next instant, so sent in the
+	// pass at start, the second early and with no lag; the sends due at
+	// 200 and 300 ms wait for the pass at the next instant.
+	if next != 2 || stop || len(lags) != 2 {
+		t.Fatalf("one pass made %d sends (stop %v), want the 2 due before the next grid instant", next, stop)
 	}
-	for i, lag := range lags[1:] {
-		if lag != 0 {
-			t.Errorf("send %d, made early, reported lag %v, want 0", i+1, lag)
+	if lags[1] != 0 {
+		t.Errorf("send 1, made early, reported lag %v, want 0", lags[1])
+	}
+}
+
+// Two runs started apart, with the same slot, make their passes at the
+// same instants of the process's grid, the instants the connections'
+// timers land on too: their wake-ups are shared.
+func TestPacersStartedApartPassTogether(t *testing.T) {
+	const slot = 50 * time.Millisecond
+	p := Pacer{Senders: 3, Interval: 300 * time.Millisecond, Duration: 600 * time.Millisecond, Slot: slot}
+	// Start off the grid, 60 % of a slot past it: without the grid the
+	// passes would land there.
+	time.Sleep(grid.Floor(grid.Now(), slot) + slot + 6*slot/10 - grid.Now())
+	sends := make(chan time.Duration, 2*int(p.Total()))
+	done := make(chan int64, 2)
+	for range 2 {
+		go func() {
+			done <- p.Run(context.Background(), func(int, time.Duration) { sends <- grid.Now() })
+		}()
+		time.Sleep(17 * time.Millisecond)
+	}
+	if n := <-done + <-done; n != 2*p.Total() {
+		t.Fatalf("%d sends, want %d", n, 2*p.Total())
+	}
+	close(sends)
+	var first time.Duration
+	for at := range sends {
+		if first == 0 {
+			first = at // each run's first pass is at once, off the grid
+		}
+		// A timer is never early; a busy machine may make it late.
+		if at-first > slot && at%slot > slot/2 {
+			t.Errorf("a send at %v, %v past the grid of %v", at, at%slot, slot)
 		}
 	}
 }
@@ -102,7 +138,7 @@ func TestPacerBatchedByTheSlotKeepsItsScheduleAfterALatePass(t *testing.T) {
 	}
 }
 
-// A run's slot: 20 ms at a canary's rates, fewer than 32 sends' worth at
+// A run's slot: 50 ms at a canary's rates, fewer than 32 sends' worth at
 // high rates, none without senders.
 func TestSendSlotBoundsTheWaitAndTheBurst(t *testing.T) {
 	for _, c := range []struct {
@@ -110,8 +146,9 @@ func TestSendSlotBoundsTheWaitAndTheBurst(t *testing.T) {
 		senders  int
 		want     time.Duration
 	}{
-		{time.Second, 1000, 20 * time.Millisecond},    // 20 sends a pass
-		{time.Second, 10, 20 * time.Millisecond},      // one send in 100 ms: nothing to join
+		{time.Second, 1000, 32 * time.Millisecond},    // 32 sends a pass
+		{time.Second, 100, 50 * time.Millisecond},     // 5 sends a pass
+		{time.Second, 10, 50 * time.Millisecond},      // one send in 100 ms: nothing to join but other runs' passes
 		{time.Second, 10000, 3200 * time.Microsecond}, // 32 sends a pass
 		{250 * time.Millisecond, 10000, 800 * time.Microsecond},
 		{time.Second, 0, 0},
