@@ -26,3 +26,8 @@ func Delay(now, d, step time.Duration) time.Duration {
 	at := now + d
 	return d + (step-at%step)%step
 }
+
+// UntilNext is the wait from now to the next instant of the grid of step:
+// a loop that re-arms its timer with it each round ticks on the grid, as
+// a time.Ticker started on it would.
+func UntilNext(step time.Duration) time.Duration { return step - Now()%step }

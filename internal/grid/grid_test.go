@@ -31,3 +31,21 @@ func TestDelayAndFloorLandOnTheGrid(t *testing.T) {
 		}
 	}
 }
+
+// UntilNext ends a wait on the next instant of the grid, never now and
+// never more than a step away.
+func TestUntilNextEndsOnTheGrid(t *testing.T) {
+	for _, step := range []time.Duration{time.Millisecond, 50 * time.Millisecond, time.Second} {
+		before := Now()
+		wait := UntilNext(step)
+		after := Now()
+		if wait <= 0 || wait > step {
+			t.Fatalf("UntilNext(%v) = %v, want within (0, %v]", step, wait, step)
+		}
+		// The wait was taken between before and after: its end is the
+		// first grid instant after one of them.
+		if end := Floor(before, step) + step; end-after > wait || end-before < wait {
+			t.Errorf("UntilNext(%v) = %v from %v, want the wait to the instant %v", step, wait, before, end)
+		}
+	}
+}

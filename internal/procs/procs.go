@@ -32,6 +32,7 @@ import (
 	"runtime/metrics"
 	"time"
 
+	"github.com/hubprobe/hubprobe/internal/grid"
 	"github.com/rs/zerolog"
 )
 
@@ -133,21 +134,24 @@ func Run(ctx context.Context, log zerolog.Logger) {
 		return
 	}
 	var s sizer
-	t := time.NewTicker(tick)
+	// The ticks land on the process's grid, sharing its wake-ups.
+	t := time.NewTimer(grid.UntilNext(tick))
 	defer t.Stop()
 	defer k.apply(false, 0, log)
+	lastAt := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			t.Reset(grid.UntilNext(tick))
 		}
 		now, ok := cpuTime()
 		if !ok {
 			continue // no figure this tick: nothing to decide on
 		}
-		cores := (now - last).Seconds() / tick.Seconds()
-		last = now
+		cores := (now - last).Seconds() / time.Since(lastAt).Seconds()
+		last, lastAt = now, time.Now()
 		if s.observe(cores) || s.idle {
 			k.apply(s.idle, cores, log)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/azure/oidc"
+	"github.com/hubprobe/hubprobe/internal/grid"
 )
 
 // Defaults match ASP.NET Core SignalR's HubOptions where ASP.NET has one.
@@ -142,10 +143,12 @@ func (h *Host) Go(run func(stop <-chan struct{})) {
 
 // Start runs the heartbeat, the hub's one timer, as in ASP.NET: beat sends
 // keep-alives, closes silent clients and expires what waits too long, at
-// the hub clock's now.
+// the hub clock's now. It beats on the process's grid (internal/grid), so
+// an embedded hub's heartbeat shares the probe's wake-ups.
 func (h *Host) Start(beat func(now int64)) {
 	h.Go(func(stop <-chan struct{}) {
-		t := time.NewTicker(h.Config.heartbeatPeriod())
+		period := h.Config.heartbeatPeriod()
+		t := time.NewTimer(grid.UntilNext(period))
 		defer t.Stop()
 		for {
 			select {
@@ -153,6 +156,7 @@ func (h *Host) Start(beat func(now int64)) {
 				return
 			case <-t.C:
 				beat(h.Now())
+				t.Reset(grid.UntilNext(period))
 			}
 		}
 	})
