@@ -22,8 +22,9 @@ type Pacer struct {
 	// LateLimit is how far past the window overdue sends may still go out
 	// (the scenario's max_send_lag).
 	LateLimit time.Duration
-	// Slot is how close together sends must fall due to go out in one pass
-	// (SendSlot's for a run); zero wakes once per send.
+	// Slot is the step of the grid passes begin on: the sends due between
+	// two of its instants go out in one pass at the first (SendSlot's for a
+	// run); zero wakes once per send.
 	Slot time.Duration
 }
 
