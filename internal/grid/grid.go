@@ -1,6 +1,6 @@
 // Package grid is the one grid of instants the process's periodic work
-// lands on: the connections' keep-alives and round-trip checks, and the
-// scenarios' send passes. Every distinct instant a timer is set for costs
+// lands on: the connections' keep-alives and round-trip checks, the
+// scenarios' send passes, the hub's heartbeat and the idle sizer's tick. Every distinct instant a timer is set for costs
 // the process a wake-up of the thread that runs it and another of the
 // runtime's monitor thread, which sleeps until the next timer; timers
 // that share instants share those wake-ups, and the runtime runs all

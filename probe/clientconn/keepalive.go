@@ -19,10 +19,10 @@ import (
 // keep-alive holds its connection as a KeepAliveConn rather than as two
 // method values, which would be two more objects per connection.
 //
-// Every connection's timer fires on one grid of instants shared by the
-// process (internal/grid, at tickGrain): the runtime runs all timers due at the same
-// instant in one pass, so a thousand connections' pings cost the process
-// a few wake-ups a second rather than one each.
+// Every connection's timer fires on the process's grid of instants
+// (internal/grid, at tickGrain): the runtime runs all timers due at the
+// same instant in one pass, so a thousand connections' pings cost the
+// process a few wake-ups a second rather than one each.
 type KeepAlive struct {
 	lastWrite atomic.Int64 // when, as grid.Now()
 	interval  time.Duration
