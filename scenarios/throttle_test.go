@@ -121,11 +121,18 @@ func checkStatusShowsThrottle(t *testing.T, reg *prometheus.Registry, history *e
 
 // Past the hub's message rate limit each sending connection is closed with
 // "Message count reaches limit.", counted as a message_limit throttle.
+//
+// The probe learns of a close when it next sends on that connection, so
+// the two senders' sends lie 200 ms apart (each every 400 ms, in passes of
+// their own): connection 0 sends at 0 ms (the one token), connection 1 at
+// 200 ms and 0 at 400 ms are over the limit of 1/s and closed, 1's send
+// at 600 ms fails and pauses the target, and 0's at 800 ms is paused.
+// Sends of both in one pass would leave to the hub's ordering which of
+// them is over the limit, and so whether the other one is closed too.
 func TestMessageRateLimitClosesSenders(t *testing.T) {
 	t.Parallel()
-	srv := hubtest.Start(t, hub.Options{MessageRateLimit: 5})
-	// 2 senders every 50 ms: 40 messages/s against 5.
-	o := runEndpoint(t, scenarios.Endpoint{URL: srv.URL()}, scenario("echo", 2, time.Second, 50*time.Millisecond))
+	srv := hubtest.Start(t, hub.Options{MessageRateLimit: 1})
+	o := runEndpoint(t, scenarios.Endpoint{URL: srv.URL()}, scenario("echo", 2, time.Second, 400*time.Millisecond))
 	r := o.res
 	if r.Outcome != scenarios.ResultFailure || !strings.HasPrefix(r.Error, "2 of 2 connections closed during the run: ") ||
 		!strings.Contains(r.Error, "Message count reaches limit.") {
