@@ -43,6 +43,10 @@ func TestDefaultSizeMessagesFitTheReadBuffer(t *testing.T) {
 			// Groups of one: the classic hub sends a member every message
 			// of the group that is due in one envelope.
 			s.MessageSize, s.GroupSize = config.DefaultScenario.MessageSize, 1
+			// Sends at least 100 ms apart, in passes of their own: a
+			// broadcast's sends made in one pass reach every connection
+			// together, and the hub writes them in one frame.
+			s.SendInterval = time.Duration(max(s.Connections, 2)) * 100 * time.Millisecond
 			largest := largestMessageOf(t, ep, s)
 			if largest < s.MessageSize || largest+header > clientconn.WebSocketReadBufferSize {
 				t.Errorf("%s at %s: a %d-byte message gets a %d-byte answer; the read buffer holds %d bytes with the header",

@@ -65,9 +65,8 @@ const DefaultRoundTripInterval = 5 * time.Second
 
 // maxTickGrain is the most a keep-alive's or round-trip's tick is put off
 // to land on the process's shared grid: nothing beside a 15 s keep-alive
-// or a 5 s round trip, and at most 10 grid instants a second however many
-// connections there are.
-const maxTickGrain = 100 * time.Millisecond
+// or a 5 s round trip, and the instants the send passes wake at too.
+const maxTickGrain = grid.Coarse
 
 // tickGrain is the grid for a keep-alive of interval measuring every
 // measureEvery (0: not measuring): maxTickGrain, or an eighth of the

@@ -47,14 +47,15 @@ func (p Pacer) Total() int64 {
 // a cascade of thread wake-ups (the timer's thread, the runtime's monitor
 // twice) that at a canary's rates is most of what it costs the operating
 // system. Passes begin on the process's grid, so every run's sends, at
-// most a twentieth of a canary's one-second interval early, share at most
-// 20 wake-ups a second. A send made up to a slot early is still open-loop
-// (its due time comes from the schedule, not from replies) and its
-// latency exact (its payload carries when it really left). The burst
+// most a tenth of a canary's one-second interval early, share at most 10
+// wake-ups a second, the instants the connections' keep-alive timers
+// land on too (grid.Coarse). A send made up to a slot early is still
+// open-loop (its due time comes from the schedule, not from replies) and
+// its latency exact (its payload carries when it really left). The burst
 // bound keeps passes short at high rates, where sends batch by themselves
 // and a long burst would only queue at the hub.
 const (
-	maxSendSlot  = 50 * time.Millisecond
+	maxSendSlot  = grid.Coarse
 	maxSendBurst = 32
 )
 

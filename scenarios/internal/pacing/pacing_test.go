@@ -138,7 +138,7 @@ func TestPacerBatchedByTheSlotKeepsItsScheduleAfterALatePass(t *testing.T) {
 	}
 }
 
-// A run's slot: 50 ms at a canary's rates, fewer than 32 sends' worth at
+// A run's slot: 100 ms at a canary's rates, fewer than 32 sends' worth at
 // high rates, none without senders.
 func TestSendSlotBoundsTheWaitAndTheBurst(t *testing.T) {
 	for _, c := range []struct {
@@ -147,8 +147,9 @@ func TestSendSlotBoundsTheWaitAndTheBurst(t *testing.T) {
 		want     time.Duration
 	}{
 		{time.Second, 1000, 32 * time.Millisecond},    // 32 sends a pass
-		{time.Second, 100, 50 * time.Millisecond},     // 5 sends a pass
-		{time.Second, 10, 50 * time.Millisecond},      // one send in 100 ms: nothing to join but other runs' passes
+		{time.Second, 100, 100 * time.Millisecond},    // 10 sends a pass
+		{time.Second, 20, 100 * time.Millisecond},     // 2 sends a pass
+		{time.Second, 10, 100 * time.Millisecond},     // one send a pass: nothing to join but other runs' passes
 		{time.Second, 10000, 3200 * time.Microsecond}, // 32 sends a pass
 		{250 * time.Millisecond, 10000, 800 * time.Microsecond},
 		{time.Second, 0, 0},
