@@ -279,8 +279,11 @@ func (c *conn) refuseHandshake(msg string) error {
 }
 
 func (c *conn) dispatch(m *signalr.Message) error {
+	// m and its raw values are valid until dispatch returns: every method
+	// encodes what it sends before then, and what outlives the call (a
+	// stream's items, a delayed delivery) is detached where it is kept, so
+	// the hub copies no message it answers at once.
 	c.parsed++
-	m.Detach() // methods, streams and uploads may keep what they were given
 	if c.closed.Load() {
 		return errClosing
 	}

@@ -27,6 +27,7 @@ func (h *Hub) deliver(d delivery) {
 		h.send(&d, true)
 		return
 	}
+	d.msg.Detach() // the payload outlives the input it was read from
 	h.delayed.Defer(wait, d)
 }
 

@@ -3,6 +3,7 @@ package signalrhub
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -375,4 +376,52 @@ func TestDeliveryDelayAppliesToStreams(t *testing.T) {
 		t.Fatalf("got %s", got)
 	}
 	_ = h
+}
+
+// Delayed deliveries outlive the read that carried them: the next record
+// read into the same buffer must not change what is delivered late.
+func TestDeliveryDelayKeepsEachPayload(t *testing.T) {
+	h, srv, _ := startHub(t, Config{}, core.Config{})
+	c := wiretest.Connect(t, srv)
+	h.SetDeliveryDelay(200 * time.Millisecond)
+	payloads := []string{`{"k":"first"}`, `{"k":"other"}`, `{"k":"third"}`}
+	for i, p := range payloads {
+		c.Send(fmt.Sprintf(`{"type":1,"invocationId":"%d","target":"Echo","arguments":[%s]}`, i, p))
+	}
+	var got []string
+	for len(got) < 2*len(payloads) {
+		got = append(got, c.NextNonPingRecord())
+	}
+	var delivered []string
+	for _, rec := range got {
+		if strings.Contains(rec, "RecordLatency") {
+			delivered = append(delivered, rec)
+		}
+	}
+	want := make([]string, len(payloads))
+	for i, p := range payloads {
+		want[i] = recordLatencyRecord(p)
+	}
+	if !slices.Equal(delivered, want) {
+		t.Fatalf("delivered %q, want %q", delivered, want)
+	}
+}
+
+// Uploaded items wait in the stream's buffer while the reader goes on: each
+// must come back as it was sent.
+func TestStreamingEchoKeepsEachItem(t *testing.T) {
+	_, srv, _ := startHub(t, Config{}, core.Config{})
+	c := wiretest.Connect(t, srv)
+	c.Send(`{"type":4,"invocationId":"s","target":"StreamingEcho","arguments":[50],"streamIds":["u"]}`)
+	const n = 5
+	for i := range n {
+		c.Send(fmt.Sprintf(`{"type":2,"invocationId":"u","item":{"k":"item-%d"}}`, i))
+	}
+	c.Send(`{"type":3,"invocationId":"u"}`)
+	for i := range n {
+		want := fmt.Sprintf(`{"type":2,"invocationId":"s","item":{"k":"item-%d"}}`, i)
+		if got := c.NextNonPingRecord(); got != want {
+			t.Fatalf("item %d: got %s, want %s", i, got, want)
+		}
+	}
 }

@@ -92,6 +92,7 @@ func (c *conn) uploadItem(m *signalr.Message) {
 	if up == nil {
 		return // unknown or already ended stream: ignored like ASP.NET
 	}
+	m.Detach() // the item outlives the input it was read from
 	select {
 	case up.items <- uploadItem{raw: m.Item, at: c.hub.Now()}:
 	default:
