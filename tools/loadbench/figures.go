@@ -23,6 +23,7 @@ const (
 	p99ms                            //
 	roundTrips                       // replies received
 	lost                             // sent and never answered
+	maxSendLagMs                     // the client's worst lateness against its open-loop schedule
 	otherLoad                        // cores the rest of the machine kept busy in the window
 	numFigures
 )
@@ -43,6 +44,7 @@ var figureInfo = [numFigures]struct{ label, format string }{
 	p99ms:              {"p99 latency, ms", "%.2f"},
 	roundTrips:         {"round trips", "%.0f"},
 	lost:               {"lost", "%.0f"},
+	maxSendLagMs:       {"client's worst send lag behind its schedule, ms", "%.1f"},
 	otherLoad:          {"other load on the machine during the window, cores", "%.2f"},
 }
 
@@ -64,13 +66,14 @@ func figuresOf(m measurement, o options) figures {
 	f[serverKiBPeak] = kib(m.server.peakRSS, m.server.baseRSS)
 	f[p50ms], f[p99ms] = m.report.Latency.P50*1000, m.report.Latency.P99*1000
 	f[roundTrips], f[lost] = float64(m.report.Received), float64(m.report.Lost)
+	f[maxSendLagMs] = m.report.MaxSendLagSecs * 1000
 	f[otherLoad] = max(m.otherCPU, 0) / m.measured.Seconds()
 	return f
 }
 
 func (f figures) summary() string {
-	return fmt.Sprintf("client %.3f / server %.3f CPU-s per 1,000 RT, %.2f / %.2f voluntary switches per RT, client %.1f KiB/conn, p50 %.2f ms, p99 %.2f ms, %.0f round trips, %.0f lost, other load %.2f cores",
-		f[clientCPU], f[serverCPU], f[clientSwitches], f[serverSwitches], f[clientKiBPeak], f[p50ms], f[p99ms], f[roundTrips], f[lost], f[otherLoad])
+	return fmt.Sprintf("client %.3f / server %.3f CPU-s per 1,000 RT, %.2f / %.2f voluntary switches per RT, client %.1f KiB/conn, p50 %.2f ms, p99 %.2f ms, %.0f round trips, %.0f lost, send lag at most %.1f ms, other load %.2f cores",
+		f[clientCPU], f[serverCPU], f[clientSwitches], f[serverSwitches], f[clientKiBPeak], f[p50ms], f[p99ms], f[roundTrips], f[lost], f[maxSendLagMs], f[otherLoad])
 }
 
 // medians is the median of every figure over several runs.

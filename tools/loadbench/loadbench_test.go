@@ -56,7 +56,7 @@ func TestQuickBenchMeasuresEveryPairAndStopsThem(t *testing.T) {
 		}
 		f := figuresOf(m, o)
 		for i, v := range f {
-			if figure(i) != lost && figure(i) != otherLoad && !(v > 0) {
+			if figure(i) != lost && figure(i) != otherLoad && figure(i) != maxSendLagMs && !(v > 0) {
 				t.Errorf("%s: %s = %v, want > 0", m.pair, figureInfo[i].label, v)
 			}
 		}
@@ -138,15 +138,16 @@ func assertGone(t *testing.T, pids ...int) {
 func TestParseReportReadsBothClients(t *testing.T) {
 	floorJSON := `{"connections":2,"sent":4,"received":4,"lost":0,"latency_seconds":{"p50":0.0002,"p90":0.0003,"p99":0.0004,"max":0.001}}`
 	hubprobeJSON := `{"target":"t","scenario":"echo","kind":"echo","connections":2,"sent":4,"expected":4,"received":3,"lost":1,
-		"latency_seconds":{"p50":0.0003,"p90":0.0004,"p99":0.002,"max":0.003},"outcome":"success","success":false}`
+		"latency_seconds":{"p50":0.0003,"p90":0.0004,"p99":0.002,"max":0.003},"max_send_lag_seconds":0.0125,"outcome":"success","success":false}`
 	for _, tc := range []struct {
 		in        string
 		wantRecv  int64
 		wantP99   float64
+		wantLag   float64
 		wantError string
 	}{
 		{in: floorJSON, wantRecv: 4, wantP99: 0.0004},
-		{in: hubprobeJSON, wantRecv: 3, wantP99: 0.002},
+		{in: hubprobeJSON, wantRecv: 3, wantP99: 0.002, wantLag: 0.0125},
 		{in: `{"connections":2,"received":0,"outcome":"failure","error":"2 of 2 connections failed"}`, wantError: "2 of 2 connections failed"},
 		{in: `{"connections":0,"received":0}`, wantError: "no connections or no round trips"},
 		{in: `hubprobe: bad configuration`, wantError: "reading the client's report"},
@@ -159,8 +160,11 @@ func TestParseReportReadsBothClients(t *testing.T) {
 			}
 		case err != nil:
 			t.Errorf("parseReport(%.30q): %v", tc.in, err)
-		case r.Received != tc.wantRecv || r.Latency.P99 != tc.wantP99:
-			t.Errorf("parseReport(%.30q) = received %d, p99 %v; want %d, %v", tc.in, r.Received, r.Latency.P99, tc.wantRecv, tc.wantP99)
+		case r.Received != tc.wantRecv || r.Latency.P99 != tc.wantP99 || r.MaxSendLagSecs != tc.wantLag:
+			t.Errorf("parseReport(%.30q) = received %d, p99 %v, send lag %v; want %d, %v, %v",
+				tc.in, r.Received, r.Latency.P99, r.MaxSendLagSecs, tc.wantRecv, tc.wantP99, tc.wantLag)
+		case figuresOf(measurement{report: r}, options{n: 1, window: time.Second})[maxSendLagMs] != tc.wantLag*1000:
+			t.Errorf("parseReport(%.30q): the report's worst send lag is not %v ms", tc.in, tc.wantLag*1000)
 		}
 	}
 }

@@ -96,11 +96,11 @@ func writeReport(w io.Writer, r benchResult) {
 	}
 	p("\n")
 	writeMedians(w, r, s)
-	p("\n### Every run\n\n| run | pair | client CPU-s / 1k | server CPU-s / 1k | client / server voluntary switches per RT | client KiB/conn | server KiB/conn | p50 ms | p99 ms | round trips | lost | other load, cores |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	p("\n### Every run\n\n| run | pair | client CPU-s / 1k | server CPU-s / 1k | client / server voluntary switches per RT | client KiB/conn | server KiB/conn | p50 ms | p99 ms | round trips | lost | max send lag ms | other load, cores |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for i, m := range r.runs {
 		f := figuresOf(m, o)
-		p("| %d | %s | %.3f | %.3f | %.2f / %.2f | %.1f | %.1f | %.2f | %.2f | %.0f | %.0f | %.2f |\n", i/len(r.pairs)+1, m.pair,
-			f[clientCPU], f[serverCPU], f[clientSwitches], f[serverSwitches], f[clientKiBPeak], f[serverKiBPeak], f[p50ms], f[p99ms], f[roundTrips], f[lost], f[otherLoad])
+		p("| %d | %s | %.3f | %.3f | %.2f / %.2f | %.1f | %.1f | %.2f | %.2f | %.0f | %.0f | %.1f | %.2f |\n", i/len(r.pairs)+1, m.pair,
+			f[clientCPU], f[serverCPU], f[clientSwitches], f[serverSwitches], f[clientKiBPeak], f[serverKiBPeak], f[p50ms], f[p99ms], f[roundTrips], f[lost], f[maxSendLagMs], f[otherLoad])
 	}
 	p("\n### Targets\n\n| target | measured | verdict |\n|---|---|---|\n")
 	for _, v := range verdicts(s) {
