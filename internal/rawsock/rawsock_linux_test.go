@@ -236,3 +236,55 @@ func TestListenerAndDialerWrapTheirConnections(t *testing.T) {
 		t.Fatalf("a failing dial gave %v, %v; want nil and its own error", c, err)
 	}
 }
+
+// A message's read and write are on every message's path, probe and hub:
+// neither may allocate.
+func TestReadAndWriteAllocateNothing(t *testing.T) {
+	client, server := pair(t)
+	msg, buf := []byte("ping"), make([]byte, 16)
+	allocs := testing.AllocsPerRun(200, func() {
+		if _, err := client.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(server, buf[:len(msg)]); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("a write and a read allocate %.1f times, want 0", allocs)
+	}
+}
+
+// Writers in turn on one connection, each write large enough to wait for
+// room: every write arrives whole, never interleaved with another's.
+func TestConcurrentWritesArriveWhole(t *testing.T) {
+	client, server := pair(t)
+	const writers, writes, size = 4, 16, 256 << 10
+	errs := make(chan error, writers)
+	for w := range writers {
+		block := bytes.Repeat([]byte{byte('a' + w)}, size)
+		go func() {
+			for range writes {
+				if err := writeAll(client, block); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	got := readN(server, writers*writes*size)
+	for range writers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(got) != writers*writes*size {
+		t.Fatalf("read %d bytes, want %d", len(got), writers*writes*size)
+	}
+	for i := 0; i < len(got); i += size {
+		if bytes.Count(got[i:i+size], got[i:i+1]) != size {
+			t.Fatalf("write %d arrived interleaved with another", i/size)
+		}
+	}
+}
