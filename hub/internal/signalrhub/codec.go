@@ -56,6 +56,18 @@ var msgpackCodec = &codec{
 	quote:          jsonQuote,
 }
 
+// appendMessage encodes m. The JSON protocol is called directly so that m,
+// and the arguments it points to, can stay on the caller's stack: through
+// the interface they would move to the heap on every reply.
+func (cd *codec) appendMessage(dst []byte, m *signalr.Message) ([]byte, error) {
+	if !cd.lengthPrefixed {
+		return signalr.JSONProtocol{}.AppendMessage(dst, m)
+	}
+	escaping := *m
+	escaping.Arguments = append([]json.RawMessage(nil), m.Arguments...)
+	return cd.AppendMessage(dst, &escaping)
+}
+
 // codecs are the hub protocols a client may ask for in its handshake.
 var codecs = map[string]*codec{"json": jsonCodec, "messagepack": msgpackCodec}
 

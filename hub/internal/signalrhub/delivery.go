@@ -23,12 +23,16 @@ type delivery struct {
 // caller's read loop.
 func (h *Hub) deliver(d delivery) {
 	wait := h.DeliveryDelay()
-	if wait <= 0 {
-		h.send(&d, true)
-		return
+	switch {
+	case wait > 0:
+		d.msg.Detach() // the payload outlives the input it was read from
+		h.delayed.Defer(wait, d)
+	case d.to == core.ToCaller:
+		d.caller.reply(&d.msg) // to the outbox, in order with the Completion
+	default:
+		fanned := d // only this branch's copy moves to the heap, not every echo's
+		h.send(&fanned, true)
 	}
-	d.msg.Detach() // the payload outlives the input it was read from
-	h.delayed.Defer(wait, d)
 }
 
 // send fans d out, encoding it once per hub protocol in use. With
@@ -37,10 +41,6 @@ func (h *Hub) deliver(d delivery) {
 // invocation's Completion; everyone else's goes to their send queue, which
 // never blocks the sender.
 func (h *Hub) send(d *delivery, fromCaller bool) {
-	if d.to == core.ToCaller && fromCaller {
-		d.caller.reply(&d.msg) // no shared frame needed
-		return
-	}
 	fo := fanout{msg: &d.msg, excluded: d.excluded}
 	defer fo.release()
 	own := d.caller

@@ -32,7 +32,7 @@ func (o *outbox) grab() *[]byte {
 
 func (o *outbox) appendMessage(cd *codec, m *signalr.Message) error {
 	p := o.grab()
-	b, err := cd.AppendMessage(*p, m)
+	b, err := cd.appendMessage(*p, m)
 	if err != nil {
 		return err
 	}
