@@ -82,9 +82,10 @@ func dialOne(b *testing.B, rn *Runner, run *Run) *Client {
 }
 
 // sendPipelined sends n echoes, at most echoPathWindow ahead of their
-// deliveries.
+// deliveries, under a context that can end, as a run's sends are.
 func sendPipelined(n int, run *Run, rec *deliverySink) error {
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	var buf []byte
 	for range n {
 		rec.window <- struct{}{}

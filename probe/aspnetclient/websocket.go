@@ -23,7 +23,7 @@ type wsTransport struct {
 	// until the next call, so a connection waiting for a message holds no
 	// read buffer of its own.
 	frame *[]byte
-	abort func() // fails the connection when a write is cut off mid-message
+	guard clientconn.WriteGuard // fails the connection when a write is cut off mid-message
 }
 
 // dialWebSocket sends connect (or reconnect) as a WebSocket upgrade.
@@ -48,8 +48,9 @@ func dialWebSocket(ctx context.Context, c *Conn, reconnect bool) (*wsTransport, 
 	}
 	ws.SetReadLimit(c.o.MaxMessageSize)
 	ws.SetPongHandler(c.live.OnPong) // set before the read goroutine reads
-	return &wsTransport{ws: ws, obs: c.o.Observer, writeTimeout: c.o.WriteTimeout, limit: c.o.MaxMessageSize,
-		abort: c.abortWrite}, nil
+	t := &wsTransport{ws: ws, obs: c.o.Observer, writeTimeout: c.o.WriteTimeout, limit: c.o.MaxMessageSize}
+	t.guard.Init(c.abortWrite)
+	return t, nil
 }
 
 func (t *wsTransport) name() string { return TransportWebSockets }
@@ -86,9 +87,11 @@ func (t *wsTransport) write(ctx context.Context, b []byte) error {
 	if t.writeTimeout > 0 {
 		_ = t.ws.SetWriteDeadline(time.Now().Add(t.writeTimeout))
 	}
-	guard := clientconn.GuardWrite(ctx, t.abort)
+	if err := t.guard.Begin(ctx); err != nil {
+		return err
+	}
 	err := t.ws.WriteMessage(websocket.TextMessage, b)
-	if aborted := guard.Release(ctx, errWriteAborted); aborted != nil {
+	if aborted := t.guard.End(ctx, errWriteAborted); aborted != nil {
 		return aborted
 	}
 	if err != nil {
@@ -107,4 +110,7 @@ func (t *wsTransport) shutdown(deadline time.Time) {
 	clientconn.SendClose(t.ws, websocket.CloseNormalClosure, deadline)
 }
 
-func (t *wsTransport) close() { _ = t.ws.Close() }
+func (t *wsTransport) close() {
+	_ = t.ws.Close()
+	t.guard.Stop()
+}

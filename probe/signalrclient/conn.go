@@ -40,11 +40,11 @@ type Conn struct {
 
 	nextID atomic.Uint64
 
-	state        clientconn.State // the end, and the write turn
-	keepAlive    clientconn.KeepAlive
-	live         clientconn.Liveness // CheckAlive's pongs and read stamps
-	abortWriteFn func()
-	dispatchFn   func(*signalr.Message) error
+	state      clientconn.State // the end, and the write turn
+	keepAlive  clientconn.KeepAlive
+	live       clientconn.Liveness // CheckAlive's pongs and read stamps
+	guard      clientconn.WriteGuard
+	dispatchFn func(*signalr.Message) error
 
 	// rbuf holds unparsed bytes; only the read goroutine (or Dial, before
 	// it starts) touches it. rbufp is its pool handle, nil when idle.
@@ -142,7 +142,7 @@ func newConn(t transport, o *Options, connectionID string) *Conn {
 		c.handlers = append(c.handlers, namedHandler{target, h})
 	}
 	// Bound once here: a method value passed on every call would allocate.
-	c.abortWriteFn = c.abortWrite
+	c.guard.Init(c.abortWrite)
 	c.dispatchFn = c.dispatch
 	return c
 }

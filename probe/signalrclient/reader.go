@@ -142,6 +142,7 @@ func (c *Conn) teardown(reason error) {
 	c.t.close()
 	c.releaseReadBuf(true)
 	c.keepAlive.Stop()
+	c.guard.Stop()
 	c.mu.Lock()
 	calls, streams := c.calls, c.streams
 	c.calls, c.streams, c.drained = nil, nil, true

@@ -44,9 +44,11 @@ func (c *Conn) encode(dst []byte, m *signalr.Message) ([]byte, error) {
 // writeFrame writes b while holding the write turn. If ctx ends during the
 // write, the transport is closed to unblock it and the connection fails.
 func (c *Conn) writeFrame(ctx context.Context, b []byte) error {
-	guard := clientconn.GuardWrite(ctx, c.abortWriteFn)
+	if err := c.guard.Begin(ctx); err != nil {
+		return err
+	}
 	err := c.t.writeFrame(b)
-	if aborted := guard.Release(ctx, errWriteAborted); aborted != nil {
+	if aborted := c.guard.End(ctx, errWriteAborted); aborted != nil {
 		return aborted
 	}
 	if err != nil {

@@ -56,10 +56,10 @@ type Conn struct {
 	lastAckID atomic.Uint64
 	seq       sequence
 
-	state        clientconn.State // the end, and the write turn
-	keepAlive    clientconn.KeepAlive
-	live         clientconn.Liveness // CheckAlive's pongs and read stamps
-	abortWriteFn func()
+	state     clientconn.State // the end, and the write turn
+	keepAlive clientconn.KeepAlive
+	live      clientconn.Liveness // CheckAlive's pongs and read stamps
+	guard     clientconn.WriteGuard
 
 	mu   sync.Mutex
 	acks map[uint64]pendingAck // nil once the connection ended
@@ -122,7 +122,7 @@ func newConn(ws *websocket.Conn, o *Options) *Conn {
 	c.state.Init()
 	c.live.Start(o.Observer)
 	// Bound once here: a method value passed on every write would allocate.
-	c.abortWriteFn = c.abortWrite
+	c.guard.Init(c.abortWrite)
 	return c
 }
 

@@ -182,6 +182,7 @@ func (c *Conn) teardown(reason error) {
 	}
 	_ = c.ws.Close()
 	c.keepAlive.Stop()
+	c.guard.Stop()
 	c.mu.Lock()
 	c.acks = nil
 	c.mu.Unlock()

@@ -37,12 +37,14 @@ func (c *Conn) writeFrame(ctx context.Context, f *webpubsub.Frame) error {
 // writeLocked writes b while holding the write turn. If ctx ends during
 // the write, the socket is closed to unblock it and the connection fails.
 func (c *Conn) writeLocked(ctx context.Context, b []byte) error {
-	guard := clientconn.GuardWrite(ctx, c.abortWriteFn)
+	if err := c.guard.Begin(ctx); err != nil {
+		return err
+	}
 	if c.writeTimeout > 0 {
 		_ = c.ws.SetWriteDeadline(time.Now().Add(c.writeTimeout))
 	}
 	err := c.ws.WriteMessage(websocket.TextMessage, b)
-	if aborted := guard.Release(ctx, errWriteAborted); aborted != nil {
+	if aborted := c.guard.End(ctx, errWriteAborted); aborted != nil {
 		return aborted
 	}
 	if err != nil {
