@@ -139,23 +139,22 @@ func appendRaw(dst []byte, raw json.RawMessage) []byte {
 
 // ParseMessages splits data on record separators and decodes each record.
 // The messages' raw values alias data, and fn gets the same Message each
-// time, so one call allocates it once rather than once per record (see
-// HubProtocol: nothing of a message is fn's to keep).
+// time, which lends each record the arguments' list and the target of the
+// records before (see spare), so a read of one record allocates neither a
+// Message, nor its arguments' list, nor a target it shares with an earlier
+// one (see HubProtocol: nothing of a message is fn's to keep).
 func (JSONProtocol) ParseMessages(data []byte, fn func(*Message) error) ([]byte, error) {
-	var m *Message
+	s := getScratch()
+	defer s.release()
 	for {
 		i := bytes.IndexByte(data, RecordSeparator)
 		if i < 0 {
 			return data, nil
 		}
-		if m == nil {
-			m = new(Message)
-		}
-		var err error
-		if *m, err = parseJSONRecord(data[:i]); err != nil {
+		if err := parseJSONRecordInto(data[:i], &s.msg, &s.spare); err != nil {
 			return nil, err
 		}
-		if err := fn(m); err != nil {
+		if err := fn(&s.msg); err != nil {
 			return nil, err
 		}
 		data = data[i+1:]
@@ -168,26 +167,31 @@ func (JSONProtocol) ParseMessages(data []byte, fn func(*Message) error) ([]byte,
 // message does not alias record: Arguments, Item and Result share one copy
 // of their text, made once per record.
 func ParseJSONMessage(record []byte) (Message, error) {
-	m, err := parseJSONRecord(record)
+	var m Message
+	err := parseJSONRecordInto(record, &m, &spare{})
 	m.Detach()
 	return m, err
 }
 
-// parseJSONRecord is ParseJSONMessage without the copy: the raw values
-// still point into record.
-func parseJSONRecord(record []byte) (Message, error) {
-	p := recordParser{s: jsonscan.New(record, jsonscan.MaxDepth)}
+// parseJSONRecordInto decodes record into m, leaving the raw values
+// pointing into record, with what sp lends, and keeps in sp what m can lend
+// the next record.
+func parseJSONRecordInto(record []byte, m *Message, sp *spare) error {
+	p := recordParser{s: jsonscan.New(record, jsonscan.MaxDepth), spare: sp}
+	*m = Message{}
 	if err := p.parseRecord(); err != nil {
-		return Message{}, jsonSyntaxError(err.Error())
+		return jsonSyntaxError(err.Error())
 	}
 	if p.typeErr != nil {
-		return Message{}, p.typeErr
+		return p.typeErr
 	}
 	if !p.hasType {
-		return Message{}, fmt.Errorf("%w: record has no \"type\"", ErrProtocol)
+		return fmt.Errorf("%w: record has no \"type\"", ErrProtocol)
 	}
 	p.m.Type = MessageType(p.typ)
-	return p.m, validateMessage(&p.m, p.hasID, p.hasSeq)
+	*m = p.m
+	sp.keep(m)
+	return validateMessage(m, p.hasID, p.hasSeq)
 }
 
 func validateMessage(m *Message, hasID, hasSeq bool) error {

@@ -3,6 +3,7 @@ package signalr
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -54,7 +55,7 @@ func TestJSONProtocolRoundTrip(t *testing.T) {
 				t.Errorf("encoded %q, want %q", b, want)
 			}
 			var got []Message
-			rest, err := JSONProtocol{}.ParseMessages(b, func(m *Message) error { got = append(got, *m); return nil })
+			rest, err := JSONProtocol{}.ParseMessages(b, func(m *Message) error { got = append(got, detached(m)); return nil })
 			if err != nil || len(rest) != 0 || len(got) != 1 {
 				t.Fatalf("parse: %d messages, rest %q, err %v", len(got), rest, err)
 			}
@@ -133,24 +134,63 @@ func TestJSONProtocolParsesSeveralRecordsAndKeepsTail(t *testing.T) {
 
 // A probe parses every delivery: a frame of records costs one Message, not
 // one per record, and no copy of what the records carry.
-func TestJSONProtocolAllocatesOneMessagePerCall(t *testing.T) {
-	frame := []byte(strings.Repeat("{\"type\":6}\x1e", 10) + "{\"type\":3,\"invocationId\":\"1\",\"result\":\"" + strings.Repeat("x", 2048) + "\"}\x1e")
-	var results int
+func TestJSONProtocolParsesWithoutAllocating(t *testing.T) {
+	echo := "{\"type\":1,\"target\":\"Echo\",\"arguments\":[{\"p\":\"" + strings.Repeat("x", 2048) + "\"},2]}\x1e"
+	frame := []byte(strings.Repeat("{\"type\":6}\x1e", 10) + echo + echo + "{\"type\":3,\"invocationId\":\"1\",\"result\":\"" + strings.Repeat("x", 2048) + "\"}\x1e")
+	var results, args int
 	allocs := testing.AllocsPerRun(100, func() {
 		_, err := JSONProtocol{}.ParseMessages(frame, func(m *Message) error {
 			results += len(m.Result)
+			args += len(m.Arguments)
 			return nil
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 	})
-	if allocs != 1 {
-		t.Errorf("%v allocations for 11 records, want 1", allocs)
+	// The Message, its arguments' list and the target come from the
+	// previous call's records.
+	if allocs != 0 {
+		t.Errorf("%v allocations for 13 records, want 0", allocs)
 	}
-	if results == 0 {
-		t.Error("the completion's result was not parsed")
+	if results != 101*2050 || args != 101*4 {
+		t.Errorf("parsed %d bytes of results and %d arguments, want %d and %d", results, args, 101*2050, 101*4)
 	}
+}
+
+// TestJSONProtocolReusesOnlyWhatItLends parses records into one reused
+// Message: a target that changes is the new one, a record without
+// arguments has none, and a detached copy keeps its arguments after the
+// records that follow it reused the list.
+func TestJSONProtocolReusesOnlyWhatItLends(t *testing.T) {
+	frame := []byte(`{"type":1,"target":"A","arguments":[1,2]}` + "\x1e" + `{"type":1,"target":"B","arguments":[3]}` + "\x1e" +
+		`{"type":1,"target":"B"}` + "\x1e" + `{"type":6}` + "\x1e")
+	var kept []Message
+	var seen []string
+	_, err := JSONProtocol{}.ParseMessages(frame, func(m *Message) error {
+		kept = append(kept, detached(m))
+		seen = append(seen, fmt.Sprintf("%s %d", m.Target, len(m.Arguments)))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"A 2", "B 1", "B 0", " 0"}; !reflect.DeepEqual(seen, want) {
+		t.Errorf("parsed %q, want %q", seen, want)
+	}
+	if got := fmt.Sprintf("%s %s", kept[0].Arguments, kept[1].Arguments); got != "[1 2] [3]" {
+		t.Errorf("detached copies hold %s, want [1 2] [3]", got)
+	}
+	if kept[2].Arguments != nil || kept[3].Arguments != nil {
+		t.Errorf("records without arguments decoded %q and %q, want nil", kept[2].Arguments, kept[3].Arguments)
+	}
+}
+
+// detached is a copy of m that outlives the call that parsed it.
+func detached(m *Message) Message {
+	c := *m
+	c.Detach()
+	return c
 }
 
 func TestJSONProtocolStopsAtCallbackError(t *testing.T) {

@@ -124,6 +124,27 @@ type recordParser struct {
 	// typeErr is the first value of the wrong kind. Like encoding/json, the
 	// parser reports it only once the whole record proved to be valid JSON.
 	typeErr error
+	// spare is what the Message parsed before lends the record.
+	spare *spare
+}
+
+// spare is what one record parsed into a Message lends the next: the array
+// of its arguments, and its target, which the next record most often names
+// again. Every read of the probe and of the hub is one record, and each
+// allocated both.
+type spare struct {
+	args   []json.RawMessage
+	target string
+}
+
+// keep takes what m can lend the records after it.
+func (sp *spare) keep(m *Message) {
+	if cap(m.Arguments) > cap(sp.args) {
+		sp.args = m.Arguments[:0]
+	}
+	if m.Target != "" {
+		sp.target = m.Target
+	}
 }
 
 func (p *recordParser) parseRecord() error {
@@ -263,7 +284,11 @@ func (p *recordParser) parseScalar(f jsonField) (err error) {
 	if c != '"' {
 		return p.mismatch(jsonFieldNames[f], "string", false)
 	}
-	value, err := p.stringValue()
+	known := ""
+	if f == fieldTarget {
+		known = p.spare.target
+	}
+	value, err := p.stringValue(known)
 	switch f {
 	case fieldInvocationID:
 		p.m.InvocationID, p.hasID = value, true
@@ -303,10 +328,15 @@ func (p *recordParser) parseInteger(f jsonField) error {
 	return nil
 }
 
-func (p *recordParser) stringValue() (string, error) {
+// stringValue scans a string; when its text is known's, it returns known
+// rather than a copy.
+func (p *recordParser) stringValue(known string) (string, error) {
 	content, plain, err := p.s.ScanString()
 	if err != nil {
 		return "", err
+	}
+	if plain && string(content) == known {
+		return known, nil
 	}
 	return jsonscan.StringValue(content, plain), nil
 }
@@ -340,6 +370,9 @@ func (p *recordParser) parseArguments() error {
 		return nil
 	}
 	args := p.m.Arguments[:0]
+	if args == nil {
+		args = p.spare.args
+	}
 	for done := false; !done; {
 		arg, err := p.s.SkipValue()
 		if err != nil {
@@ -378,7 +411,7 @@ func (p *recordParser) parseStreamIDs() error {
 		case 'n':
 			err = p.s.ScanLiteral("null")
 		case '"':
-			ids[i], err = p.stringValue()
+			ids[i], err = p.stringValue("")
 		default:
 			err = p.mismatch("streamIds", "string", false)
 		}
@@ -421,7 +454,7 @@ func (p *recordParser) parseHeaders() error {
 		case 'n':
 			err = s.ScanLiteral("null")
 		case '"':
-			value, err = p.stringValue()
+			value, err = p.stringValue("")
 		default:
 			err = p.mismatch("headers", "string", false)
 		}

@@ -9,6 +9,8 @@ package signalr
 import (
 	"encoding/json"
 	"errors"
+	"slices"
+	"sync"
 )
 
 // MessageType is the "type" discriminator of the SignalR hub protocol.
@@ -69,12 +71,14 @@ type HubProtocol interface {
 	// AppendMessage appends the framed encoding of m to dst.
 	AppendMessage(dst []byte, m *Message) ([]byte, error)
 	// ParseMessages calls fn for every complete framed message in data and
-	// returns the unconsumed tail (a partial record). The message and its
-	// raw values are valid only until fn returns: they may alias data, and
-	// the next record may reuse the Message. A caller keeps what it needs
+	// returns the unconsumed tail (a partial record). The message, its
+	// arguments' list and its raw values are valid only until fn returns:
+	// they may alias data, and the next record, of this call or a later
+	// one, may reuse the Message and the list. A caller keeps what it needs
 	// by copying the Message and calling Detach on the copy. Reading
-	// messages where they lie saves a copy and an allocation per message,
-	// most of what a probe's deliveries allocated.
+	// messages where they lie, into a Message used again, saves copies and
+	// allocations per message, most of what a probe's deliveries and a
+	// hub's invocations allocated.
 	ParseMessages(data []byte, fn func(*Message) error) (rest []byte, err error)
 }
 
@@ -86,6 +90,11 @@ var ErrProtocol = errors.New("protocol error")
 // into the input they were parsed from, into one buffer of the message's
 // own, so the message outlives that input.
 func (m *Message) Detach() {
+	if len(m.Arguments) > 0 {
+		// The list itself may be the parser's, used again for the next
+		// record (see HubProtocol.ParseMessages).
+		m.Arguments = slices.Clone(m.Arguments)
+	}
 	n := len(m.Item) + len(m.Result)
 	for _, a := range m.Arguments {
 		n += len(a)
@@ -99,6 +108,27 @@ func (m *Message) Detach() {
 	}
 	buf, m.Item = moveRaw(buf, m.Item)
 	_, m.Result = moveRaw(buf, m.Result)
+}
+
+// scratch is what ParseMessages parses into: its Message and what that
+// Message lends the next record (see spare). Pooled, so that a record
+// costs no Message of its own, and the probe's and the hub's reads, one
+// record each, share what the records before them allocated.
+type scratch struct {
+	msg   Message
+	spare spare
+}
+
+var scratches = sync.Pool{New: func() any { return new(scratch) }}
+
+func getScratch() *scratch { return scratches.Get().(*scratch) }
+
+// release returns s to the pool without the raw values that point into
+// the caller's input, which the pool must not keep alive.
+func (s *scratch) release() {
+	clear(s.spare.args[:cap(s.spare.args)])
+	s.msg = Message{}
+	scratches.Put(s)
 }
 
 // moveRaw appends r to buf and returns the copy, capped so that appending

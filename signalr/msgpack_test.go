@@ -231,7 +231,7 @@ func TestMessagePackAndJSONAgree(t *testing.T) {
 			t.Fatal(err)
 		}
 		var fromJSON []Message
-		if _, err := (JSONProtocol{}).ParseMessages(jsonWire, func(m *Message) error { fromJSON = append(fromJSON, *m); return nil }); err != nil || len(fromJSON) != 1 {
+		if _, err := (JSONProtocol{}).ParseMessages(jsonWire, func(m *Message) error { fromJSON = append(fromJSON, detached(m)); return nil }); err != nil || len(fromJSON) != 1 {
 			t.Fatalf("JSON %q: %d messages, %v", jsonWire, len(fromJSON), err)
 		}
 		fromMsgpack := mpParseAll(t, mpEncode(t, want))
