@@ -57,10 +57,10 @@ type KeepAliveConn interface {
 
 // DefaultRoundTripInterval is how often both clients measure their
 // transport's round trip when their options leave it unset: often enough
-// that each delivery has a recent one to be set against, seldom enough
-// that the pings cost little beside the messages (a 1,000-connection echo
-// at one message per connection per second sends one ping per 5,000
-// messages).
+// that each delivery has a recent one to be set against. Every connection
+// measures, so a connection sending once a second sends one ping per 5
+// messages: a few bytes beside a message's kilobytes, but a write and a
+// read on each side all the same (docs/performance.md).
 const DefaultRoundTripInterval = 5 * time.Second
 
 // maxTickGrain is the most a keep-alive's or round-trip's tick is put off
