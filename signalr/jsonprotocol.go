@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/hubprobe/hubprobe/internal/jsonscan"
 )
@@ -159,6 +160,27 @@ func (JSONProtocol) ParseMessages(data []byte, fn func(*Message) error) ([]byte,
 		}
 		data = data[i+1:]
 	}
+}
+
+// scratch is what JSONProtocol.ParseMessages parses into: its Message and what that
+// Message lends the next record (see spare). Pooled, so that a record
+// costs no Message of its own, and the probe's and the hub's reads, one
+// record each, share what the records before them allocated.
+type scratch struct {
+	msg   Message
+	spare spare
+}
+
+var scratches = sync.Pool{New: func() any { return new(scratch) }}
+
+func getScratch() *scratch { return scratches.Get().(*scratch) }
+
+// release returns s to the pool without the raw values that point into
+// the caller's input, which the pool must not keep alive.
+func (s *scratch) release() {
+	clear(s.spare.args[:cap(s.spare.args)])
+	s.msg = Message{}
+	scratches.Put(s)
 }
 
 // ParseJSONMessage decodes one record (without its separator) and checks the

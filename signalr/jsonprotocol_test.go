@@ -132,8 +132,9 @@ func TestJSONProtocolParsesSeveralRecordsAndKeepsTail(t *testing.T) {
 	}
 }
 
-// A probe parses every delivery: a frame of records costs one Message, not
-// one per record, and no copy of what the records carry.
+// A probe parses every delivery: a frame of records costs no Message, no
+// arguments' list, no repeated target and no copy of what the records
+// carry.
 func TestJSONProtocolParsesWithoutAllocating(t *testing.T) {
 	echo := "{\"type\":1,\"target\":\"Echo\",\"arguments\":[{\"p\":\"" + strings.Repeat("x", 2048) + "\"},2]}\x1e"
 	frame := []byte(strings.Repeat("{\"type\":6}\x1e", 10) + echo + echo + "{\"type\":3,\"invocationId\":\"1\",\"result\":\"" + strings.Repeat("x", 2048) + "\"}\x1e")

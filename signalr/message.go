@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
-	"sync"
 )
 
 // MessageType is the "type" discriminator of the SignalR hub protocol.
@@ -108,27 +107,6 @@ func (m *Message) Detach() {
 	}
 	buf, m.Item = moveRaw(buf, m.Item)
 	_, m.Result = moveRaw(buf, m.Result)
-}
-
-// scratch is what ParseMessages parses into: its Message and what that
-// Message lends the next record (see spare). Pooled, so that a record
-// costs no Message of its own, and the probe's and the hub's reads, one
-// record each, share what the records before them allocated.
-type scratch struct {
-	msg   Message
-	spare spare
-}
-
-var scratches = sync.Pool{New: func() any { return new(scratch) }}
-
-func getScratch() *scratch { return scratches.Get().(*scratch) }
-
-// release returns s to the pool without the raw values that point into
-// the caller's input, which the pool must not keep alive.
-func (s *scratch) release() {
-	clear(s.spare.args[:cap(s.spare.args)])
-	s.msg = Message{}
-	scratches.Put(s)
 }
 
 // moveRaw appends r to buf and returns the copy, capped so that appending
