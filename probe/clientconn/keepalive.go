@@ -35,6 +35,11 @@ type KeepAlive struct {
 	// re-arms when done.
 	measureEvery time.Duration
 	measureAt    time.Duration
+	// budget shares the process's round trips among its connections
+	// (processRoundTrips when nil); counted is whether this connection is
+	// one of them.
+	budget  *roundTripBudget
+	counted bool
 
 	mu      sync.Mutex
 	timer   *time.Timer
@@ -60,8 +65,33 @@ type KeepAliveConn interface {
 // that each delivery has a recent one to be set against. Every connection
 // measures, so a connection sending once a second sends one ping per 5
 // messages: a few bytes beside a message's kilobytes, but a write and a
-// read on each side all the same (docs/performance.md).
+// read on each side all the same (docs/performance.md). Past
+// MaxRoundTripsPerSecond the process's connections measure less often.
 const DefaultRoundTripInterval = 5 * time.Second
+
+// MaxRoundTripsPerSecond is how many round trips the process's connections
+// measure together at most, after each one's first: up to 1,000
+// connections measuring every 5 s keep their interval; 10,000 measure
+// every 50 s each rather than send 2,000 pings a second, which at 4
+// messages a second each cost a tenth of the probe's and the hub's CPU
+// (docs/performance.md). A round trip is the network's state, shared by
+// the connections on one path, so a process learns it as well from 200 a
+// second.
+const MaxRoundTripsPerSecond = 200
+
+// roundTripBudget counts the connections that measure their round trip
+// and spaces each one's measurements so that together they stay within
+// MaxRoundTripsPerSecond.
+type roundTripBudget struct{ measuring atomic.Int64 }
+
+// processRoundTrips is the budget every keep-alive of the process shares.
+var processRoundTrips roundTripBudget
+
+// period is how long a connection that asked to measure every every waits
+// until its next measurement.
+func (b *roundTripBudget) period(every time.Duration) time.Duration {
+	return max(every, time.Duration(b.measuring.Load())*time.Second/MaxRoundTripsPerSecond)
+}
 
 // maxTickGrain is the most a keep-alive's or round-trip's tick is put off
 // to land on the process's shared grid: nothing beside a 15 s keep-alive
@@ -90,6 +120,9 @@ func (k *KeepAlive) Start(interval time.Duration, conn KeepAliveConn) {
 	k.interval, k.conn = interval, conn
 	k.grain = tickGrain(interval, k.measureEvery)
 	k.MarkWritten()
+	if !k.join() {
+		return
+	}
 	// The first round trip is measured here, on the caller, before the
 	// connection's first message can be written: a WebSocket ping sent
 	// ahead of a message is answered ahead of it, so even a connection's
@@ -103,6 +136,24 @@ func (k *KeepAlive) Start(interval time.Duration, conn KeepAliveConn) {
 	}
 }
 
+// join counts a measuring connection in its budget, unless Stop came
+// first; it reports whether the keep-alive is still to start.
+func (k *KeepAlive) join() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.stopped {
+		return false
+	}
+	if k.measureEvery > 0 {
+		if k.budget == nil {
+			k.budget = &processRoundTrips
+		}
+		k.budget.measuring.Add(1)
+		k.counted = true
+	}
+	return true
+}
+
 // MarkWritten records a write: the idle time starts again.
 func (k *KeepAlive) MarkWritten() { k.lastWrite.Store(int64(grid.Now())) }
 
@@ -111,6 +162,10 @@ func (k *KeepAlive) Stop() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.stopped = true
+	if k.counted {
+		k.budget.measuring.Add(-1)
+		k.counted = false
+	}
 	if k.timer != nil {
 		k.timer.Stop()
 	}
@@ -134,7 +189,7 @@ func (k *KeepAlive) measureIfDue() {
 	}
 	if now := grid.Now(); now >= k.measureAt {
 		k.conn.MeasureRoundTrip()
-		k.measureAt = now + k.measureEvery
+		k.measureAt = now + k.budget.period(k.measureEvery)
 	}
 }
 

@@ -156,3 +156,88 @@ func TestKeepAlivesStartedApartTickTogether(t *testing.T) {
 		}
 	}
 }
+
+// Up to MaxRoundTripsPerSecond a second in all, every connection keeps the
+// interval it asked for; past it, each measures less often, so that the
+// process's connections together measure at that rate.
+func TestRoundTripBudgetSpacesMeasurementsPastItsRate(t *testing.T) {
+	for _, c := range []struct {
+		measuring   int64
+		every, want time.Duration
+	}{
+		{measuring: 1, every: 5 * time.Second, want: 5 * time.Second},
+		{measuring: 1000, every: 5 * time.Second, want: 5 * time.Second},
+		{measuring: 2000, every: 5 * time.Second, want: 10 * time.Second},
+		{measuring: 10000, every: 5 * time.Second, want: 50 * time.Second},
+		{measuring: 10, every: 20 * time.Millisecond, want: 50 * time.Millisecond},
+	} {
+		var b roundTripBudget
+		b.measuring.Store(c.measuring)
+		if got := b.period(c.every); got != c.want {
+			t.Errorf("%d connections measuring every %v: period %v, want %v", c.measuring, c.every, got, c.want)
+		}
+	}
+}
+
+// A keep-alive counts in its budget from Start to Stop when it measures,
+// once however often it is stopped, and never when stopped before Start
+// or not measuring.
+func TestKeepAlivesJoinTheBudgetFromStartToStop(t *testing.T) {
+	var b roundTripBudget
+	noop := hooks{ping: func() {}, measure: func() {}}
+	ks := make([]*KeepAlive, 3)
+	for i := range ks {
+		ks[i] = &KeepAlive{budget: &b}
+		ks[i].MeasureEvery(time.Hour)
+		ks[i].Start(time.Hour, noop)
+	}
+	silent := &KeepAlive{budget: &b}
+	silent.Start(time.Hour, noop)
+	stoppedFirst := &KeepAlive{budget: &b}
+	stoppedFirst.MeasureEvery(time.Hour)
+	stoppedFirst.Stop()
+	stoppedFirst.Start(time.Hour, noop)
+	if n := b.measuring.Load(); n != 3 {
+		t.Fatalf("%d connections counted, want the 3 measuring ones", n)
+	}
+	ks[0].Stop()
+	ks[0].Stop()
+	silent.Stop()
+	if n := b.measuring.Load(); n != 2 {
+		t.Errorf("%d connections counted after one of them stopped twice, want 2", n)
+	}
+	ks[1].Stop()
+	ks[2].Stop()
+	if n := b.measuring.Load(); n != 0 {
+		t.Errorf("%d connections counted after all stopped, want 0", n)
+	}
+}
+
+// With the budget taken by 12,000 other connections, a connection asking
+// to measure every 50 ms measures once in Start and then not for a minute;
+// beside it, one with a budget of its own measures every 50 ms.
+func TestKeepAliveMeasuresLessOftenWhenTheBudgetIsShared(t *testing.T) {
+	var crowded, alone roundTripBudget
+	crowded.measuring.Store(12000)
+	var crowdedN, aloneN atomic.Int32
+	a := &KeepAlive{budget: &crowded}
+	b := &KeepAlive{budget: &alone}
+	for _, k := range []struct {
+		ka *KeepAlive
+		n  *atomic.Int32
+	}{{a, &crowdedN}, {b, &aloneN}} {
+		k.ka.MeasureEvery(50 * time.Millisecond)
+		k.ka.Start(time.Hour, hooks{ping: func() {}, measure: func() { k.n.Add(1) }})
+		defer k.ka.Stop()
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for aloneN.Load() < 5 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := aloneN.Load(); n < 5 {
+		t.Fatalf("the connection alone measured %d times in 3 s at 50 ms", n)
+	}
+	if n := crowdedN.Load(); n != 1 {
+		t.Errorf("the connection sharing the budget measured %d times, want 1 (in Start)", n)
+	}
+}

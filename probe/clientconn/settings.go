@@ -25,7 +25,9 @@ type Settings struct {
 	WriteTimeout time.Duration
 	// RoundTripInterval is how often the connection measures its
 	// transport's round trip and tells Observer.RoundTrip: at once, then
-	// every interval (DefaultRoundTripInterval).
+	// every interval (DefaultRoundTripInterval), or less often when the
+	// process's connections would together measure more than
+	// MaxRoundTripsPerSecond.
 	RoundTripInterval time.Duration
 	// MaxMessageSize bounds one message from the server, so a hostile
 	// server cannot exhaust memory.
