@@ -222,14 +222,13 @@ func TestKeepAliveMeasuresLessOftenWhenTheBudgetIsShared(t *testing.T) {
 	var crowdedN, aloneN atomic.Int32
 	a := &KeepAlive{budget: &crowded}
 	b := &KeepAlive{budget: &alone}
-	for _, k := range []struct {
-		ka *KeepAlive
-		n  *atomic.Int32
-	}{{a, &crowdedN}, {b, &aloneN}} {
-		k.ka.MeasureEvery(50 * time.Millisecond)
-		k.ka.Start(time.Hour, hooks{ping: func() {}, measure: func() { k.n.Add(1) }})
-		defer k.ka.Stop()
+	start := func(k *KeepAlive, n *atomic.Int32) {
+		k.MeasureEvery(50 * time.Millisecond)
+		k.Start(time.Hour, hooks{ping: func() {}, measure: func() { n.Add(1) }})
+		t.Cleanup(k.Stop)
 	}
+	start(a, &crowdedN)
+	start(b, &aloneN)
 	deadline := time.Now().Add(3 * time.Second)
 	for aloneN.Load() < 5 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
