@@ -72,8 +72,8 @@ const DefaultRoundTripInterval = 5 * time.Second
 // MaxRoundTripsPerSecond is how many round trips the process's connections
 // measure together at most, after each one's first: up to 1,000
 // connections measuring every 5 s keep their interval; 10,000 measure
-// every 50 s each rather than send 2,000 pings a second, which at 4
-// messages a second each cost a tenth of the probe's and the hub's CPU
+// every 50 s each rather than send 2,000 pings a second, which at one
+// message a second each cost the probe and the hub 6-8 % of their CPU
 // (docs/performance.md). A round trip is the network's state, shared by
 // the connections on one path, so a process learns it as well from 200 a
 // second.
