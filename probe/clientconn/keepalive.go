@@ -30,11 +30,14 @@ type KeepAlive struct {
 	conn      KeepAliveConn
 
 	// measureEvery, when not 0, is how often the round trip is measured;
-	// measureAt is when next, on grid.Now's clock. Only the timer's goroutine
-	// touches measureAt once Start armed it: ticks never overlap, each
-	// re-arms when done.
+	// measuredAt is when last, on grid.Now's clock (measured says whether
+	// ever); the next is due a budget's period later, reckoned at each tick
+	// so that a crowd leaving shortens it again. Only the timer's goroutine
+	// touches them once Start armed it: ticks never overlap, each re-arms
+	// when done.
 	measureEvery time.Duration
-	measureAt    time.Duration
+	measuredAt   time.Duration
+	measured     bool
 	// budget shares the process's round trips among its connections
 	// (processRoundTrips when nil); counted is whether this connection is
 	// one of them.
@@ -74,9 +77,10 @@ const DefaultRoundTripInterval = 5 * time.Second
 // connections measuring every 5 s keep their interval; 10,000 measure
 // every 50 s each rather than send 2,000 pings a second, which at one
 // message a second each cost the probe and the hub 6-8 % of their CPU
-// (docs/performance.md). A round trip is the network's state, shared by
-// the connections on one path, so a process learns it as well from 200 a
-// second.
+// (docs/performance.md). The budget is the whole process's, across its
+// targets: a big load on one target spaces the measurements of the
+// connections to every other too, which the connections to one target
+// hardly need (a round trip is the state of the path they share).
 const MaxRoundTripsPerSecond = 200
 
 // roundTripBudget counts the connections that measure their round trip
@@ -144,7 +148,7 @@ func (k *KeepAlive) join() bool {
 	if k.stopped {
 		return false
 	}
-	if k.measureEvery > 0 {
+	if k.measureEvery > 0 && !k.counted {
 		if k.budget == nil {
 			k.budget = &processRoundTrips
 		}
@@ -187,10 +191,16 @@ func (k *KeepAlive) measureIfDue() {
 	if k.measureEvery == 0 {
 		return
 	}
-	if now := grid.Now(); now >= k.measureAt {
+	if now := grid.Now(); !k.measured || now >= k.nextMeasure() {
 		k.conn.MeasureRoundTrip()
-		k.measureAt = now + k.budget.period(k.measureEvery)
+		k.measuredAt, k.measured = now, true
 	}
+}
+
+// nextMeasure is when the next round trip is due, with the budget as it
+// stands now.
+func (k *KeepAlive) nextMeasure() time.Duration {
+	return k.measuredAt + k.budget.period(k.measureEvery)
 }
 
 // untilNext is the sooner of the keep-alive's next moment and the next
@@ -199,7 +209,7 @@ func (k *KeepAlive) untilNext(keepAlive time.Duration) time.Duration {
 	if k.measureEvery == 0 {
 		return keepAlive
 	}
-	return min(keepAlive, max(k.measureAt-grid.Now(), 0))
+	return min(keepAlive, max(k.nextMeasure()-grid.Now(), 0))
 }
 
 func (k *KeepAlive) idle() time.Duration {

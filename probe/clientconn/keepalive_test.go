@@ -200,6 +200,7 @@ func TestKeepAlivesJoinTheBudgetFromStartToStop(t *testing.T) {
 	if n := b.measuring.Load(); n != 3 {
 		t.Fatalf("%d connections counted, want the 3 measuring ones", n)
 	}
+	ks[0].Start(time.Hour, noop) // started twice: still counted once
 	ks[0].Stop()
 	ks[0].Stop()
 	silent.Stop()
@@ -238,5 +239,29 @@ func TestKeepAliveMeasuresLessOftenWhenTheBudgetIsShared(t *testing.T) {
 	}
 	if n := crowdedN.Load(); n != 1 {
 		t.Errorf("the connection sharing the budget measured %d times, want 1 (in Start)", n)
+	}
+}
+
+// When the crowd sharing the budget leaves, a connection measures at its
+// own interval again by its next tick, not a whole crowded period later.
+func TestKeepAliveMeasuresSoonerWhenTheCrowdLeaves(t *testing.T) {
+	var b roundTripBudget
+	b.measuring.Store(12000)
+	var n atomic.Int32
+	k := &KeepAlive{budget: &b}
+	k.MeasureEvery(50 * time.Millisecond)
+	k.Start(100*time.Millisecond, hooks{ping: func() {}, measure: func() { n.Add(1) }})
+	t.Cleanup(k.Stop)
+	time.Sleep(300 * time.Millisecond)
+	if got := n.Load(); got != 1 {
+		t.Fatalf("%d measurements while crowded, want 1 (in Start)", got)
+	}
+	b.measuring.Store(1)
+	deadline := time.Now().Add(3 * time.Second)
+	for n.Load() < 3 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := n.Load(); got < 3 {
+		t.Errorf("%d measurements in 3 s after the crowd left, want at least 3", got)
 	}
 }
