@@ -77,10 +77,10 @@ const DefaultRoundTripInterval = 5 * time.Second
 // connections measuring every 5 s keep their interval; 10,000 measure
 // every 50 s each rather than send 2,000 pings a second, which at one
 // message a second each cost the probe and the hub 6-8 % of their CPU
-// (docs/performance.md). The budget is the whole process's, across its
-// targets: a big load on one target spaces the measurements of the
-// connections to every other too, which the connections to one target
-// hardly need (a round trip is the state of the path they share).
+// (docs/performance.md). A round trip is the state of the path the
+// connections share, so few are needed. The budget is the whole
+// process's: a big load on one target spaces the round trips to every
+// other target too.
 const MaxRoundTripsPerSecond = 200
 
 // roundTripBudget counts the connections that measure their round trip
