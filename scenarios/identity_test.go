@@ -6,6 +6,8 @@ import (
 
 	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/hub"
+	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/probe/faulttest"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
@@ -19,7 +21,9 @@ func identityEcho() (s config.Scenario, sends int64) {
 
 // A hub that drops 10 messages and answers 10 others twice delivers 1,000
 // answers for 1,000 sends; counted by identity, that is 10 lost and 10
-// duplicated, and the run misses the capacity line.
+// duplicated, and the run misses the capacity line. Reordering is the
+// hub's to decide here (it calls each invocation on a goroutine of its
+// own), so the test asks only that the counter agree with the result.
 func TestLossAndDuplicatesCountedByIdentity(t *testing.T) {
 	t.Parallel()
 	srv := startThirdParty(t)
@@ -35,15 +39,15 @@ func TestLossAndDuplicatesCountedByIdentity(t *testing.T) {
 	s, sends := identityEcho()
 	o := runAgainst(t, srv.URL, s)
 	r := o.res
-	if r.Sent != sends || r.Expected != sends || r.Received != sends-10 || r.Lost != 10 || r.Duplicated != 10 || r.Reordered != 0 {
-		t.Fatalf("sent/expected/received/lost/duplicated/reordered = %d/%d/%d/%d/%d/%d, want %d/%d/%d/10/10/0",
-			r.Sent, r.Expected, r.Received, r.Lost, r.Duplicated, r.Reordered, sends, sends, sends-10)
+	if r.Sent != sends || r.Expected != sends || r.Received != sends-10 || r.Lost != 10 || r.Duplicated != 10 {
+		t.Fatalf("sent/expected/received/lost/duplicated = %d/%d/%d/%d/%d, want %d/%d/%d/10/10",
+			r.Sent, r.Expected, r.Received, r.Lost, r.Duplicated, sends, sends, sends-10)
 	}
 	for name, want := range map[string]float64{
 		"hubprobe_messages_received_total":   float64(sends - 10),
 		"hubprobe_messages_lost_total":       10,
 		"hubprobe_messages_duplicated_total": 10,
-		"hubprobe_messages_reordered_total":  0,
+		"hubprobe_messages_reordered_total":  float64(r.Reordered),
 		"hubprobe_message_latency_seconds":   float64(sends - 10),
 	} {
 		if got := counter(t, o.reg, name); got != want {
@@ -84,11 +88,15 @@ func TestReorderingCountedPerSenderAndReceiver(t *testing.T) {
 // them is still counted by identity, and those made early report no lag,
 // so at least half of the sends have none (the lag histogram's smallest
 // bucket, a microsecond; a timer's lateness alone is tens of them).
+// The reference hub answers each connection in the order it reads, so
+// nothing is reordered; the third-party hub calls each invocation on a
+// goroutine of its own and may answer two sends that reach it together
+// in either order, which the probe rightly counts.
 func TestSendsMadeInOnePassAreCountedAndReportNoLag(t *testing.T) {
 	t.Parallel()
-	srv := startThirdParty(t)
+	srv := hubtest.Start(t, hub.Options{})
 	s := scenario("echo", 20, time.Second, 100*time.Millisecond)
-	r := runAgainst(t, srv.URL, s).res
+	r := runAgainst(t, srv.URL(), s).res
 	if r.Sent != 200 || r.Expected != 200 || r.Received != 200 || r.Lost != 0 || r.Duplicated != 0 || r.Reordered != 0 {
 		t.Fatalf("sent/expected/received/lost/duplicated/reordered = %d/%d/%d/%d/%d/%d, want 200/200/200/0/0/0",
 			r.Sent, r.Expected, r.Received, r.Lost, r.Duplicated, r.Reordered)
