@@ -5,10 +5,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
-	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/capacity"
 )
@@ -21,13 +19,8 @@ func (p *Plan) Run(ctx context.Context, log zerolog.Logger) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The run's metrics go to a registry of its own: a bench run reports
-	// on its output, it is not a canary's series.
-	metrics, err := exporter.NewMetrics(prometheus.NewRegistry())
-	if err != nil {
-		return nil, err
-	}
-	job, err := scenarios.Resolver{Recorder: metrics.ScenarioRecorder, Logger: log}.Job(cfg, cfg.Scenarios[0])
+	// A bench run reports on its output, it is not a canary's series.
+	job, err := scenarios.Resolver{Recorder: scenarios.Discarding, Logger: log}.Job(cfg, cfg.Scenarios[0])
 	if err != nil {
 		return nil, err
 	}

@@ -89,7 +89,7 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 	if d.parts, err = startParts(ctx, opts, d.metrics, d.metrics); err != nil {
 		return nil, err
 	}
-	d.sched = schedule.New(ctx, opts.Logger, opts.Search)
+	d.sched = schedule.New(ctx, opts.Logger, opts.Search, d.metrics)
 	d.readers = newMonitorReaders(ctx, opts, &d.creds, d.monitorMetrics, d.metrics)
 	if err := d.Apply(d.config.Get()); err != nil {
 		d.Stop()
@@ -124,7 +124,7 @@ func (d *Daemon) Apply(cfg *config.Config) error {
 	if err := d.parts.hubs.Sync(cfg); err != nil {
 		return err
 	}
-	r := d.parts.resolver(d.opts, d.metrics)
+	r := d.parts.resolver(d.opts, d.metrics.ScenarioRecorder)
 	r.Pauses = &d.pauses
 	r.Credentials = &d.creds
 	jobs, err := r.Jobs(cfg)

@@ -6,10 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/capacity"
 	"github.com/hubprobe/hubprobe/scenarios/runreport"
@@ -29,14 +26,9 @@ type Once struct {
 
 // NewOnce starts the embedded hubs and the event handler cfg needs and
 // resolves the scenario; opts.ConfigFile and opts.Build are not used. The
-// run records into a registry nobody gathers: the report is what counts.
-// Close it after.
+// run records nothing but its report. Close it after.
 func NewOnce(ctx context.Context, cfg *config.Config, sc config.Scenario, opts Options) (*Once, error) {
-	metrics, err := exporter.NewMetrics(prometheus.NewRegistry())
-	if err != nil {
-		return nil, err
-	}
-	p, err := startParts(ctx, opts, metrics, nil)
+	p, err := startParts(ctx, opts, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +37,7 @@ func NewOnce(ctx context.Context, cfg *config.Config, sc config.Scenario, opts O
 		o.Close()
 		return nil, err
 	}
-	if o.job, err = p.resolver(opts, metrics).Job(cfg, sc); err != nil {
+	if o.job, err = p.resolver(opts, scenarios.Discarding).Job(cfg, sc); err != nil {
 		o.Close()
 		return nil, err
 	}

@@ -3,7 +3,7 @@ package daemon
 import (
 	"context"
 
-	"github.com/hubprobe/hubprobe/exporter"
+	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/webpubsub/eventhandler"
@@ -17,10 +17,10 @@ type parts struct {
 	hubs   *hub.Embedded
 }
 
-// startParts starts them. The event handler counts the events it serves
-// in metrics; the hubs report their load to sink (nil: nowhere).
-func startParts(ctx context.Context, opts Options, metrics *exporter.Metrics, sink hub.LoadSink) (parts, error) {
-	events, err := eventhandler.Serve(opts.Logger, metrics, opts.EventHandlerAddr)
+// startParts starts them. The event handler tells obs of the events it
+// serves, the hubs report their load to sink (nil: nowhere for either).
+func startParts(ctx context.Context, opts Options, obs eventhandler.Observer, sink hub.LoadSink) (parts, error) {
+	events, err := eventhandler.Serve(opts.Logger, obs, opts.EventHandlerAddr)
 	if err != nil {
 		return parts{}, err
 	}
@@ -29,9 +29,10 @@ func startParts(ctx context.Context, opts Options, metrics *exporter.Metrics, si
 	return parts{events: events, hubs: hubs}, nil
 }
 
-// resolver binds scenarios to these hubs, to opts and to metrics.
-func (p parts) resolver(opts Options, metrics *exporter.Metrics) scenarios.Resolver {
-	return scenarios.Resolver{Hubs: p.hubs, Recorder: metrics.ScenarioRecorder, Logger: opts.Logger, Shard: opts.Shard}
+// resolver binds scenarios to these hubs, to opts and to the recorder
+// each scenario's runs report to.
+func (p parts) resolver(opts Options, recorder func(config.Scenario) scenarios.Recorder) scenarios.Resolver {
+	return scenarios.Resolver{Hubs: p.hubs, Recorder: recorder, Logger: opts.Logger, Shard: opts.Shard}
 }
 
 func (p parts) close() {

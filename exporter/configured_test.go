@@ -61,7 +61,8 @@ func TestForgetRemovedFollowsTheConfig(t *testing.T) {
 	}
 	before := []config.Scenario{kept, dropped, relabelled}
 	for _, s := range before {
-		m.ScenarioRecorder(s).RunFinished(scenarios.Result{Target: s.Target, Scenario: s.Name, Kind: s.Kind, Outcome: scenarios.ResultSuccess})
+		m.ScenarioRecorder(s)
+		m.RunFinished(scenarios.Result{Target: s.Target, Scenario: s.Name, Kind: s.Kind, Outcome: scenarios.ResultSuccess})
 	}
 	relabelled.Kind = "broadcast"
 	now := []config.Scenario{kept, relabelled}

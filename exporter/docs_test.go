@@ -20,7 +20,7 @@ func TestCatalogueDocumented(t *testing.T) {
 		t.Fatalf("no metric rows found in %s", catalogueDoc)
 	}
 	reg, m := newTestMetrics(t)
-	feed(m.Recorder(echoWS))
+	feed(m, m.Recorder(echoWS), echoWS)
 	m.SetServerLoadSource("hub-a", func() float64 { return 0.3 })
 	feedPlanning(t, m)
 	publishStep(t, m, 1)

@@ -110,11 +110,11 @@ func statusServer(t *testing.T, limit, successes int) (*httptest.Server, *Histor
 	t.Helper()
 	h := NewHistory(limit)
 	reg, m := newTestMetrics(t, WithHistory(h))
-	feed(m.Recorder(echoWS))
-	other := m.Recorder(ScenarioInfo{Target: "hub-a", Scenario: "broadcast", Kind: "broadcast"})
+	feed(m, m.Recorder(echoWS), echoWS)
+	m.Recorder(ScenarioInfo{Target: "hub-a", Scenario: "broadcast", Kind: "broadcast"})
 	for i := range successes {
-		other.RunFinished(scenarios.Result{
-			Outcome: scenarios.ResultSuccess, Start: runStart.Add(time.Duration(i+1) * time.Minute),
+		m.RunFinished(scenarios.Result{
+			Target: "hub-a", Scenario: "broadcast", Outcome: scenarios.ResultSuccess, Start: runStart.Add(time.Duration(i+1) * time.Minute),
 			Received: 5, Latency: scenarios.Quantiles{P99: 40 * time.Millisecond},
 		})
 	}

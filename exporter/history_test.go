@@ -83,9 +83,9 @@ func TestHistoryLastSkipsSkippedRuns(t *testing.T) {
 func TestRecorderFillsHistory(t *testing.T) {
 	h := NewHistory(10)
 	_, m := newTestMetrics(t, WithHistory(h))
-	rec := m.Recorder(echoWS)
-	// Scenarios may leave the identity to the recorder.
-	rec.RunFinished(scenarios.Result{Outcome: scenarios.ResultSuccess, Received: 3})
+	m.Recorder(echoWS)
+	// A result may leave its kind to the scenario's description.
+	m.RunFinished(scenarios.Result{Target: echoWS.Target, Scenario: echoWS.Scenario, Outcome: scenarios.ResultSuccess, Received: 3})
 	last, ok := h.Last("hub-a", "echo-ws")
 	if !ok || last.Kind != "echo" || last.Received != 3 {
 		t.Fatalf("Last = %+v, %v", last, ok)

@@ -46,42 +46,46 @@ func failedRun() scenarios.Result {
 	}
 }
 
-// feed plays one run's worth of events into rec.
-func feed(rec scenarios.Recorder) {
+// feed plays one run's worth of events into rec, the recorder of info's
+// scenario, and the run's result, failedRun, into m.
+func feed(m *Metrics, rec scenarios.Recorder, info ScenarioInfo) {
 	rec.HTTPResponse("negotiate", 429)
-	rec.Throttled(throttle.HTTP429)
-	rec.ConnectionFailed(scenarios.FailThrottled)
+	rec.Event(scenarios.Event{Kind: scenarios.Throttled, Reason: throttle.HTTP429})
+	rec.Event(scenarios.Event{Kind: scenarios.ConnectionFailed, Reason: scenarios.FailThrottled})
 	rec.HTTPResponse("negotiate", 200)
 	rec.HTTPResponse("negotiate", 200)
 	for _, timing := range connectTimings {
 		rec.Connected(timing)
 	}
-	rec.ConnectionOpened()
-	rec.ConnectionOpened()
-	for range 10 {
-		rec.MessageSent()
+	rec.Event(scenarios.Event{Kind: scenarios.ConnectionOpened})
+	rec.Event(scenarios.Event{Kind: scenarios.ConnectionOpened})
+	for i := range 10 {
+		rec.Sent(sendLags[i])
 		rec.BytesSent(100)
 	}
-	rec.SendLag(2 * time.Millisecond)
-	rec.SendLag(300 * time.Millisecond)
 	for _, d := range roundTrips {
 		rec.RoundTrip(d)
 	}
 	for i, l := range latencies {
-		rec.MessageReceived(delivery(i, l))
+		rec.Delivered(delivery(i, l))
 		rec.BytesReceived(120)
 	}
-	rec.MessagesLost(1)
-	rec.MessageDuplicated()
-	rec.MessageDuplicated()
-	rec.MessageReordered()
-	rec.Throttled(throttle.ConnectionLimit)
-	rec.Throttled("made_up_reason") // ignored: keeps the label bounded
-	rec.ConnectionFailed(scenarios.FailClosed)
-	rec.ConnectionClosed()
-	rec.Reconnected()
-	rec.RunFinished(failedRun())
+	rec.Event(scenarios.Event{Kind: scenarios.MessagesLost, Count: 1})
+	rec.Delivered(scenarios.Delivery{Duplicate: true})
+	rec.Delivered(scenarios.Delivery{Duplicate: true})
+	rec.Event(scenarios.Event{Kind: scenarios.Throttled, Reason: throttle.ConnectionLimit})
+	rec.Event(scenarios.Event{Kind: scenarios.Throttled, Reason: "made_up_reason"}) // ignored: keeps the label bounded
+	rec.Event(scenarios.Event{Kind: scenarios.ConnectionFailed, Reason: scenarios.FailClosed})
+	rec.Event(scenarios.Event{Kind: scenarios.ConnectionClosed})
+	rec.Event(scenarios.Event{Kind: scenarios.Reconnected})
+	res := failedRun()
+	res.Target, res.Scenario, res.Kind = info.Target, info.Scenario, info.Kind
+	m.RunFinished(res)
 }
+
+// sendLags are the lags of feed's ten sends: all on time but two, 2 ms
+// and 300 ms late.
+var sendLags = [10]time.Duration{8: 2 * time.Millisecond, 9: 300 * time.Millisecond}
 
 // connectTimings are the phases of the two connects: one on a warm
 // connection with no lookup, one through a negotiate redirect that
@@ -96,9 +100,10 @@ var connectTimings = []clientconn.ConnectTiming{
 var roundTrips = []time.Duration{2 * time.Millisecond, 2 * time.Millisecond}
 
 // delivery is the i-th delivery of feed: the first arrives before any
-// round trip was measured, and the last, the slowest, carries an exemplar.
+// round trip was measured, the fourth behind a later message of its
+// sender, and the last, the slowest, carries an exemplar.
 func delivery(i int, latency time.Duration) scenarios.Delivery {
-	d := scenarios.Delivery{Latency: latency, RunID: "r1", Sender: 1, Seq: uint32(i), Slowest: i == len(latencies)-1}
+	d := scenarios.Delivery{Latency: latency, RunID: "r1", Sender: 1, Seq: uint32(i), Slowest: i == len(latencies)-1, Reordered: i == 3}
 	if i > 0 {
 		d.HubTime, d.HasHubTime = latency-2*time.Millisecond, true
 	}
@@ -299,21 +304,21 @@ hubprobe_run_latency_seconds_sum{` + wantLabels + `} 2.5
 hubprobe_run_latency_seconds_count{` + wantLabels + `} 9
 # HELP hubprobe_send_lag_seconds How late the pacer sent each message against its schedule; high values mean the probe itself is saturated.
 # TYPE hubprobe_send_lag_seconds histogram
-hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="0.001"} 0
-hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="0.0025"} 1
-hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="0.005"} 1
-hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="0.01"} 1
-hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="0.025"} 1
-hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="0.05"} 1
-hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="0.1"} 1
-hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="0.25"} 1
-hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="0.5"} 2
-hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="1"} 2
-hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="2.5"} 2
-hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="5"} 2
-hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="+Inf"} 2
+hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="0.001"} 8
+hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="0.0025"} 9
+hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="0.005"} 9
+hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="0.01"} 9
+hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="0.025"} 9
+hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="0.05"} 9
+hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="0.1"} 9
+hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="0.25"} 9
+hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="0.5"} 10
+hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="1"} 10
+hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="2.5"} 10
+hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="5"} 10
+hubprobe_send_lag_seconds_bucket{` + wantLabels + `,le="+Inf"} 10
 hubprobe_send_lag_seconds_sum{` + wantLabels + `} 0.302
-hubprobe_send_lag_seconds_count{` + wantLabels + `} 2
+hubprobe_send_lag_seconds_count{` + wantLabels + `} 10
 # HELP hubprobe_build_info Version, revision and Go version hubprobe was built with; always 1.
 # TYPE hubprobe_build_info gauge
 hubprobe_build_info{goversion="go1.26.8",revision="abc123",version="1.2.3"} 1
@@ -330,7 +335,7 @@ hubprobe_shard_info{shard="0"} 1
 
 func TestRecorderExposition(t *testing.T) {
 	reg, m := newTestMetrics(t)
-	feed(m.Recorder(echoWS))
+	feed(m, m.Recorder(echoWS), echoWS)
 	want := recorderExposition + connectPhaseExposition() + hubTimeExposition() + roundTripExposition()
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want)); err != nil {
 		t.Fatal(err)
@@ -341,7 +346,7 @@ func TestRecorderExposition(t *testing.T) {
 // exported buckets right: 1 of 9 deliveries took 1 s or more.
 func TestCapacityRuleFromBuckets(t *testing.T) {
 	reg, m := newTestMetrics(t)
-	feed(m.Recorder(echoWS))
+	feed(m, m.Recorder(echoWS), echoWS)
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -366,13 +371,13 @@ func TestCapacityRuleFromBuckets(t *testing.T) {
 
 func TestRunFinishedSuccessAfterFailure(t *testing.T) {
 	_, m := newTestMetrics(t)
-	rec := m.Recorder(echoWS)
-	rec.RunFinished(failedRun())
+	m.Recorder(echoWS)
+	m.RunFinished(failedRun())
 	ok := failedRun()
 	ok.Outcome, ok.Error, ok.Lost = scenarios.ResultSuccess, "", 0
 	ok.Start = runStart.Add(time.Minute)
-	rec.RunFinished(ok)
-	rec.RunFinished(scenarios.Result{Outcome: scenarios.ResultSkipped, Start: runStart.Add(2 * time.Minute)})
+	m.RunFinished(ok)
+	m.RunFinished(scenarios.Result{Target: echoWS.Target, Scenario: echoWS.Scenario, Outcome: scenarios.ResultSkipped, Start: runStart.Add(2 * time.Minute)})
 
 	checks := []struct {
 		name string
@@ -408,7 +413,8 @@ func TestNoLastRunSeriesBeforeFirstRun(t *testing.T) {
 
 func TestRunWithoutDeliveriesHasNaNQuantiles(t *testing.T) {
 	_, m := newTestMetrics(t)
-	m.Recorder(echoWS).RunFinished(scenarios.Result{Outcome: scenarios.ResultFailure, Error: "connect refused"})
+	m.Recorder(echoWS)
+	m.RunFinished(scenarios.Result{Target: echoWS.Target, Scenario: echoWS.Scenario, Outcome: scenarios.ResultFailure, Error: "connect refused"})
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(m.runLatency)
 	families, err := reg.Gather()
@@ -447,7 +453,7 @@ func TestNegativeCountsIgnored(t *testing.T) {
 	_, m := newTestMetrics(t)
 	rec := m.Recorder(echoWS)
 	rec.BytesSent(-5) // a Counter would panic on a negative Add
-	rec.MessagesLost(0)
+	rec.Event(scenarios.Event{Kind: scenarios.MessagesLost})
 	if got := testutil.ToFloat64(m.sentBytes.WithLabelValues("hub-a", "echo-ws")); got != 0 {
 		t.Fatalf("sent bytes = %v, want 0", got)
 	}
@@ -458,8 +464,8 @@ func TestForgetRemovesScenarioSeries(t *testing.T) {
 	reg, m := newTestMetrics(t, WithHistory(h))
 	other := ScenarioInfo{Target: "hub-b", Scenario: "broadcast", Kind: "broadcast", Transport: "sse", Protocol: "json"}
 	rec := m.Recorder(echoWS)
-	feed(rec)
-	feed(m.Recorder(other))
+	feed(m, rec, echoWS)
+	feed(m, m.Recorder(other), other)
 	before := countScenarioSeries(t, reg, "echo-ws")
 	if before < 20 {
 		t.Fatalf("only %d series for echo-ws before Forget", before)
@@ -473,7 +479,7 @@ func TestForgetRemovesScenarioSeries(t *testing.T) {
 		t.Error("history still reports a last run for the forgotten scenario")
 	}
 	// A recorder still running after Forget must not bring series back.
-	feed(rec)
+	feed(m, rec, echoWS)
 	if n := countScenarioSeries(t, reg, "echo-ws"); n != 0 {
 		t.Fatalf("%d series resurrected by a stale recorder", n)
 	}
@@ -503,10 +509,10 @@ func countScenarioSeries(t *testing.T, g prometheus.Gatherer, scenario string) i
 
 func TestRecorderAgainReplacesChangedInfo(t *testing.T) {
 	reg, m := newTestMetrics(t)
-	m.Recorder(echoWS).MessageSent()
+	m.Recorder(echoWS).Sent(0)
 	changed := echoWS
 	changed.Transport = "longpolling"
-	m.Recorder(changed).MessageSent()
+	m.Recorder(changed).Sent(0)
 	want := `
 # HELP hubprobe_scenario_info What each configured scenario is; always 1.
 # TYPE hubprobe_scenario_info gauge
@@ -526,13 +532,13 @@ hubprobe_messages_sent_total{` + wantLabels + `} 2
 // description is forgotten. The scenario must keep recording.
 func TestForgetOldDescriptionKeepsScenario(t *testing.T) {
 	reg, m := newTestMetrics(t)
-	m.Recorder(echoWS).MessageSent()
+	m.Recorder(echoWS).Sent(0)
 	changed := echoWS
 	changed.Transport = "sse"
 	rec := m.Recorder(changed)
 	m.Forget(echoWS)
-	rec.MessageSent()
-	rec.RunFinished(failedRun())
+	rec.Sent(0)
+	m.RunFinished(failedRun())
 	want := `
 # HELP hubprobe_scenario_info What each configured scenario is; always 1.
 # TYPE hubprobe_scenario_info gauge
@@ -575,7 +581,7 @@ func TestServerLoadReadAtScrape(t *testing.T) {
 
 func TestMetricsLintClean(t *testing.T) {
 	reg, m := newTestMetrics(t)
-	feed(m.Recorder(echoWS))
+	feed(m, m.Recorder(echoWS), echoWS)
 	m.SetServerLoadSource("hub-a", func() float64 { return 0.4 })
 	feedPlanning(t, m)
 	problems, err := testutil.GatherAndLint(reg)
@@ -619,18 +625,17 @@ func TestPerMessageCallsDoNotAllocate(t *testing.T) {
 	_, m := newTestMetrics(t)
 	rec := m.Recorder(echoWS)
 	for _, l := range latencies { // create the native buckets in use
-		rec.MessageReceived(ordinaryDelivery(l))
-		rec.SendLag(l / 100)
+		rec.Delivered(ordinaryDelivery(l))
+		rec.Sent(l / 100)
 	}
 	i := 0
 	allocs := testing.AllocsPerRun(1000, func() {
-		rec.MessageSent()
+		rec.Sent(latencies[i%len(latencies)] / 100)
 		rec.BytesSent(64)
-		rec.SendLag(latencies[i%len(latencies)] / 100)
-		rec.MessageReceived(ordinaryDelivery(latencies[i%len(latencies)]))
+		rec.Delivered(ordinaryDelivery(latencies[i%len(latencies)]))
 		rec.BytesReceived(64)
 		rec.HTTPResponse("rest_send", 202)
-		rec.Throttled(throttle.MessageLimit)
+		rec.Event(scenarios.Event{Kind: scenarios.Throttled, Reason: throttle.MessageLimit})
 		i++
 	})
 	if allocs != 0 {
@@ -645,9 +650,9 @@ func ordinaryDelivery(l time.Duration) scenarios.Delivery {
 	return scenarios.Delivery{Latency: l, HubTime: l / 2, HasHubTime: true, RunID: "r1", Sender: 3, Seq: 7}
 }
 
-// BenchmarkRecorderMessageReceived measures the per-delivery cost: one
+// BenchmarkRecorderDelivered measures the per-delivery cost: one
 // counter increment and two classic+native histogram observations.
-func BenchmarkRecorderMessageReceived(b *testing.B) {
+func BenchmarkRecorderDelivered(b *testing.B) {
 	m, err := NewMetrics(prometheus.NewRegistry())
 	if err != nil {
 		b.Fatal(err)
@@ -656,14 +661,14 @@ func BenchmarkRecorderMessageReceived(b *testing.B) {
 	b.Run("serial", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
-			rec.MessageReceived(ordinaryDelivery(latencies[i%len(latencies)]))
+			rec.Delivered(ordinaryDelivery(latencies[i%len(latencies)]))
 		}
 	})
 	b.Run("parallel", func(b *testing.B) {
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
 			for i := 0; pb.Next(); i++ {
-				rec.MessageReceived(ordinaryDelivery(latencies[i%len(latencies)]))
+				rec.Delivered(ordinaryDelivery(latencies[i%len(latencies)]))
 			}
 		})
 	})
@@ -681,13 +686,13 @@ func TestRecorderConcurrentUse(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range perWorker {
-				rec.MessageReceived(ordinaryDelivery(latencies[i%len(latencies)]))
+				rec.Delivered(ordinaryDelivery(latencies[i%len(latencies)]))
 				rec.HTTPResponse("rest_send", 200+w%4)
 				if i%100 == 0 {
 					_, _ = reg.Gather()
 				}
 			}
-			rec.RunFinished(scenarios.Result{Outcome: scenarios.ResultSuccess, Received: perWorker})
+			m.RunFinished(scenarios.Result{Target: echoWS.Target, Scenario: echoWS.Scenario, Outcome: scenarios.ResultSuccess, Received: perWorker})
 		}()
 	}
 	wg.Wait()
@@ -712,7 +717,7 @@ func TestLatencyBucketAtOneSecond(t *testing.T) {
 	rec := m.Recorder(echoWS)
 	sum := 0.0
 	for _, l := range []time.Duration{999 * time.Millisecond, time.Second, time.Second + time.Microsecond} {
-		rec.MessageReceived(ordinaryDelivery(l))
+		rec.Delivered(ordinaryDelivery(l))
 		sum += l.Seconds()
 	}
 	var want strings.Builder

@@ -58,7 +58,6 @@ type recorder struct {
 	reconnects               prometheus.Counter
 	throttled                [len(throttle.Reasons)]prometheus.Counter
 	failures                 [len(failureReasons)]prometheus.Counter
-	runs                     [len(runResults)]prometheus.Counter
 }
 
 var _ scenarios.Recorder = (*recorder)(nil)
@@ -91,18 +90,45 @@ func newRecorder(m *Metrics, st *scenarioState) *recorder {
 	for i, reason := range failureReasons {
 		r.failures[i] = m.connFailures.WithLabelValues(t, s, reason)
 	}
-	for i, result := range runResults {
-		r.runs[i] = m.runs.WithLabelValues(t, s, result)
+	for _, result := range runResults {
+		m.runs.WithLabelValues(t, s, result) // RunFinished counts them
 	}
 	return r
 }
 
-func (r *recorder) MessageSent()       { r.sent.Inc() }
-func (r *recorder) MessageDuplicated() { r.duplicated.Inc() }
-func (r *recorder) MessageReordered()  { r.reordered.Inc() }
-func (r *recorder) ConnectionOpened()  { r.active.Inc() }
-func (r *recorder) ConnectionClosed()  { r.active.Dec() }
-func (r *recorder) Reconnected()       { r.reconnects.Inc() }
+// Sent counts a message the hub took and observes its send lag.
+func (r *recorder) Sent(lag time.Duration) {
+	r.sent.Inc()
+	r.sendLag.Observe(max(lag, 0).Seconds())
+}
+
+// Event counts what befell the scenario's connections and messages.
+// Reasons outside the bounded sets (failureReasons, throttle.Reasons) are
+// ignored so that the reason labels stay bounded.
+func (r *recorder) Event(e scenarios.Event) {
+	switch e.Kind {
+	case scenarios.ConnectionOpened:
+		r.active.Inc()
+	case scenarios.ConnectionClosed:
+		r.active.Dec()
+	case scenarios.ConnectionFailed:
+		countReason(r.failures[:], failureReasons[:], e.Reason)
+	case scenarios.Reconnected:
+		r.reconnects.Inc()
+	case scenarios.Throttled:
+		countReason(r.throttled[:], throttle.Reasons[:], e.Reason)
+	case scenarios.MessagesLost:
+		addPositive(r.lost, e.Count)
+	}
+}
+
+// countReason counts reason in the counter of its place in reasons, and
+// nothing when it is not one of them.
+func countReason(counters []prometheus.Counter, reasons []string, reason string) {
+	if i := indexOf(reasons, reason); i >= 0 {
+		counters[i].Inc()
+	}
+}
 
 // exemplarObserver is what a client_golang histogram is: an observer that
 // can hang an exemplar on an observation.
@@ -111,11 +137,18 @@ type exemplarObserver interface {
 	prometheus.ExemplarObserver
 }
 
-// MessageReceived counts a delivery and observes its latency and hub
-// time; the run's slowest deliveries carry an exemplar naming the message
-// (exemplarLabels).
-func (r *recorder) MessageReceived(d scenarios.Delivery) {
+// Delivered counts a delivery and observes its latency and hub time, or
+// counts a duplicate; the run's slowest deliveries carry an exemplar
+// naming the message (exemplarLabels).
+func (r *recorder) Delivered(d scenarios.Delivery) {
+	if d.Duplicate {
+		r.duplicated.Inc()
+		return
+	}
 	r.received.Inc()
+	if d.Reordered {
+		r.reordered.Inc()
+	}
 	if d.Slowest {
 		r.latency.ObserveWithExemplar(d.Latency.Seconds(), exemplarLabels(d))
 	} else {
@@ -140,10 +173,8 @@ func exemplarLabels(d scenarios.Delivery) prometheus.Labels {
 
 // Counters panic on negative increments; a zero or negative count carries
 // no information, so such calls are dropped.
-func (r *recorder) MessagesLost(n int)        { addPositive(r.lost, n) }
 func (r *recorder) BytesSent(n int)           { addPositive(r.sentBytes, n) }
 func (r *recorder) BytesReceived(n int)       { addPositive(r.receivedBytes, n) }
-func (r *recorder) SendLag(d time.Duration)   { r.sendLag.Observe(max(d, 0).Seconds()) }
 func (r *recorder) RoundTrip(d time.Duration) { r.roundTrip.Observe(max(d, 0).Seconds()) }
 
 // Connected observes a connect's whole time and each phase's, every phase
@@ -159,22 +190,6 @@ func (r *recorder) Connected(t clientconn.ConnectTiming) {
 func addPositive(c prometheus.Counter, n int) {
 	if n > 0 {
 		c.Add(float64(n))
-	}
-}
-
-// Throttled counts a throttle event. Reasons outside the scenarios.Throttle*
-// constants are ignored so that the reason label stays bounded.
-func (r *recorder) Throttled(reason string) {
-	if i := indexOf(throttle.Reasons[:], reason); i >= 0 {
-		r.throttled[i].Inc()
-	}
-}
-
-// ConnectionFailed counts a failed or dropped connection. Reasons outside
-// the scenarios.Fail* constants are ignored so the label stays bounded.
-func (r *recorder) ConnectionFailed(reason string) {
-	if i := indexOf(failureReasons[:], reason); i >= 0 {
-		r.failures[i].Inc()
 	}
 }
 
@@ -248,26 +263,31 @@ func codeLabel(code int) string {
 	return strconv.Itoa(code)
 }
 
-// RunFinished records a run's outcome. Skipped runs only count; the
-// last-run gauges keep describing the last run that actually ran. The
-// last-run series are created here, not up front, so that no scenario looks
-// failed (run_success 0) before its first run.
-func (r *recorder) RunFinished(res scenarios.Result) {
-	if r.st.forgotten.Load() {
+// RunFinished records a finished run of a scenario that has a recorder,
+// as its Target and Scenario name it; the results of unknown or
+// forgotten scenarios are dropped. Skipped runs only count; the last-run
+// gauges keep describing the last run that actually ran. The last-run
+// series are created here, not up front, so that no scenario looks
+// failed (run_success 0) before its first run. Holding the catalogue
+// lock keeps a concurrent Forget from being undone by the series
+// created here.
+func (m *Metrics) RunFinished(res scenarios.Result) {
+	m.mu.Lock()
+	st := m.states[scenarioKey{res.Target, res.Scenario}]
+	if st == nil {
+		m.mu.Unlock()
 		return
 	}
-	if res.Target == "" && res.Scenario == "" {
-		res.Target, res.Scenario = r.st.info.Target, r.st.info.Scenario
-	}
 	if res.Kind == "" {
-		res.Kind = r.st.info.Kind
+		res.Kind = st.info.Kind
 	}
-	r.runs[runResultIndex(res.Outcome)].Inc()
+	m.runs.WithLabelValues(res.Target, res.Scenario, runResults[runResultIndex(res.Outcome)]).Inc()
 	if res.Outcome != scenarios.ResultSkipped {
-		r.setLastRun(res)
+		m.setLastRun(st.info, res)
 	}
-	if r.m.history != nil {
-		r.m.history.Add(res)
+	m.mu.Unlock()
+	if m.history != nil {
+		m.history.Add(res)
 	}
 }
 
@@ -280,24 +300,19 @@ func runResultIndex(outcome string) int {
 	return indexOf(runResults[:], scenarios.ResultFailure)
 }
 
-func (r *recorder) setLastRun(res scenarios.Result) {
-	// Holding the catalogue lock keeps a concurrent Forget from being
-	// undone by the series created below.
-	r.m.mu.Lock()
-	defer r.m.mu.Unlock()
-	if r.st.forgotten.Load() {
-		return
-	}
-	t, s := r.st.info.Target, r.st.info.Scenario
+// setLastRun sets the last-run gauges of the scenario info names; the
+// caller holds m.mu.
+func (m *Metrics) setLastRun(info ScenarioInfo, res scenarios.Result) {
+	t, s := info.Target, info.Scenario
 	success := 0.0
 	if res.Outcome == scenarios.ResultSuccess {
 		success = 1
 	}
-	r.m.runSuccess.WithLabelValues(t, s).Set(success)
-	r.m.runDuration.WithLabelValues(t, s).Set(res.Duration.Seconds())
-	r.m.lastRun.WithLabelValues(t, s).Set(finishTime(res))
-	r.m.runConns.WithLabelValues(t, s).Set(float64(res.Connections))
-	r.m.runLatency.observe(r.st.info.key(), res)
+	m.runSuccess.WithLabelValues(t, s).Set(success)
+	m.runDuration.WithLabelValues(t, s).Set(res.Duration.Seconds())
+	m.lastRun.WithLabelValues(t, s).Set(finishTime(res))
+	m.runConns.WithLabelValues(t, s).Set(float64(res.Connections))
+	m.runLatency.observe(info.key(), res)
 }
 
 func finishTime(res scenarios.Result) float64 {

@@ -12,14 +12,16 @@ import (
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
+	"github.com/hubprobe/hubprobe/probe/clientconn"
 	"github.com/hubprobe/hubprobe/scenarios"
-	"github.com/prometheus/client_golang/prometheus"
+	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
+	"github.com/hubprobe/hubprobe/scenarios/wire/classicwire"
 )
 
 // classicEndpoint reaches srv's classic ASP.NET SignalR side, the
 // benchmark's Signalrbench hub at /signalr.
 func classicEndpoint(srv *hub.Server) scenarios.Endpoint {
-	return scenarios.Endpoint{URL: srv.Origin() + "/signalr", AspNetHub: "Signalrbench"}
+	return scenariostest.Classic(srv.Origin() + "/signalr")
 }
 
 var classicTransports = []string{"websockets", "sse", "longpolling", "foreverframe"}
@@ -61,8 +63,9 @@ func TestEmbeddedClassicTargetResolvesAndRuns(t *testing.T) {
 	}
 	base, _ := hubs.URL("classic")
 	ep := jobs[0].Runner.Endpoint
-	if want := strings.TrimSuffix(base, hub.DefaultPath) + config.EmbeddedAspNetPath; ep.URL != want || ep.AspNetHub != "Signalrbench" {
-		t.Fatalf("endpoint %q hub %q, want %q Signalrbench", ep.URL, ep.AspNetHub, want)
+	w, ok := ep.Wire.(classicwire.Wire)
+	if want := strings.TrimSuffix(base, hub.DefaultPath) + config.EmbeddedAspNetPath; !ok || w.Target.URL != want || w.Target.Hub != "Signalrbench" {
+		t.Fatalf("endpoint %+v, want the classic wire to %q Signalrbench", ep.Wire, want)
 	}
 	s := matrixCases[0].scenario(config.TransportForeverFrame, "json")
 	assertCounts(t, runEndpoint(t, ep, s), matrixCases[0].sent, matrixCases[0].expected)
@@ -97,11 +100,11 @@ func TestClassicFaultsFailTheRunWithTheirReason(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := matrixCases[0].scenario(config.TransportForeverFrame, "json")
 			s.Connections, s.ConnectTimeout = 2, 500*time.Millisecond
-			o := runEndpoint(t, scenarios.Endpoint{URL: classicFaultServer(t, tc.body), AspNetHub: "Signalrbench"}, s)
+			o := runEndpoint(t, scenariostest.Classic(classicFaultServer(t, tc.body)), s)
 			if o.res.Outcome != scenarios.ResultFailure || !strings.Contains(o.res.Error, tc.errText) {
 				t.Fatalf("outcome %s, error %q; want a failure saying %q", o.res.Outcome, o.res.Error, tc.errText)
 			}
-			if got := counter(t, o.reg, "hubprobe_connection_failures_total", "reason", tc.reason); got != 2 {
+			if got := float64(o.rec.Tally().Failed[tc.reason]); got != 2 {
 				t.Errorf("connection_failures_total{reason=%s} = %v, want 2", tc.reason, got)
 			}
 		})
@@ -120,36 +123,12 @@ func TestClassicKindsFollowTheASPNetModeRedirect(t *testing.T) {
 			s.FallbackTransports = []string{transport}
 			o := runEndpoint(t, classicEndpoint(srv), s)
 			assertCounts(t, o, matrixCases[2].sent, matrixCases[2].expected)
-			if got := counter(t, o.reg, "hubprobe_connect_phase_duration_seconds", "phase", "redirect"); got != float64(matrixCases[2].conns) {
+			if got := o.rec.Tally().Passed[clientconn.PhaseRedirect]; got != int64(matrixCases[2].conns) {
 				t.Errorf("%v connects passed the redirect phase, want %d", got, matrixCases[2].conns)
 			}
-			if n := requestsTo(t, o.reg, "foreverframe"); n != 0 {
+			if n := o.rec.Tally().Requests("foreverframe"); n != 0 {
 				t.Errorf("%d Forever Frame requests after the redirect, want none", n)
 			}
 		})
 	}
-}
-
-// requestsTo counts the requests hubprobe_http_requests_total holds for
-// endpoint, whatever their status.
-func requestsTo(t *testing.T, reg *prometheus.Registry, endpoint string) int {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, mf := range mfs {
-		if mf.GetName() != "hubprobe_http_requests_total" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "endpoint" && l.GetValue() == endpoint {
-					n += int(m.GetCounter().GetValue())
-				}
-			}
-		}
-	}
-	return n
 }

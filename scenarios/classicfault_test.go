@@ -13,6 +13,7 @@ import (
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
 )
 
 // classicFaultProxy passes a long-polling run through to the reference
@@ -34,7 +35,7 @@ func classicFaultProxy(t *testing.T, fault func(w http.ResponseWriter, r *http.R
 		pass.ServeHTTP(w, r)
 	}))
 	t.Cleanup(proxy.Close)
-	return scenarios.Endpoint{URL: proxy.URL + "/signalr", AspNetHub: "Signalrbench"}
+	return scenariostest.Classic(proxy.URL + "/signalr")
 }
 
 // A disconnect message (D) and a reconnect the hub refuses each end every
@@ -73,7 +74,7 @@ func TestClassicDisconnectAndRefusedReconnectFailTheRun(t *testing.T) {
 			if o.res.Outcome != scenarios.ResultFailure || !strings.Contains(o.res.Error, tc.errText) {
 				t.Fatalf("outcome %s, error %q; want a failure saying %q", o.res.Outcome, o.res.Error, tc.errText)
 			}
-			if got := counter(t, o.reg, "hubprobe_connection_failures_total", "reason", tc.reason); got != float64(mc.conns) {
+			if got := float64(o.rec.Tally().Failed[tc.reason]); got != float64(mc.conns) {
 				t.Errorf("connection_failures_total{reason=%s} = %v, want %d, one per connection", tc.reason, got, mc.conns)
 			}
 		})

@@ -16,6 +16,9 @@ import (
 	"github.com/hubprobe/hubprobe/aspnet"
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/probe/clientconn"
+	"github.com/hubprobe/hubprobe/scenarios/wire"
+	"github.com/hubprobe/hubprobe/scenarios/wire/classicwire"
+	"github.com/hubprobe/hubprobe/scenarios/wire/corewire"
 )
 
 // echoPathWindow bounds the messages in flight, as a paced sender would.
@@ -34,26 +37,32 @@ const echoPathWindow = 64
 //	go test -run '^$' -bench EchoPath -benchmem ./scenarios/
 func BenchmarkEchoPath(b *testing.B) {
 	b.Run("core", func(b *testing.B) {
-		benchEchoPath(b, reflector{answer: coreAnswer}, "/hub", Endpoint{SkipNegotiation: true})
+		benchEchoPath(b, reflector{answer: coreAnswer}, func(url string) wire.Wire {
+			return corewire.New(corewire.Target{URL: url + "/hub", SkipNegotiation: true})
+		})
 	})
 	b.Run("classic", func(b *testing.B) {
 		rf := reflector{greeting: `{"C":"0","S":1,"M":[]}`, result: classicResult, answer: classicAnswer}
-		benchEchoPath(b, rf, "/signalr", Endpoint{AspNetHub: "Signalrbench"})
+		benchEchoPath(b, rf, func(url string) wire.Wire {
+			return classicwire.New(classicwire.Target{URL: url + "/signalr", Hub: "Signalrbench"})
+		})
 	})
 }
 
-func benchEchoPath(b *testing.B, rf reflector, urlPath string, ep Endpoint) {
+func benchEchoPath(b *testing.B, rf reflector, wireTo func(url string) wire.Wire) {
 	srv := httptest.NewServer(rf)
 	b.Cleanup(srv.Close)
-	ep.URL = srv.URL + urlPath
 	rec := &deliverySink{got: make(chan struct{}, echoPathWindow), window: make(chan struct{}, echoPathWindow)}
 	cfg := config.DefaultScenario
 	cfg.Name, cfg.Kind, cfg.Connections = "echopath", "echo", 1
-	rn := &Runner{Scenario: cfg, Endpoint: ep, Recorder: rec}
-	run := rn.newRun(cfg, rec, echo{}, time.Now())
-	c := dialOne(b, rn, run)
-	defer func() { _ = c.close(context.Background()) }()
-	run.Clients, run.routes = []*Client{c}, make([]route, 1)
+	rn := &Runner{Scenario: cfg, Endpoint: Endpoint{Wire: wireTo(srv.URL)}, Recorder: rec}
+	run := rn.newRun(cfg, rec, time.Now())
+	c := dialOne(b, run)
+	defer func() { _ = c.Conn.Close(context.Background()) }()
+	run.Clients, run.routes, run.kind = []*Client{c}, make([]route, 1), newEcho(cfg)
+	if err := run.kind.Prepare(context.Background(), run); err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	sent := make(chan error, 1)
@@ -67,14 +76,15 @@ func benchEchoPath(b *testing.B, rf reflector, urlPath string, ep Endpoint) {
 	}
 }
 
-func dialOne(b *testing.B, rn *Runner, run *Run) *Client {
-	dial, err := rn.dialer(run)
+func dialOne(b *testing.B, run *Run) *Client {
+	var err error
+	run.dialer, err = run.rn.Endpoint.Wire.Open(wire.Run{Scenario: run.Config, WriteTimeout: run.rn.stallWait(), RESTObserver: restObserver(run.tracker)})
 	if err != nil {
 		b.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := dial(ctx, 0)
+	c, err := run.connect(ctx, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -89,7 +99,7 @@ func sendPipelined(n int, run *Run, rec *deliverySink) error {
 	var buf []byte
 	for range n {
 		rec.window <- struct{}{}
-		if err := run.sendOne(ctx, echo{}, 0, 0, &buf); err != nil {
+		if err := run.sendOne(ctx, 0, 0, &buf); err != nil {
 			return err
 		}
 	}
@@ -202,15 +212,6 @@ type deliverySink struct {
 	window chan struct{}
 }
 
-func (s *deliverySink) MessageReceived(Delivery) { s.got <- struct{}{} }
-func (*deliverySink) MessageSent()               {}
-func (*deliverySink) MessagesLost(int)           {}
-func (*deliverySink) MessageDuplicated()         {}
-func (*deliverySink) MessageReordered()          {}
-func (*deliverySink) SendLag(time.Duration)      {}
-func (*deliverySink) Throttled(string)           {}
-func (*deliverySink) ConnectionFailed(string)    {}
-func (*deliverySink) ConnectionOpened()          {}
-func (*deliverySink) ConnectionClosed()          {}
-func (*deliverySink) Reconnected()               {}
-func (*deliverySink) RunFinished(Result)         {}
+func (s *deliverySink) Delivered(Delivery) { s.got <- struct{}{} }
+func (*deliverySink) Sent(time.Duration)   {}
+func (*deliverySink) Event(Event)          {}

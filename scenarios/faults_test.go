@@ -12,12 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/probe/faulttest"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
 	"github.com/hubprobe/hubprobe/throttle"
 )
 
@@ -297,13 +295,8 @@ func runFaultTwice(t *testing.T, fc faultCase) {
 	if fc.tweak != nil {
 		fc.tweak(&s)
 	}
-	reg := prometheus.NewRegistry()
-	m, err := exporter.NewMetrics(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runner := &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: url},
-		Recorder: m.Recorder(exporter.ScenarioInfo{Target: s.Target, Scenario: s.Name, Kind: s.Kind})}
+	rec := scenariostest.NewRecorder()
+	runner := &scenarios.Runner{Scenario: s, Endpoint: scenariostest.SignalR(url), Recorder: rec}
 	var sent int64
 	for i := range 2 {
 		res := runBounded(t, runner)
@@ -312,7 +305,7 @@ func runFaultTwice(t *testing.T, fc faultCase) {
 		checkResult(t, fc, res)
 		sent += res.Sent
 	}
-	checkFaultMetrics(t, fc, reg, float64(conns))
+	checkFaultCounts(t, fc, rec, float64(conns))
 	if srv != nil {
 		checkTried(t, fc.script.Fault, srv.Counts(), int64(2*conns), sent)
 	}
@@ -366,50 +359,37 @@ func checkResult(t *testing.T, fc faultCase, res scenarios.Result) {
 	}
 }
 
-// checkFaultMetrics pins every failure reason and the run outcomes of the
-// two runs.
-func checkFaultMetrics(t *testing.T, fc faultCase, reg *prometheus.Registry, conns float64) {
+// checkFaultCounts pins every failure and throttle reason of two runs of
+// fc (each run's outcome is checkResult's).
+func checkFaultCounts(t *testing.T, fc faultCase, rec *scenariostest.Recorder, conns float64) {
 	t.Helper()
-	checkRunMetrics(t, []faultCase{fc, fc}, reg, conns)
+	checkRunCounts(t, []faultCase{fc, fc}, rec, conns)
 }
 
-// checkRunMetrics pins every failure reason, throttle reason and run
-// outcome after one run for each of runs, in order, into reg.
-func checkRunMetrics(t *testing.T, runs []faultCase, reg *prometheus.Registry, conns float64) {
+// checkRunCounts pins every failure and throttle reason after one run for
+// each of runs, in order, into rec, and that every connection was closed.
+func checkRunCounts(t *testing.T, runs []faultCase, rec *scenariostest.Recorder, conns float64) {
 	t.Helper()
 	failures, throttled := map[string]float64{}, map[string]float64{}
-	results := map[string]float64{scenarios.ResultSuccess: 0, scenarios.ResultFailure: 0}
 	for _, fc := range runs {
 		failures[fc.reason] += conns
 		for reason, n := range fc.throttled {
 			throttled[reason] += n
 		}
-		results[outcomeOf(fc)]++
 	}
+	tally := rec.Tally()
 	for _, reason := range failureReasons {
-		if got, want := counter(t, reg, "hubprobe_connection_failures_total", "reason", reason), failures[reason]; got != want {
-			t.Errorf("connection_failures_total{reason=%q} = %v, want %v", reason, got, want)
+		if got, want := float64(tally.Failed[reason]), failures[reason]; got != want {
+			t.Errorf("connections failed for %q: %v, want %v", reason, got, want)
 		}
 	}
 	for _, reason := range []string{throttle.HTTP429, throttle.ConnectionLimit, throttle.MessageLimit, throttle.Closed} {
-		if got, want := counter(t, reg, "hubprobe_throttled_total", "reason", reason), throttled[reason]; got != want {
-			t.Errorf("throttled_total{reason=%q} = %v, want %v", reason, got, want)
+		if got, want := float64(tally.Throttled[reason]), throttled[reason]; got != want {
+			t.Errorf("throttles for %q: %v, want %v", reason, got, want)
 		}
 	}
-	for result, want := range results {
-		if got := counter(t, reg, "hubprobe_runs_total", "result", result); got != want {
-			t.Errorf("runs_total{result=%q} = %v, want %v", result, got, want)
-		}
-	}
-	success := 0.0
-	if runs[len(runs)-1].success {
-		success = 1
-	}
-	if got := counter(t, reg, "hubprobe_run_success"); got != success {
-		t.Errorf("run_success = %v, want %v", got, success)
-	}
-	if got := counter(t, reg, "hubprobe_connections_active"); got != 0 {
-		t.Errorf("connections_active = %v after the runs, want 0", got)
+	if got := tally.Active(); got != 0 {
+		t.Errorf("%d connections still open after the runs, want 0", got)
 	}
 }
 
@@ -442,24 +422,22 @@ func schedulerAgainstHungTarget(t *testing.T) {
 	f := newSchedulerFixture(t, srv.URL())
 	s := faultScenario("scheduled", 2)
 	s.Schedule, s.Timeout = "@every 1s", 3*time.Second
-	if err := f.Sched.Apply(oneJob(f.Metrics, f.URL, s), false); err != nil {
+	if err := f.Sched.Apply(oneJob(f.Rec, f.URL, s), false); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, 10*time.Second, func() bool {
-		return counter(t, f.Reg, "hubprobe_runs_total", "result", "failure") >= 3
-	})
+	waitUntil(t, 10*time.Second, func() bool { return f.Results.Count(scenarios.ResultFailure) >= 3 })
 	stopBounded(t, f.Sched)
 	// Stop may cancel a run mid-connect: that run fails, but its
 	// connections did not, so they are not counted.
-	failed := counter(t, f.Reg, "hubprobe_runs_total", "result", "failure")
-	if got := counter(t, f.Reg, "hubprobe_connection_failures_total", "reason", "timeout"); got != 2*failed && got != 2*(failed-1) {
+	failed := float64(f.Results.Count(scenarios.ResultFailure))
+	if got := float64(f.Rec.Tally().Failed["timeout"]); got != 2*failed && got != 2*(failed-1) {
 		t.Errorf("connection_failures_total{reason=timeout} = %v after %v failed runs of 2 connections", got, failed)
 	}
-	if got := counter(t, f.Reg, "hubprobe_connection_failures_total", "reason", "negotiate"); got != 0 {
+	if got := float64(f.Rec.Tally().Failed["negotiate"]); got != 0 {
 		t.Errorf("connection_failures_total{reason=negotiate} = %v: a cancelled connect was counted as a hub failure", got)
 	}
-	if got := counter(t, f.Reg, "hubprobe_runs_total", "result", "success"); got != 0 {
-		t.Errorf("runs_total{result=success} = %v against a hung target", got)
+	if got := f.Results.Count(scenarios.ResultSuccess); got != 0 {
+		t.Errorf("%d runs succeeded against a hung target", got)
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 // (whose way up is hubprobe's REST client's) the receiver's round trip.
 // Until both ends measured one there is no hub time.
 func TestNetworkShareOfAMessage(t *testing.T) {
-	tr := newTracker(sink{}, 3)
+	tr := newTracker(Discard, 3)
 	tr.roundTrip(0, 10*time.Millisecond)
 	tr.roundTrip(1, 30*time.Millisecond)
 	for _, c := range []struct {
@@ -42,7 +42,7 @@ func TestNetworkShareOfAMessage(t *testing.T) {
 // below zero; only a delivery 10 % slower than the slowest before it is
 // marked for an exemplar.
 func TestDeliveryHubTimeAndSlowest(t *testing.T) {
-	tr := newTracker(sink{}, 2)
+	tr := newTracker(Discard, 2)
 	tr.roundTrip(0, 40*time.Millisecond)
 	tr.roundTrip(1, 40*time.Millisecond)
 	tr.runID, tr.first = "r1", 10

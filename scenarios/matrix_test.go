@@ -1,19 +1,16 @@
 package scenarios_test
 
 import (
-	"context"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
 )
 
 // matrixKey signs the embedded hub's emulated service in these tests.
@@ -26,22 +23,7 @@ func serverlessEndpoint(t testing.TB, srv *hub.Server, apiVersion string) scenar
 	if err != nil {
 		t.Fatal(err)
 	}
-	return scenarios.Endpoint{Serverless: &scenarios.Serverless{ConnectionString: cs, Hub: config.EmbeddedHubName, RESTAPIVersion: apiVersion}}
-}
-
-// runEndpoint runs s once against ep, recording into a fresh registry.
-func runEndpoint(t *testing.T, ep scenarios.Endpoint, s config.Scenario) runOutcome {
-	t.Helper()
-	reg := prometheus.NewRegistry()
-	m, err := exporter.NewMetrics(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info := exporter.ScenarioInfo{Target: s.Target, Scenario: s.Name, Kind: s.Kind, Transport: s.Transport, Protocol: s.Protocol}
-	runner := &scenarios.Runner{Scenario: s, Endpoint: ep, Recorder: m.Recorder(info)}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	return runOutcome{res: runner.Run(ctx), metrics: m, reg: reg}
+	return scenariostest.Serverless(cs, apiVersion)
 }
 
 // wires are the transport and protocol pairs a scenario can use; the config
@@ -93,7 +75,7 @@ func TestEveryKindOverEveryTransportAndProtocol(t *testing.T) {
 	var wg sync.WaitGroup
 	for _, mc := range matrixCases {
 		for i, w := range wires {
-			ep := scenarios.Endpoint{URL: srv.URL()}
+			ep := scenariostest.SignalR(srv.URL())
 			if mc.serverless {
 				ep = serverlessEndpoint(t, srv, []string{azure.RESTAPIV1, azure.RESTAPI20220601}[i%2])
 			}
@@ -115,12 +97,12 @@ func TestEveryKindOverEveryTransportAndProtocol(t *testing.T) {
 func (mc matrixCase) checkExtras(t *testing.T, o runOutcome) {
 	t.Helper()
 	if mc.serverless {
-		if got := counter(t, o.reg, "hubprobe_http_requests_total", "endpoint", "rest", "code", "202"); got != float64(mc.sent) {
+		if got := float64(o.rec.Tally().HTTP[scenariostest.HTTPResponse{Endpoint: "rest", Code: 202}]); got != float64(mc.sent) {
 			t.Errorf("http_requests_total{endpoint=rest,code=202} = %v, want one per send (%d)", got, mc.sent)
 		}
 	}
 	if mc.kind == "rest_send_to_group" {
-		if got := counter(t, o.reg, "hubprobe_http_requests_total", "endpoint", "rest", "code", "200"); got != float64(mc.conns) {
+		if got := float64(o.rec.Tally().HTTP[scenariostest.HTTPResponse{Endpoint: "rest", Code: 200}]); got != float64(mc.conns) {
 			t.Errorf("http_requests_total{endpoint=rest,code=200} = %v, want one group add per connection (%d)", got, mc.conns)
 		}
 	}

@@ -6,15 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/internal/toxitest"
 	"github.com/hubprobe/hubprobe/probe/faulttest"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
+	"github.com/hubprobe/hubprobe/scenarios/wire/corewire"
 )
 
 // toxic is one toxiproxy toxic.
@@ -207,15 +206,10 @@ func runNetFault(t *testing.T, nf netFault) {
 	if nf.tweak != nil {
 		nf.tweak(&s)
 	}
-	reg := prometheus.NewRegistry()
-	m, err := exporter.NewMetrics(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := m.Recorder(exporter.ScenarioInfo{Target: s.Target, Scenario: s.Name, Kind: s.Kind})
+	rec := scenariostest.NewRecorder()
+	ep := scenarios.Endpoint{Wire: corewire.New(corewire.Target{URL: target, SkipNegotiation: nf.skipNegotiation})}
 	for i, want := range nf.runs {
-		runner := &scenarios.Runner{Scenario: s, Recorder: rec,
-			Endpoint: scenarios.Endpoint{URL: target, SkipNegotiation: nf.skipNegotiation}}
+		runner := &scenarios.Runner{Scenario: s, Recorder: rec, Endpoint: ep}
 		var strike *striker
 		if i == 0 && nf.strike != nil {
 			strike = &striker{Recorder: rec, fire: func() { toxitest.Add(t, proxy, nf.strike...) }}
@@ -228,7 +222,7 @@ func runNetFault(t *testing.T, nf netFault) {
 			res.Duration.Round(time.Millisecond), res.Sent, res.Received, res.Lost, res.SlowMessages, res.Latency.P50, res.Error)
 		checkResult(t, want, res)
 	}
-	checkRunMetrics(t, nf.runs[:], reg, float64(s.Connections))
+	checkRunCounts(t, nf.runs[:], rec, float64(s.Connections))
 	if srv != nil {
 		if got := srv.Counts().Struck; got != int64(2*s.Connections) {
 			t.Errorf("the hub hung up %d times, want %d", got, 2*s.Connections)
@@ -245,8 +239,8 @@ type striker struct {
 	fired sync.WaitGroup
 }
 
-func (s *striker) MessageReceived(d scenarios.Delivery) {
-	s.Recorder.MessageReceived(d)
+func (s *striker) Delivered(d scenarios.Delivery) {
+	s.Recorder.Delivered(d)
 	if s.left.Add(-1) == 0 {
 		s.fired.Add(1)
 		go func() { defer s.fired.Done(); s.fire() }()
@@ -276,23 +270,18 @@ func TestLatencyToxicAt1000Connections(t *testing.T) {
 		s := scenario("echo", 1000, 5*time.Second, time.Second)
 		s.ConnectConcurrency, s.ConnectTimeout = 200, 10*time.Second
 		s.Timeout = s.ConnectTimeout + s.Duration + s.LossTimeout + config.DefaultTimeoutPad
-		reg := prometheus.NewRegistry()
-		m, err := exporter.NewMetrics(reg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		runner := &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: target},
-			Recorder: m.Recorder(exporter.ScenarioInfo{Target: s.Target, Scenario: s.Name, Kind: s.Kind})}
+		rec := scenariostest.NewRecorder()
+		runner := &scenarios.Runner{Scenario: s, Endpoint: scenariostest.SignalR(target), Recorder: rec}
 		res := runBounded(t, runner)
 		t.Logf("%s in %v, sent/received/lost %d/%d/%d, latency %+v, max send lag %v", res.Outcome, res.Duration.Round(time.Millisecond),
 			res.Sent, res.Received, res.Lost, res.Latency, res.MaxSendLag)
-		assertCounts(t, runOutcome{res: res, metrics: m, reg: reg}, 5000, 5000)
-		checkLatencyToxic(t, res, reg)
+		assertCounts(t, runOutcome{res: res, rec: rec}, 5000, 5000)
+		checkLatencyToxic(t, res, rec)
 	}()
 	waitForGoroutines(t, baseGoroutines)
 }
 
-func checkLatencyToxic(t *testing.T, res scenarios.Result, reg *prometheus.Registry) {
+func checkLatencyToxic(t *testing.T, res scenarios.Result, rec *scenariostest.Recorder) {
 	t.Helper()
 	delay, jitter := injectedLatency*time.Millisecond, injectedJitter*time.Millisecond
 	if p50 := res.Latency.P50; p50 < delay-time.Millisecond || p50 > delay+5*time.Millisecond {
@@ -303,12 +292,9 @@ func checkLatencyToxic(t *testing.T, res scenarios.Result, reg *prometheus.Regis
 	if p90 := res.Latency.P90; p90 < delay+jitter*7/10 || p90 > delay+jitter+5*time.Millisecond {
 		t.Errorf("p90 %v, want %v–%v", p90, delay+jitter*7/10, delay+jitter+5*time.Millisecond)
 	}
-	if got := counter(t, reg, "hubprobe_run_latency_seconds", "quantile", "0.5"); got != res.Latency.P50.Seconds() {
-		t.Errorf("hubprobe_run_latency_seconds{quantile=0.5} = %v, want the run's p50 %v", got, res.Latency.P50.Seconds())
-	}
 	for _, reason := range failureReasons {
-		if got := counter(t, reg, "hubprobe_connection_failures_total", "reason", reason); got != 0 {
-			t.Errorf("connection_failures_total{reason=%q} = %v, want 0", reason, got)
+		if got := float64(rec.Tally().Failed[reason]); got != 0 {
+			t.Errorf("connections failed for %q: %v, want 0", reason, got)
 		}
 	}
 }

@@ -6,11 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
@@ -105,7 +103,7 @@ func TestOnePausePerTargetAcrossScenariosAndReloads(t *testing.T) {
 	srv := hubtest.Start(t, hub.Options{AccessKey: matrixKey})
 	front := newRefusingFront(t, "60")
 	cfg := pauseConfig(srv, front.srv.URL)
-	r := scenarios.Resolver{Recorder: freshRecorder(t), Logger: zerolog.Nop(), Pauses: &scenarios.Pauses{}}
+	r := scenarios.Resolver{Recorder: scenarios.Discarding, Logger: zerolog.Nop(), Pauses: &scenarios.Pauses{}}
 	before, err := r.Jobs(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -151,17 +149,5 @@ func pauseConfig(srv *hub.Server, restURL string) *config.Config {
 			{Name: "other", URL: srv.URL()},
 		},
 		Scenarios: []config.Scenario{rest, echo, other},
-	}
-}
-
-// freshRecorder records every scenario into one fresh registry.
-func freshRecorder(t *testing.T) func(config.Scenario) scenarios.Recorder {
-	t.Helper()
-	m, err := exporter.NewMetrics(prometheus.NewRegistry())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return func(s config.Scenario) scenarios.Recorder {
-		return m.Recorder(exporter.ScenarioInfo{Target: s.Target, Scenario: s.Name, Kind: s.Kind})
 	}
 }

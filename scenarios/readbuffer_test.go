@@ -12,14 +12,15 @@ import (
 	"github.com/hubprobe/hubprobe/probe/clientconn"
 	"github.com/hubprobe/hubprobe/probe/signalrclient"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
 )
 
 // largestMessage is a Recorder that keeps the largest transport message a
 // run received.
 type largestMessage struct {
-	nopRecorder
-	mu      sync.Mutex
-	largest int
+	scenarios.Recorder // the rest is discarded
+	mu                 sync.Mutex
+	largest            int
 }
 
 func (r *largestMessage) BytesReceived(n int) {
@@ -37,7 +38,7 @@ func TestDefaultSizeMessagesFitTheReadBuffer(t *testing.T) {
 	t.Parallel()
 	srv := hubtest.Start(t, hub.Options{})
 	const header = 4 // a server's frame of 126 to 65,535 bytes
-	for _, ep := range []scenarios.Endpoint{{URL: srv.URL()}, classicEndpoint(srv)} {
+	for wire, ep := range map[string]scenarios.Endpoint{"core": scenariostest.SignalR(srv.URL()), "classic": classicEndpoint(srv)} {
 		for _, mc := range matrixCases[:4] {
 			s := mc.scenario(signalrclient.TransportWebSockets, "json")
 			// Groups of one: the classic hub sends a member every message
@@ -47,10 +48,10 @@ func TestDefaultSizeMessagesFitTheReadBuffer(t *testing.T) {
 			// broadcast's sends made in one pass reach every connection
 			// together, and the hub writes them in one frame.
 			s.SendInterval = time.Duration(max(s.Connections, 2)) * 100 * time.Millisecond
-			largest := largestMessageOf(t, ep, s)
+			largest := largestMessageOf(t, ep, s, wire)
 			if largest < s.MessageSize || largest+header > clientconn.WebSocketReadBufferSize {
-				t.Errorf("%s at %s: a %d-byte message gets a %d-byte answer; the read buffer holds %d bytes with the header",
-					mc.kind, ep.URL, s.MessageSize, largest, clientconn.WebSocketReadBufferSize-header)
+				t.Errorf("%s on the %s wire: a %d-byte message gets a %d-byte answer; the read buffer holds %d bytes with the header",
+					mc.kind, wire, s.MessageSize, largest, clientconn.WebSocketReadBufferSize-header)
 			}
 		}
 	}
@@ -58,14 +59,14 @@ func TestDefaultSizeMessagesFitTheReadBuffer(t *testing.T) {
 
 // largestMessageOf runs s against ep and returns the largest message its
 // connections received.
-func largestMessageOf(t *testing.T, ep scenarios.Endpoint, s config.Scenario) int {
+func largestMessageOf(t *testing.T, ep scenarios.Endpoint, s config.Scenario, wire string) int {
 	t.Helper()
-	rec := &largestMessage{}
+	rec := &largestMessage{Recorder: scenarios.Discard}
 	runner := &scenarios.Runner{Scenario: s, Endpoint: ep, Recorder: rec}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if res := runner.Run(ctx); res.Outcome != scenarios.ResultSuccess || res.Received == 0 {
-		t.Fatalf("%s at %s: outcome %s (%s), %d received; want success", s.Kind, ep.URL, res.Outcome, res.Error, res.Received)
+		t.Fatalf("%s on the %s wire: outcome %s (%s), %d received; want success", s.Kind, wire, res.Outcome, res.Error, res.Received)
 	}
 	rec.mu.Lock()
 	defer rec.mu.Unlock()

@@ -3,40 +3,90 @@ package scenarios
 import (
 	"time"
 
+	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/probe/clientconn"
 )
 
-// Recorder receives what a scenario run measures. The exporter implements it
-// with Prometheus metrics; `hubprobe run` and tests use others. A Recorder is
-// bound to one (target, scenario) pair and must be safe for concurrent use:
-// every method is called from many connection goroutines at once, so
-// implementations keep each call cheap and non-blocking.
+// Recorder is what a run reports while it runs: the engine's whole
+// outward contract besides the Result a run returns. The exporter
+// implements it with Prometheus metrics, Discard drops everything. A
+// Recorder is bound to one (target, scenario) pair and must be safe for
+// concurrent use: every method is called from many connection goroutines
+// at once, so implementations keep each call cheap and non-blocking.
 type Recorder interface {
 	// A Recorder is every connection's clientconn.Observer: HTTP responses,
 	// bytes, connect timings (each phase, which add up to the connect)
 	// and transport round trips.
 	clientconn.Observer
 
-	MessageSent()
-	MessageReceived(d Delivery)
-	MessagesLost(n int)
-	MessageDuplicated()
-	MessageReordered()
-	// SendLag is how late the pacer sent a message against its schedule.
-	SendLag(lag time.Duration)
-	Throttled(reason string)
-
-	ConnectionFailed(reason string)
-	ConnectionOpened()
-	ConnectionClosed()
-	Reconnected()
-
-	RunFinished(r Result)
+	// Sent is a message the hub took, sent lag late for its schedule.
+	Sent(lag time.Duration)
+	// Delivered is an expected message arriving at one receiver: for the
+	// first time, or again (Delivery.Duplicate).
+	Delivered(d Delivery)
+	// Event is whatever else befalls the run's connections and messages,
+	// all of it rare next to sends and deliveries.
+	Event(e Event)
 }
 
-// Delivery is one expected message its receiver saw for the first time:
-// what a Recorder is told of it.
+// EventKind says what an Event is.
+type EventKind uint8
+
+// The kinds of Event.
+const (
+	// ConnectionOpened is a connection that completed its handshake.
+	ConnectionOpened EventKind = iota + 1
+	// ConnectionClosed is a connection the run closed.
+	ConnectionClosed
+	// ConnectionFailed is a connection that failed or was dropped, for
+	// Event.Reason, one of the Fail* reasons.
+	ConnectionFailed
+	// Reconnected is a connection that came back after its transport
+	// dropped.
+	Reconnected
+	// Throttled is the hub throttling the probe, for Event.Reason, one of
+	// throttle.Reasons.
+	Throttled
+	// MessagesLost is Event.Count expected deliveries that never came.
+	MessagesLost
+)
+
+// Event is one of the rare things a run reports; Kind says which, and
+// which of the other fields it sets.
+type Event struct {
+	Kind   EventKind
+	Reason string
+	Count  int
+}
+
+// Discard is a Recorder that records nothing, for runs whose Result is
+// all that counts (`hubprobe run`, `hubprobe bench`).
+var Discard Recorder = discard{}
+
+// Discarding gives every scenario Discard: the Resolver's Recorder for
+// runs whose Result is all that counts.
+func Discarding(config.Scenario) Recorder { return Discard }
+
+type discard struct{}
+
+func (discard) HTTPResponse(string, int)           {}
+func (discard) Connected(clientconn.ConnectTiming) {}
+func (discard) RoundTrip(time.Duration)            {}
+func (discard) BytesSent(int)                      {}
+func (discard) BytesReceived(int)                  {}
+func (discard) Sent(time.Duration)                 {}
+func (discard) Delivered(Delivery)                 {}
+func (discard) Event(Event)                        {}
+
+// Delivery is one expected message arriving at its receiver: what a
+// Recorder is told of it.
 type Delivery struct {
+	// Duplicate marks a message the receiver had seen already: it counts
+	// as duplicated only, and the fields below are not set.
+	Duplicate bool
+	// Reordered marks a first delivery behind a later message of the same
+	// sender to the same receiver; it counts as received too.
+	Reordered bool
 	// Latency is from the send to the receipt.
 	Latency time.Duration
 	// HubTime is Latency less the network's share of it (Run.networkShare):

@@ -1,20 +1,21 @@
 // Package scenarios runs hubprobe's benchmark scenarios: it connects the
-// clients, sets up routes (groups, target connections), paces sends
-// open-loop, accounts for every expected delivery and reports through a
-// Recorder. Each kind lives in its own file and registers in kinds below.
-// A run paces one sending window; the capacity search (package capacity)
-// drives the same connections through a Session, and package schedule
-// decides when either happens.
+// clients over the target's wire (package wire), sets up routes (groups,
+// target connections), paces sends open-loop, accounts for every expected
+// delivery and reports through a Recorder. Each kind lives in its own file
+// and registers in kinds below. A Run is one run's open connections:
+// RunAt paces them through one sending window, the capacity search
+// (package capacity) step after step, and package schedule decides when
+// either happens.
 package scenarios
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/scenarios/wire"
 )
 
 // Kind is one scenario: what the connected clients need before sending, and
@@ -30,48 +31,60 @@ type Kind interface {
 // kindFactory builds a Kind for one run of a scenario.
 type kindFactory func(cfg config.Scenario) Kind
 
-// kinds is the one registry of scenario kinds, each with its form on every
-// service whose wire it runs on; config validation reads it through Kinds,
-// so a kind cannot be valid in one place and not the other. The kinds keep
-// the benchmark's names: the target's service picks the wire.
-var kinds = map[string]map[string]kindFactory{
-	"echo":           {signalR: newEcho, aspNetSignalR: newEcho, webPubSub: newUpstreamEcho},
-	"broadcast":      {signalR: newBroadcast, aspNetSignalR: newBroadcast},
-	"send_to_client": {signalR: newSendToClient, aspNetSignalR: newSendToClient},
-	"send_to_group":  {signalR: newSendToGroup, aspNetSignalR: newSendToGroup, webPubSub: newWebPubSubSendToGroup},
-	"streaming_echo": {signalR: newStreamingEcho},
-	"server_push":    {signalR: newServerPush},
+// kindSpec is a kind as registered: how to build it, and what it needs
+// of a wire; it runs on every wire that offers that.
+type kindSpec struct {
+	build kindFactory
+	needs wire.Capability
+}
+
+// kinds is the one registry of scenario kinds; config validation reads it
+// through Kinds, so a kind cannot be valid in one place and not the
+// other. The kinds keep the benchmark's names, and each speaks to its
+// connections through the capability it needs: the target's wire does
+// the rest, so a new wire (see wires) changes no kind.
+var kinds = map[string]kindSpec{
+	"echo":           {newEcho, wire.CanEcho},
+	"broadcast":      {newBroadcast, wire.CanBroadcast},
+	"send_to_client": {newSendToClient, wire.CanSendToConnection},
+	"send_to_group":  {newSendToGroup, wire.CanGroups},
+	"streaming_echo": {newStreamingEcho, wire.CanStream},
+	"server_push":    {newServerPush, wire.CanServerPush},
 
 	// The rest_* kinds send through the service's REST API; the clients
 	// only listen (on SignalR, connected in serverless mode).
-	"rest_broadcast":          {signalR: newRESTBroadcast, webPubSub: newRESTBroadcast},
-	"rest_send_to_user":       {signalR: newRESTSendToUser, webPubSub: newRESTSendToUser},
-	"rest_send_to_group":      {signalR: newRESTSendToGroup, webPubSub: newRESTSendToGroup},
-	"rest_send_to_connection": {webPubSub: newRESTSendToConnection},
+	"rest_broadcast":          {newRESTBroadcast, wire.CanREST},
+	"rest_send_to_user":       {newRESTSendToUser, wire.CanREST},
+	"rest_send_to_group":      {newRESTSendToGroup, wire.CanREST},
+	"rest_send_to_connection": {newRESTSendToConnection, wire.CanREST | wire.CanRESTToConnection},
 }
 
-const (
-	signalR       = config.ServiceSignalR
-	webPubSub     = config.ServiceWebPubSub
-	aspNetSignalR = config.ServiceAspNetSignalR
-)
+// runsOn reports whether a kind that needs needs runs on the wire spec.
+func runsOn(needs wire.Capability, spec wire.Spec) bool { return spec.Offers&needs == needs }
 
 // Kinds lists the registered kinds and the services each runs on.
 func Kinds() config.Kinds {
 	out := make(config.Kinds, len(kinds))
-	for name, forms := range kinds {
-		out[name] = slices.Sorted(maps.Keys(forms))
+	for name, k := range kinds {
+		var services []string
+		for _, spec := range wires {
+			if runsOn(k.needs, spec) {
+				services = append(services, spec.Service)
+			}
+		}
+		slices.Sort(services)
+		out[name] = services
 	}
 	return out
 }
 
-// kindFactory returns the form of the scenario's kind on the endpoint's
-// service.
+// kindFactory returns the scenario's kind, when it runs on the endpoint's
+// wire.
 func (rn *Runner) kindFactory() (kindFactory, error) {
-	service := rn.Endpoint.service()
-	factory, ok := kinds[rn.Scenario.Kind][service]
-	if !ok {
-		return nil, fmt.Errorf("scenario kind %q does not run on a %s target", rn.Scenario.Kind, service)
+	spec := rn.Endpoint.Wire.Spec()
+	k, ok := kinds[rn.Scenario.Kind]
+	if !ok || !runsOn(k.needs, spec) {
+		return nil, fmt.Errorf("scenario kind %q does not run on a %s target", rn.Scenario.Kind, spec.Service)
 	}
-	return factory, nil
+	return k.build, nil
 }

@@ -10,6 +10,10 @@ import (
 
 	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/scenarios/wire"
+	"github.com/hubprobe/hubprobe/scenarios/wire/classicwire"
+	"github.com/hubprobe/hubprobe/scenarios/wire/corewire"
+	"github.com/hubprobe/hubprobe/scenarios/wire/wpswire"
 )
 
 // EmbeddedHubs finds the reference hubs hubprobe runs itself for targets
@@ -82,47 +86,76 @@ func (r Resolver) Job(cfg *config.Config, s config.Scenario) (Job, error) {
 	}}, nil
 }
 
-// Endpoint is where and how runs reach target t.
+// wires are the Specs of every wire a target can resolve to (see
+// Endpoint): what Kinds reads.
+var wires = []wire.Spec{corewire.Spec, classicwire.Spec, wpswire.Spec}
+
+// Endpoint is where and how runs reach target t: the wire of its service,
+// and its Pause.
 func (r Resolver) Endpoint(t *config.Target) (Endpoint, error) {
-	ep := Endpoint{
-		URL:             t.URL,
-		AccessToken:     string(t.AccessToken),
-		SkipNegotiation: t.SkipNegotiation,
-		Headers:         http.Header{},
-	}
-	for k, v := range t.Headers {
-		ep.Headers.Set(k, v)
-	}
+	ep := Endpoint{}
 	if r.Pauses != nil {
 		ep.Pause = r.Pauses.For(t.Name)
 	}
+	url, headers := t.URL, http.Header{}
+	for k, v := range t.Headers {
+		headers.Set(k, v)
+	}
 	if t.Embedded {
-		url, ok := r.embeddedURL(t.Name)
-		if !ok {
+		var ok bool
+		if url, ok = r.embeddedURL(t.Name); !ok {
 			return ep, fmt.Errorf("target %q: embedded hub is not running", t.Name)
 		}
-		ep.URL = url
 		if t.AspNet() {
-			ep.URL = classicURL(url)
+			url = classicURL(url)
 		}
 	}
-	if t.AspNet() {
-		ep.AspNetHub = t.Hub
-		return ep, nil
+	var err error
+	switch {
+	case t.AspNet():
+		ep.Wire = classicwire.New(classicwire.Target{URL: url, AccessToken: string(t.AccessToken), Headers: headers, Hub: t.Hub})
+	case t.WebPubSub():
+		ep.Wire, err = r.webPubSubWire(t, headers)
+	default:
+		ep.Wire, err = r.signalRWire(t, url, headers)
 	}
-	if !t.WebPubSub() && !t.Serverless() {
-		return ep, nil
+	return ep, err
+}
+
+// signalRWire reaches an ASP.NET Core SignalR hub, or Azure SignalR
+// Service in serverless mode.
+func (r Resolver) signalRWire(t *config.Target, url string, headers http.Header) (wire.Wire, error) {
+	target := corewire.Target{URL: url, AccessToken: string(t.AccessToken), Headers: headers, SkipNegotiation: t.SkipNegotiation}
+	if t.Serverless() {
+		cs, cred, err := r.signIn(t)
+		if err != nil {
+			return nil, err
+		}
+		target.Serverless = &corewire.Serverless{ConnectionString: cs, Credential: cred, Hub: t.Hub, RESTAPIVersion: t.RESTAPIVersion}
 	}
+	return corewire.New(target), nil
+}
+
+// webPubSubWire reaches an Azure Web PubSub hub.
+func (r Resolver) webPubSubWire(t *config.Target, headers http.Header) (wire.Wire, error) {
 	cs, cred, err := r.signIn(t)
 	if err != nil {
-		return ep, err
+		return nil, err
 	}
-	if t.WebPubSub() {
-		ep.WebPubSub = &WebPubSub{ConnectionString: cs, Credential: cred, Hub: t.Hub}
-	} else {
-		ep.Serverless = &Serverless{ConnectionString: cs, Credential: cred, Hub: t.Hub, RESTAPIVersion: t.RESTAPIVersion}
+	return wpswire.New(wpswire.Target{ConnectionString: cs, Credential: cred, Hub: t.Hub, Headers: headers}), nil
+}
+
+// EventHandlerKeys lists the hub of every job's Web PubSub target with its
+// access key: what hubprobe's event handler checks ce-signature against.
+// Targets sharing a hub name each add their key.
+func EventHandlerKeys(jobs []Job) map[string][]string {
+	keys := map[string][]string{}
+	for _, j := range jobs {
+		if w, ok := j.Runner.Endpoint.Wire.(wpswire.Wire); ok {
+			keys[w.Target.Hub] = append(keys[w.Target.Hub], w.EventHandlerKey())
+		}
 	}
-	return ep, nil
+	return keys
 }
 
 // signIn is the connection string of t and, when it names an AuthType,

@@ -5,13 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/wire/corewire"
 )
 
 const resolveKey = "resolve-test-key"
@@ -45,14 +44,7 @@ func newResolver(t *testing.T, cfg *config.Config) (scenarios.Resolver, *hub.Emb
 	if err := hubs.Sync(cfg); err != nil {
 		t.Fatal(err)
 	}
-	m, err := exporter.NewMetrics(prometheus.NewRegistry())
-	if err != nil {
-		t.Fatal(err)
-	}
-	recorder := func(s config.Scenario) scenarios.Recorder {
-		return m.Recorder(exporter.ScenarioInfo{Target: s.Target, Scenario: s.Name, Kind: s.Kind})
-	}
-	return scenarios.Resolver{Hubs: hubs, Recorder: recorder, Logger: zerolog.Nop()}, hubs
+	return scenarios.Resolver{Hubs: hubs, Recorder: scenarios.Discarding, Logger: zerolog.Nop()}, hubs
 }
 
 func TestResolverBindsEveryScenarioToItsTarget(t *testing.T) {
@@ -67,22 +59,32 @@ func TestResolverBindsEveryScenarioToItsTarget(t *testing.T) {
 			t.Errorf("job %d: target %p, scenario %q, recorder %v", i, j.Target, j.Runner.Scenario.Name, j.Runner.Recorder)
 		}
 	}
-	remote := jobs[0].Runner.Endpoint
+	remote := coreTarget(t, jobs[0])
 	if remote.URL != "https://hub.example/chat" || remote.AccessToken != "remote-token" || !remote.SkipNegotiation ||
 		remote.Headers.Get("X-Team") != "canary" || remote.Serverless != nil {
 		t.Errorf("remote endpoint %+v", remote)
 	}
-	if url, _ := hubs.URL("local"); jobs[1].Runner.Endpoint.URL != url || url == "" {
-		t.Errorf("embedded endpoint %q, want the hub's %q", jobs[1].Runner.Endpoint.URL, url)
+	if url, _ := hubs.URL("local"); coreTarget(t, jobs[1]).URL != url || url == "" {
+		t.Errorf("embedded endpoint %q, want the hub's %q", coreTarget(t, jobs[1]).URL, url)
 	}
 	origin, _, _ := strings.Cut(strings.TrimPrefix(mustEndpointURL(t, hubs, "local-service"), "http://"), "/")
-	if s := jobs[2].Runner.Endpoint.Serverless; s == nil || s.Hub != "signalrbench" || s.RESTAPIVersion != "2022-06-01" ||
+	if s := coreTarget(t, jobs[2]).Serverless; s == nil || s.Hub != "signalrbench" || s.RESTAPIVersion != "2022-06-01" ||
 		s.ConnectionString.Endpoint() != "http://"+origin || string(s.ConnectionString.AccessKey()) != resolveKey {
 		t.Errorf("embedded serverless endpoint %+v, want the hub at %s with its key", s, origin)
 	}
-	if s := jobs[3].Runner.Endpoint.Serverless; s == nil || s.Hub != "chat" || s.ConnectionString.Endpoint() != "https://one.service.signalr.net" {
+	if s := coreTarget(t, jobs[3]).Serverless; s == nil || s.Hub != "chat" || s.ConnectionString.Endpoint() != "https://one.service.signalr.net" {
 		t.Errorf("service endpoint %+v", s)
 	}
+}
+
+// coreTarget is what j's runs reach over the ASP.NET Core SignalR wire.
+func coreTarget(t *testing.T, j scenarios.Job) corewire.Target {
+	t.Helper()
+	w, ok := j.Runner.Endpoint.Wire.(corewire.Wire)
+	if !ok {
+		t.Fatalf("scenario %q resolved to the %s wire", j.Runner.Scenario.Name, j.Runner.Endpoint.Wire.Spec().Service)
+	}
+	return w.Target
 }
 
 func mustEndpointURL(t *testing.T, hubs *hub.Embedded, target string) string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/scenarios/wire"
 )
 
 // restSendToGroup: the probe puts the clients into groups of group_size
@@ -14,7 +15,7 @@ import (
 // Groups are laid out as in send_to_group.
 type restSendToGroup struct {
 	groupLayout
-	rest  restAPI
+	rest  wire.REST
 	names []string // names[sender]: its group
 }
 
@@ -23,10 +24,11 @@ func newRESTSendToGroup(cfg config.Scenario) Kind {
 }
 
 func (k *restSendToGroup) Prepare(ctx context.Context, r *Run) (err error) {
-	if k.rest, err = r.restAPI(); err != nil {
+	if k.rest, err = r.REST(); err != nil {
 		return err
 	}
-	if err := k.joinGroups(ctx, r, k.addToGroup); err != nil {
+	addToGroup := func(ctx context.Context, i int, group string) error { return k.addToGroup(ctx, r.Clients[i].ID, group) }
+	if err := k.joinGroups(ctx, r, addToGroup); err != nil {
 		return err
 	}
 	k.names = groupNames(&k.groupLayout, r)
@@ -34,15 +36,15 @@ func (k *restSendToGroup) Prepare(ctx context.Context, r *Run) (err error) {
 }
 
 // addToGroup joins through the service's REST API, by connection id.
-func (k *restSendToGroup) addToGroup(ctx context.Context, c *Client, group string) error {
-	if err := k.rest.addToGroup(ctx, group, c.ID); err != nil {
+func (k *restSendToGroup) addToGroup(ctx context.Context, id, group string) error {
+	if err := k.rest.AddToGroup(ctx, group, id); err != nil {
 		return fmt.Errorf("add to group: %w", err)
 	}
 	return nil
 }
 
 func (k *restSendToGroup) Send(ctx context.Context, r *Run, sender int, payload json.RawMessage) (int, error) {
-	if err := k.rest.sendToGroup(ctx, k.names[sender], payload); err != nil {
+	if err := k.rest.SendToGroup(ctx, k.names[sender], payload); err != nil {
 		return 0, err
 	}
 	return k.reach(sender), nil

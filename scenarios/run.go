@@ -1,65 +1,23 @@
 package scenarios
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net/http"
+	"reflect"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/rs/zerolog"
-
-	"github.com/hubprobe/hubprobe/azure"
-	"github.com/hubprobe/hubprobe/scenarios/internal/ledger"
-
 	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/probe/clientconn"
+	"github.com/hubprobe/hubprobe/scenarios/internal/ledger"
+	"github.com/hubprobe/hubprobe/scenarios/wire"
 )
 
-// Endpoint is where and how a run reaches its hub, resolved from a target.
-type Endpoint struct {
-	URL             string
-	AccessToken     string
-	Headers         http.Header
-	SkipNegotiation bool
-	// Pause, shared by every scenario of the target, holds their sends
-	// while the target throttles; nil gives each run its own.
-	Pause *Pause
-	// Serverless, when set, connects every client straight to Azure
-	// SignalR Service's client endpoint with a token hubprobe mints, and
-	// gives the rest_* kinds their REST client; URL and AccessToken are
-	// then not used.
-	Serverless *Serverless
-	// WebPubSub, when set, makes the target an Azure Web PubSub hub: every
-	// kind speaks its wire (see webpubsub.go); URL, AccessToken, Headers'
-	// Authorization, SkipNegotiation and Serverless are then not used.
-	WebPubSub *WebPubSub
-	// AspNetHub, when set, makes the target a classic ASP.NET SignalR app
-	// server (or Azure SignalR Service in ASP.NET mode behind one), and
-	// names the hub its connections subscribe to: the hub-method kinds
-	// speak its wire (see classic.go).
-	AspNetHub string
-}
-
-// service is the service whose wire the endpoint speaks.
-func (ep Endpoint) service() string {
-	switch {
-	case ep.WebPubSub != nil:
-		return webPubSub
-	case ep.AspNetHub != "":
-		return aspNetSignalR
-	}
-	return signalR
-}
-
-type route struct{ key, value string }
-
-// Run is the state of one scenario run that kinds work with.
+// Run is one run's connections, open and prepared, and what they measure:
+// the one type the kinds, the single window (window.go) and the capacity
+// search (package capacity) all work with. Runner.Open opens it, Finish
+// closes it and says how it went.
 type Run struct {
 	Config  config.Scenario
 	Clients []*Client
@@ -72,13 +30,27 @@ type Run struct {
 	shard Shard
 	first int
 
+	rn          *Runner
+	rec         Recorder
+	kind        Kind
+	dialer      wire.Dialer
+	start       time.Time
 	payloads    *payloadBuilder
 	tracker     *tracker
 	routes      []route
 	onConnected atomic.Int64
-	endpoint    Endpoint
 	batchSize   int // messages per server_push batch; 0 for other kinds
 }
+
+// Client is one probe connection of a run.
+type Client struct {
+	Conn wire.Conn
+	// ID is how the hub addresses this connection; kinds that route to a
+	// connection fill it in Prepare when the connect did not.
+	ID string
+}
+
+type route struct{ key, value string }
 
 // Senders is how many clients send, from the first one on: this shard's
 // share of senders, or every client when senders is 0.
@@ -89,9 +61,24 @@ func (r *Run) Senders() int {
 	return len(r.Clients)
 }
 
+// Connections is how many connections the run has open on this shard.
+func (r *Run) Connections() int { return len(r.Clients) }
+
+// Sent counts the run's messages the hub took so far.
+func (r *Run) Sent() int64 { return r.tracker.sent.Load() }
+
+// Expected counts the deliveries the run's sent messages expect so far.
+func (r *Run) Expected() int64 { return r.tracker.expected.Load() }
+
 // global is the index of client i among all the scenario's connections,
 // whichever shard holds them.
 func (r *Run) global(i int) int { return r.first + i }
+
+// UserID is the user client i connects as where the wire needs one
+// (serverless mode, Web PubSub): unique to the run and, by the client's
+// index among all shards' connections, to the shard, so a REST send to a
+// user reaches that one connection.
+func (r *Run) UserID(i int) string { return "hubprobe-" + r.ID + "-" + strconv.Itoa(r.global(i)) }
 
 // SetRoute makes every payload of sender carry key=value, which the hub uses
 // to route it (a group name, a target connection id).
@@ -99,61 +86,33 @@ func (r *Run) SetRoute(sender int, key, value string) {
 	r.routes[sender] = route{key, value}
 }
 
-// Delivered records a payload seen by the client at index receiver.
-// Payloads of other runs and of other shards are ignored, so a broadcast
-// from a neighbouring scenario is never counted, and each shard counts only
-// the deliveries of its own sends.
-func (r *Run) Delivered(receiver int, payload json.RawMessage) {
-	if us, id, ok := r.payloads.Parse(payload); ok {
-		_, seq := ledger.SplitMessageID(id)
-		r.tracker.delivered(receiver, id, uint64(seq), sinceStamp(us))
-	}
+// REST is the REST API of the run's target, which the kind that asks
+// sends through; the run's hub time then accounts for it.
+func (r *Run) REST() (wire.REST, error) {
+	r.tracker.restSends.Store(true)
+	return r.dialer.REST()
 }
 
-// recordLatency handles the hub's RecordLatency(p) to the client at index
-// receiver and, from ServerPush, RecordLatency(p, i): one delivery of p (the
-// i-th of its batch), and for the batch's last index the end of a batch.
-// Payloads of other runs are ignored.
-func (r *Run) recordLatency(receiver int, args []json.RawMessage) {
-	if len(args) == 0 {
-		return
-	}
-	us, id, ok := r.payloads.Parse(args[0])
+// Throttled records a throttle seen by a kind (for example a refused send).
+func (r *Run) Throttled(reason string) { r.tracker.throttle(reason) }
+
+// capability is client i's connection as the T a kind needs.
+func capability[T any](r *Run, i int) (T, error) {
+	c, ok := r.Clients[i].Conn.(T)
 	if !ok {
-		return
+		err := fmt.Errorf("connection %d on the %s wire is no %s", i, r.rn.Endpoint.Wire.Spec().Service, reflect.TypeFor[T]().Name())
+		return c, err
 	}
-	_, seq := ledger.SplitMessageID(id)
-	pos := uint64(seq)
-	if r.batchSize > 0 {
-		index, ok := batchIndex(args, r.batchSize)
-		if !ok {
-			return
-		}
-		pos = pos*uint64(r.batchSize) + uint64(index)
-	}
-	latency := sinceStamp(us)
-	if r.tracker.delivered(receiver, id, pos, latency) && r.batchSize > 0 && pos%uint64(r.batchSize) == uint64(r.batchSize-1) {
-		r.tracker.batchDone(latency)
-	}
-}
-
-// batchIndex reads the index argument of a batch message, which must be
-// below size.
-func batchIndex(args []json.RawMessage, size int) (int, bool) {
-	if len(args) < 2 {
-		return 0, false
-	}
-	i, err := strconv.Atoi(string(bytes.TrimSpace(args[1])))
-	return i, err == nil && i >= 0 && i < size
+	return c, nil
 }
 
 // sendOne sends sender's next message, in buf, and counts it as sent when
 // the hub took it; a message whose send failed is expected nowhere.
-func (r *Run) sendOne(ctx context.Context, kind Kind, sender int, lag time.Duration, buf *[]byte) error {
+func (r *Run) sendOne(ctx context.Context, sender int, lag time.Duration, buf *[]byte) error {
 	id := r.tracker.ids.Assign(sender)
 	rt := r.routes[sender]
 	*buf = r.payloads.Append((*buf)[:0], rt.key, rt.value, id)
-	expected, err := kind.Send(ctx, r, sender, *buf)
+	expected, err := r.kind.Send(ctx, r, sender, *buf)
 	if err != nil {
 		r.tracker.ids.Unsent(id)
 		return err
@@ -162,284 +121,52 @@ func (r *Run) sendOne(ctx context.Context, kind Kind, sender int, lag time.Durat
 	return nil
 }
 
-// Throttled records a throttle seen by a kind (for example a refused send).
-func (r *Run) Throttled(reason string) { r.tracker.throttle(reason) }
-
-// Runner runs one scenario against one endpoint.
-type Runner struct {
-	Scenario config.Scenario
-	Endpoint Endpoint
-	Recorder Recorder
-	Logger   zerolog.Logger
-	// Shard is this process's part of the scenario; the zero value runs
-	// all of it.
-	Shard Shard
-
-	pauseOnce sync.Once
-	pauseOwn  *Pause
-}
-
-// Run performs one full run now and returns its result. It never panics on
-// bad input from the hub and always closes what it opened before returning.
-func (rn *Runner) Run(ctx context.Context) Result { return rn.RunAt(ctx, time.Now()) }
-
-// RunAt performs the run scheduled to start at at, which names it: every
-// shard running the scenario at that instant runs the same run. It runs
-// the scenario as a run whatever its mode: the scheduler gives a
-// capacity_search scenario to package capacity instead.
-func (rn *Runner) RunAt(ctx context.Context, at time.Time) Result {
-	return rn.Drive(ctx, at, rn.Scenario, rn.Recorder, rn.execute)
-}
-
-// execute paces the run's one sending window, then waits for what is in
-// flight and checks every connection.
-func (rn *Runner) execute(ctx context.Context, s *Session) error {
-	run := s.run
-	sendErr := rn.pace(ctx, s)
-	// What has not arrived by now is lost, whatever comes while the run
-	// pings its connections and closes them.
-	s.Drain(ctx)
-	if !run.tracker.complete() {
-		rn.checkAlive(ctx, run)
-	}
-	if err := rn.checkDropped(run); err != nil {
-		return err
-	}
-	if sendErr != nil {
-		return sendErr
-	}
-	return ctx.Err()
-}
-
-func (rn *Runner) finish(res Result, run *Run, err error) Result {
-	res.Duration = time.Since(res.Start)
-	res.Outcome = ResultSuccess
-	if run != nil {
-		res.RunID = run.ID
-		res.Connections = len(run.Clients)
-		res.Lost = run.tracker.close()
-		run.tracker.fill(&res)
-		if err == nil && res.Expected > 0 && res.Received == 0 {
-			// Every connection stayed up, yet nothing came back: the hub
-			// is not doing its job, whatever the transport says.
-			err = fmt.Errorf("the hub delivered none of %d expected messages within loss_timeout %s", res.Expected, rn.Scenario.LossTimeout)
-		}
-	}
-	if err != nil {
-		res.Outcome, res.Error = ResultFailure, err.Error()
-		rn.Logger.Warn().Str("err", res.Error).Msg("run failed")
-	} else if why := saturation(res, rn.MaxSendLag()); why != "" {
-		res.Outcome, res.Error = ResultInconclusive, why
-		rn.Logger.Warn().Str("why", why).Msg("run inconclusive")
-	}
-	rn.Recorder.RunFinished(res)
-	return res
-}
-
-// pace sends on the open-loop schedule. A failed send is not counted as sent
-// (nothing was expected from it); the first error is kept for the result.
-// While the target throttles, sends that fall due are counted as throttled
-// instead (see Pause). Every send is bounded by the window plus the stall
-// wait, so a hub that blocks cannot stretch the run.
-func (rn *Runner) pace(ctx context.Context, s *Session) error {
-	run, senders, duration := s.run, s.run.Senders(), rn.Scenario.Duration
-	sendCtx, cancel := context.WithTimeout(ctx, duration+rn.MaxSendLag()+rn.stallWait())
-	defer cancel()
-	var firstErr error
-	var refused refusedSends
-	failed := make([]bool, senders)
-	var buf []byte
-	s.Pace(sendCtx, senders, duration, func(sender int, lag time.Duration) {
-		if failed[sender] || refused.held(run, rn.pause(), time.Now()) {
-			return
-		}
-		err := run.sendOne(sendCtx, s.kind, sender, lag, &buf)
-		if refused.add(run, rn.pause(), err) {
-			return // counted as throttled, not as sent; the sender goes on
-		}
-		if err != nil {
-			failed[sender] = true
-			if firstErr == nil && ctx.Err() == nil {
-				firstErr = fmt.Errorf("send from connection %d: %w", sender, err)
-			}
-		}
-	})
-	if firstErr == nil {
-		firstErr = refused.err()
-	}
-	return firstErr
-}
-
-// MaxSendLag is the scenario's max_send_lag, or its default for a scenario
-// built without one.
-func (rn *Runner) MaxSendLag() time.Duration {
-	if d := rn.Scenario.MaxSendLag; d > 0 {
-		return d
-	}
-	return config.DefaultScenario.MaxSendLag
-}
-
-// saturation says why a run the probe could not drive is inconclusive: its
-// send lag's p99 passed bound, or the window closed on sends it
-// had not made. Empty when the probe kept up.
-func saturation(r Result, bound time.Duration) string {
-	if r.SendLag.P99 <= bound && r.Unsent == 0 {
-		return ""
-	}
-	window := max(r.SendWindow.Seconds(), 1e-9)
-	return fmt.Sprintf("probe saturated: send lag p99 %s (bound %s); sent %d of %d scheduled sends, %.1f/s of %.1f/s",
-		r.SendLag.P99.Round(time.Millisecond), bound, r.Sent, r.Scheduled,
-		float64(r.Sent)/window, float64(r.Scheduled)/window)
-}
-
-// pause is the target's shared Pause, or the run's own when the endpoint
-// has none.
-func (rn *Runner) pause() *Pause {
-	rn.pauseOnce.Do(func() {
-		if rn.pauseOwn = rn.Endpoint.Pause; rn.pauseOwn == nil {
-			rn.pauseOwn = &Pause{}
-		}
-	})
-	return rn.pauseOwn
-}
-
-// drain waits, at most the loss timeout, for deliveries still in flight.
-func (rn *Runner) drain(ctx context.Context, run *Run) {
-	deadline := time.NewTimer(rn.Scenario.LossTimeout)
-	defer deadline.Stop()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !run.tracker.complete() {
-		select {
-		case <-ctx.Done():
-			return
-		case <-deadline.C:
-			return
-		case <-tick.C:
-		}
-	}
-}
-
-// Bounds of stallWait.
-const (
-	minStallWait = time.Second
-	maxStallWait = 5 * time.Second
-	// alivePings bounds the goroutines waiting for pongs at once.
-	alivePings = 1000
-)
-
-// stallWait is how long a hub may leave a ping unanswered, or a write
-// unread, before its connection counts as half-open: the loss timeout,
-// within reason. A message held up longer would be lost anyway.
-func (rn *Runner) stallWait() time.Duration {
-	return min(max(rn.Scenario.LossTimeout, minStallWait), maxStallWait)
-}
-
-// checkAlive pings every connection after a run that lost messages. A hub
-// that stopped reading and writing leaves its sockets open (half-open) and
-// would pass for a slow or lossy one; a connection that cannot answer a
-// WebSocket ping in time is ended, so checkDropped counts it. Hubs that
-// merely lose or delay messages still answer pings and are left alone.
-func (rn *Runner) checkAlive(ctx context.Context, run *Run) {
-	if ctx.Err() != nil {
+// deliver records a payload that client receiver got, the item-th of a
+// batch (item -1 outside batches). Payloads of other runs and of other
+// shards are ignored, so a broadcast from a neighbouring scenario is never
+// counted, and each shard counts only the deliveries of its own sends.
+// A server_push batch ends with the arrival of its last item.
+func (r *Run) deliver(receiver int, payload json.RawMessage, item int) {
+	us, id, ok := r.payloads.Parse(payload)
+	if !ok {
 		return
 	}
-	wait := rn.stallWait()
-	forEachClient(run, alivePings, func(c *Client) {
-		if c.checkAlive(ctx, wait) == nil || ctx.Err() != nil {
+	_, seq := ledger.SplitMessageID(id)
+	pos := uint64(seq)
+	if r.batchSize > 0 {
+		if item < 0 || item >= r.batchSize {
 			return
 		}
-		// The connection is ending; let it finish so checkDropped sees it.
-		select {
-		case <-c.done():
-		case <-ctx.Done():
-		}
-	})
-}
-
-// forEachClient calls fn for every client, at most limit at a time.
-func forEachClient(run *Run, limit int, fn func(*Client)) {
-	sem := make(chan struct{}, limit)
-	var wg sync.WaitGroup
-	for _, c := range run.Clients {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			fn(c)
-		}()
+		pos = pos*uint64(r.batchSize) + uint64(item)
 	}
-	wg.Wait()
+	latency := sinceStamp(us)
+	if r.tracker.delivered(receiver, id, pos, latency) && r.batchSize > 0 && item == r.batchSize-1 {
+		r.tracker.batchDone(latency)
+	}
 }
 
-// checkDropped reports connections the hub closed during the run.
-func (rn *Runner) checkDropped(run *Run) error {
-	var dropped int
-	var first error
-	for _, c := range run.Clients {
-		select {
-		case <-c.done():
-		default:
-			continue
-		}
-		err := c.err()
-		if err == nil {
-			err = errors.New("connection closed by the hub")
-		}
-		rn.recordFailure(run, err, FailClosed)
-		dropped++
-		if first == nil {
-			first = err
+// receiver is the run's side of client i's connection: its deliveries,
+// round trips and bytes count against it.
+type receiver struct {
+	observer
+	run *Run
+}
+
+func (rx receiver) Deliver(payload json.RawMessage, item int) { rx.run.deliver(rx.conn, payload, item) }
+func (rx receiver) Registered()                               { rx.run.onConnected.Add(1) }
+func (rx receiver) Reconnected()                              { rx.run.rec.Event(Event{Kind: Reconnected}) }
+
+var _ wire.Receiver = receiver{}
+
+// capabilities are the connections of clients 0 to n-1 as the T a kind
+// needs, asked once as the kind prepares.
+func capabilities[T any](r *Run, n int) ([]T, error) {
+	out := make([]T, n)
+	for i := range out {
+		var err error
+		if out[i], err = capability[T](r, i); err != nil {
+			return nil, err
 		}
 	}
-	if dropped == 0 {
-		return nil
-	}
-	return fmt.Errorf("%d of %d connections closed during the run: %w", dropped, len(run.Clients), first)
-}
-
-// recordFailure counts a failed or dropped connection under its reason and,
-// when the hub was throttling, under the throttle reason too.
-func (rn *Runner) recordFailure(run *Run, err error, fallback string) {
-	if reason, ok := throttledBy(err); ok {
-		run.tracker.throttle(reason)
-		rn.Recorder.ConnectionFailed(FailThrottled)
-		return
-	}
-	rn.Recorder.ConnectionFailed(failureReason(err, fallback))
-}
-
-func failureReason(err error, fallback string) string {
-	var ae *azure.AuthError
-	if errors.As(err, &ae) {
-		return FailAuth
-	}
-	var ce *clientconn.ConnectError
-	if errors.As(err, &ce) {
-		switch ce.Phase {
-		case clientconn.PhaseNegotiate, clientconn.PhaseTransport, clientconn.PhaseHandshake, clientconn.PhaseTimeout:
-			return ce.Phase
-		}
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return FailTimeout
-	}
-	return fallback
-}
-
-// closeAll closes every client, a bounded number at a time.
-func (rn *Runner) closeAll(ctx context.Context, run *Run) {
-	// Closing must still happen when the run was cancelled (shutdown, timeout),
-	// so the hub sees a clean Close rather than a dropped socket.
-	ctx = context.WithoutCancel(ctx)
-	forEachClient(run, rn.connectConcurrency(), func(c *Client) {
-		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		defer cancel()
-		_ = c.close(ctx)
-		rn.Recorder.ConnectionClosed()
-	})
-}
-
-func (rn *Runner) connectConcurrency() int {
-	return max(rn.Scenario.ConnectConcurrency, 1)
+	return out, nil
 }

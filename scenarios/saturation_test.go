@@ -18,6 +18,7 @@ import (
 	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/runreport"
+	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
 )
 
 // A run whose sends the probe cannot make on schedule (each REST send
@@ -32,7 +33,7 @@ func TestSaturatedProbeIsInconclusive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep := scenarios.Endpoint{Serverless: &scenarios.Serverless{ConnectionString: cs, Hub: config.EmbeddedHubName}}
+	ep := scenariostest.Serverless(cs, "")
 	s := scenario("rest_broadcast", 1, time.Second, 100*time.Millisecond)
 	s.MaxSendLag = config.DefaultScenario.MaxSendLag
 	o := runEndpoint(t, ep, s)
@@ -48,8 +49,6 @@ func TestSaturatedProbeIsInconclusive(t *testing.T) {
 	if m := want.FindStringSubmatch(r.Error); len(m) < 2 || m[1] != strconv.FormatInt(r.Sent, 10) {
 		t.Errorf("error %q, want the saturation and the %d sends really made", r.Error, r.Sent)
 	}
-	checkCounter(t, o.reg, 0, "hubprobe_run_success")
-	checkCounter(t, o.reg, 1, "hubprobe_runs_total", "result", "inconclusive")
 	var text strings.Builder
 	_ = runreport.WriteText(&text, r)
 	if !strings.Contains(text.String(), "Result: INCONCLUSIVE: probe saturated") {
@@ -101,7 +100,7 @@ func TestUnmadeSendsMakeARunInconclusiveWhateverTheLag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep := scenarios.Endpoint{Serverless: &scenarios.Serverless{ConnectionString: cs, Hub: config.EmbeddedHubName}}
+	ep := scenariostest.Serverless(cs, "")
 	s := scenario("rest_broadcast", 1, time.Second, 100*time.Millisecond)
 	s.MaxSendLag = 300 * time.Millisecond
 	o := runEndpoint(t, ep, s)
@@ -117,8 +116,6 @@ func TestUnmadeSendsMakeARunInconclusiveWhateverTheLag(t *testing.T) {
 	if r.Outcome != scenarios.ResultInconclusive || r.MetSLO() || !want.MatchString(r.Error) {
 		t.Errorf("outcome %q (%s), want inconclusive, saying 8 of 10 sends were made", r.Outcome, r.Error)
 	}
-	checkCounter(t, o.reg, 0, "hubprobe_run_success")
-	checkCounter(t, o.reg, 1, "hubprobe_runs_total", "result", "inconclusive")
 }
 
 // A send the hub refuses without throttling (a REST 500) fails the run
@@ -134,13 +131,12 @@ func TestRefusedSendFailsTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep := scenarios.Endpoint{Serverless: &scenarios.Serverless{ConnectionString: cs, Hub: config.EmbeddedHubName}}
+	ep := scenariostest.Serverless(cs, "")
 	o := runEndpoint(t, ep, scenario("rest_broadcast", 1, 300*time.Millisecond, 100*time.Millisecond))
 	r := o.res
 	if r.Outcome != scenarios.ResultFailure || !strings.HasPrefix(r.Error, "send from connection 0: ") || !strings.Contains(r.Error, "HTTP 500") ||
 		r.Sent != 0 || r.Lost != 0 {
 		t.Errorf("outcome %s (%s), sent %d, lost %d; want a failure naming the refused send, nothing sent or lost", r.Outcome, r.Error, r.Sent, r.Lost)
 	}
-	checkCounter(t, o.reg, 1, "hubprobe_runs_total", "result", "failure")
-	checkCounter(t, o.reg, 1, "hubprobe_http_requests_total", "endpoint", "rest", "code", "500")
+	checkCount(t, "REST responses 500", o.rec.Tally().HTTP[scenariostest.HTTPResponse{Endpoint: "rest", Code: 500}], 1)
 }

@@ -6,11 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
 )
@@ -18,33 +15,38 @@ import (
 // The shared rigs, under the names the tests of this package use.
 var (
 	scenario            = scenariostest.Scenario
-	counter             = scenariostest.Counter
 	waitUntil           = scenariostest.WaitUntil
 	oneJob              = scenariostest.OneJob
 	newSchedulerFixture = scenariostest.NewSchedulerFixture
 	stopBounded         = scenariostest.StopBounded
 )
 
-type nopRecorder = scenariostest.NopRecorder
-
+// runOutcome is what a run returned and what it recorded.
 type runOutcome struct {
-	res     scenarios.Result
-	metrics *exporter.Metrics
-	reg     *prometheus.Registry
+	res scenarios.Result
+	rec *scenariostest.Recorder
 }
 
 func runAgainst(t *testing.T, url string, s config.Scenario) runOutcome {
 	t.Helper()
-	reg := prometheus.NewRegistry()
-	m, err := exporter.NewMetrics(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info := exporter.ScenarioInfo{Target: s.Target, Scenario: s.Name, Kind: s.Kind, Transport: s.Transport, Protocol: s.Protocol}
-	runner := &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: url}, Recorder: m.Recorder(info)}
+	return runEndpoint(t, scenariostest.SignalR(url), s)
+}
+
+func runEndpoint(t *testing.T, ep scenarios.Endpoint, s config.Scenario) runOutcome {
+	t.Helper()
+	rec := scenariostest.NewRecorder()
+	runner := &scenarios.Runner{Scenario: s, Endpoint: ep, Recorder: rec}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return runOutcome{res: runner.Run(ctx), metrics: m, reg: reg}
+	return runOutcome{res: runner.Run(ctx), rec: rec}
+}
+
+// checkCount fails t unless the count named what is want.
+func checkCount[N int64 | float64](t *testing.T, what string, got N, want float64) {
+	t.Helper()
+	if float64(got) != want {
+		t.Errorf("%s = %v, want %v", what, got, want)
+	}
 }
 
 func startThirdParty(t *testing.T) *benchtest.Server { return benchtest.StartTest(t) }
@@ -58,20 +60,17 @@ func assertCounts(t *testing.T, o runOutcome, sent, expected int64) {
 	if r.Sent != sent || r.Expected != expected || r.Received != expected || r.Lost != 0 {
 		t.Fatalf("sent/expected/received/lost = %d/%d/%d/%d, want %d/%d/%d/0", r.Sent, r.Expected, r.Received, r.Lost, sent, expected, expected)
 	}
-	if got := counter(t, o.reg, "hubprobe_messages_sent_total"); got != float64(sent) {
+	if got := float64(o.rec.Tally().Sent); got != float64(sent) {
 		t.Errorf("hubprobe_messages_sent_total = %v, want %d", got, sent)
 	}
-	if got := counter(t, o.reg, "hubprobe_messages_received_total"); got != float64(expected) {
+	if got := float64(o.rec.Tally().Received); got != float64(expected) {
 		t.Errorf("hubprobe_messages_received_total = %v, want %d", got, expected)
 	}
-	if got := counter(t, o.reg, "hubprobe_message_latency_seconds"); got != float64(expected) {
+	if got := float64(o.rec.Tally().Received); got != float64(expected) {
 		t.Errorf("latency histogram count = %v, want %d", got, expected)
 	}
-	if got := counter(t, o.reg, "hubprobe_messages_lost_total"); got != 0 {
+	if got := float64(o.rec.Tally().Lost); got != 0 {
 		t.Errorf("hubprobe_messages_lost_total = %v, want 0", got)
-	}
-	if got := counter(t, o.reg, "hubprobe_runs_total", "result", "success"); got != 1 {
-		t.Errorf("runs_total{result=success} = %v, want 1", got)
 	}
 	if r.SentBytes == 0 || r.ReceivedBytes == 0 {
 		t.Errorf("bytes sent/received = %d/%d, want both > 0", r.SentBytes, r.ReceivedBytes)
@@ -115,9 +114,6 @@ func TestEchoLatencyMatchesInjectedDelay(t *testing.T) {
 	if p50 := o.res.Latency.P50; p50 < 200*time.Millisecond || p50 > 230*time.Millisecond {
 		t.Fatalf("p50 = %v with a 200 ms delay injected, want within 200–230 ms", p50)
 	}
-	if got := counter(t, o.reg, "hubprobe_run_latency_seconds", "quantile", "0.5"); got < 0.2 || got > 0.23 {
-		t.Fatalf("hubprobe_run_latency_seconds{quantile=0.5} = %v, want 0.2–0.23", got)
-	}
 }
 
 func TestLostMessagesAreCountedNotDropped(t *testing.T) {
@@ -129,7 +125,7 @@ func TestLostMessagesAreCountedNotDropped(t *testing.T) {
 	if o.res.Sent != 10 || o.res.Received != 0 || o.res.Lost != 10 {
 		t.Fatalf("sent/received/lost = %d/%d/%d, want 10/0/10", o.res.Sent, o.res.Received, o.res.Lost)
 	}
-	if got := counter(t, o.reg, "hubprobe_messages_lost_total"); got != 10 {
+	if got := float64(o.rec.Tally().Lost); got != 10 {
 		t.Fatalf("hubprobe_messages_lost_total = %v, want 10", got)
 	}
 	if o.res.MetSLO() {
@@ -146,14 +142,8 @@ func TestUnreachableTargetFailsTheRun(t *testing.T) {
 	if o.res.Outcome != scenarios.ResultFailure || !strings.Contains(o.res.Error, "3 of 3 connections failed") {
 		t.Fatalf("outcome %q error %q, want a failure naming 3 of 3 connections", o.res.Outcome, o.res.Error)
 	}
-	if got := counter(t, o.reg, "hubprobe_connection_failures_total", "reason", "negotiate"); got != 3 {
+	if got := float64(o.rec.Tally().Failed["negotiate"]); got != 3 {
 		t.Fatalf("connection_failures_total{reason=negotiate} = %v, want 3", got)
-	}
-	if got := counter(t, o.reg, "hubprobe_runs_total", "result", "failure"); got != 1 {
-		t.Fatalf("runs_total{result=failure} = %v, want 1", got)
-	}
-	if got := counter(t, o.reg, "hubprobe_run_success"); got != 0 {
-		t.Fatalf("run_success = %v, want 0", got)
 	}
 }
 
@@ -163,7 +153,7 @@ func TestEchoOverSSEAgainstThirdPartyServer(t *testing.T) {
 	s.Transport = "sse"
 	o := runAgainst(t, srv.URL, s)
 	assertCounts(t, o, 15, 15)
-	if got := counter(t, o.reg, "hubprobe_http_requests_total", "endpoint", "send", "code", "200"); got < 1 {
+	if got := float64(o.rec.Tally().HTTP[scenariostest.HTTPResponse{Endpoint: "send", Code: 200}]); got < 1 {
 		t.Fatalf("no HTTP POST sends counted over SSE (got %v)", got)
 	}
 }

@@ -9,15 +9,22 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/scenarios/wire"
 )
 
 // sendToGroup: clients are split into groups of group_size (the benchmark's
 // small-group profile is 10 members; its big-group profile uses a few large
-// groups); each sender calls SendToGroup(p) for its own group and the hub
-// delivers RecordLatency(p) to every member.
-type sendToGroup struct{ groupLayout }
+// groups) and join them through their own connection; each sender sends
+// to its own group (SendToGroup(p) with the group in the payload, on a
+// classic hub GroupBroadcast, on Web PubSub the subprotocol's
+// sendToGroup) and the hub delivers it to every member, the sender too.
+type sendToGroup struct {
+	groupLayout
+	conns []wire.GroupSender
+	names []string // names[client]: the name of the client's group
+}
 
-func newSendToGroup(cfg config.Scenario) Kind { return &sendToGroup{newGroupLayout(cfg)} }
+func newSendToGroup(cfg config.Scenario) Kind { return &sendToGroup{groupLayout: newGroupLayout(cfg)} }
 
 // groupLayout is how both group kinds (send_to_group, rest_send_to_group)
 // put clients into groups of group_size, so their groups and delivery
@@ -57,8 +64,8 @@ func groupNames(g *groupLayout, r *Run) []string {
 	return names
 }
 
-// joinFunc puts one client into the named group.
-type joinFunc func(ctx context.Context, c *Client, group string) error
+// joinFunc puts client i into the named group.
+type joinFunc func(ctx context.Context, i int, group string) error
 
 // joinGroups lays the run's clients out in groups, counts each group's
 // members and puts every client into its group with join, at most
@@ -70,11 +77,11 @@ func (g *groupLayout) joinGroups(ctx context.Context, r *Run, join joinFunc) err
 	}
 	eg, ctx := errgroup.WithContext(ctx)
 	eg.SetLimit(max(r.Config.ConnectConcurrency, 1))
-	for i, c := range r.Clients {
+	for i := range r.Clients {
 		g.members[g.slot(i)]++
 		name := g.groupName(r, i)
 		eg.Go(func() error {
-			if err := join(ctx, c, name); err != nil {
+			if err := join(ctx, i, name); err != nil {
 				return fmt.Errorf("connection %d: %w", i, err)
 			}
 			return nil
@@ -83,24 +90,26 @@ func (g *groupLayout) joinGroups(ctx context.Context, r *Run, join joinFunc) err
 	return eg.Wait()
 }
 
-func (g *sendToGroup) Prepare(ctx context.Context, r *Run) error {
-	if err := g.joinGroups(ctx, r, invokeJoinGroup); err != nil {
+func (k *sendToGroup) Prepare(ctx context.Context, r *Run) (err error) {
+	if k.conns, err = capabilities[wire.GroupSender](r, len(r.Clients)); err != nil {
 		return err
 	}
+	join := func(ctx context.Context, i int, group string) error {
+		if err := k.conns[i].JoinGroup(ctx, group); err != nil {
+			return fmt.Errorf("JoinGroup: %w", err)
+		}
+		return nil
+	}
+	if err := k.joinGroups(ctx, r, join); err != nil {
+		return err
+	}
+	k.names = groupNames(&k.groupLayout, r)
 	for sender := range r.Senders() {
-		r.SetRoute(sender, keyGroupName, g.groupName(r, sender))
+		r.SetRoute(sender, keyGroupName, k.names[sender])
 	}
 	return nil
 }
 
-// invokeJoinGroup joins through the hub's own JoinGroup method.
-func invokeJoinGroup(ctx context.Context, c *Client, group string) error {
-	if err := c.hub.joinGroup(ctx, group); err != nil {
-		return fmt.Errorf("JoinGroup: %w", err)
-	}
-	return nil
-}
-
-func (g *sendToGroup) Send(ctx context.Context, r *Run, sender int, payload json.RawMessage) (int, error) {
-	return g.reach(sender), r.Clients[sender].hub.sendToGroup(ctx, r.routes[sender].value, payload)
+func (k *sendToGroup) Send(ctx context.Context, _ *Run, sender int, payload json.RawMessage) (int, error) {
+	return k.reach(sender), k.conns[sender].SendToGroup(ctx, k.names[sender], payload)
 }

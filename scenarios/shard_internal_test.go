@@ -71,7 +71,7 @@ func TestShardsShareRunIDsAndGroupsButNotPayloads(t *testing.T) {
 	var names [3]map[string]int // per shard: group name → members there
 	for i := range 3 {
 		rn := &Runner{Scenario: cfg, Shard: Shard{Index: i, Count: 3}}
-		run := rn.newRun(cfg, nil, newSendToGroup(cfg), at)
+		run := rn.newRun(cfg, nil, at)
 		run.Clients = make([]*Client, rn.Connections())
 		g := newGroupLayout(cfg)
 		g.first = run.first

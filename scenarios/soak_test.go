@@ -10,12 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
 )
 
 // soakRuns is how many runs the accelerated soak makes; HUBPROBE_SOAK_RUNS
@@ -38,7 +36,7 @@ var soakKinds = []string{"echo", "broadcast", "send_to_group", "send_to_client",
 // not listening (i%6 == 5), the others to the healthy hub.
 type soakTargets struct {
 	hubURL, deadURL string
-	metrics         *exporter.Metrics
+	rec             *scenariostest.Recorder
 }
 
 func (st soakTargets) run(i int) scenarios.Result {
@@ -48,8 +46,7 @@ func (st soakTargets) run(i int) scenarios.Result {
 	if i%6 == 5 {
 		url = st.deadURL
 	}
-	info := exporter.ScenarioInfo{Target: "hub", Scenario: s.Name, Kind: s.Kind}
-	runner := &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: url}, Recorder: st.metrics.Recorder(info)}
+	runner := &scenarios.Runner{Scenario: s, Endpoint: scenariostest.SignalR(url), Recorder: st.rec}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return runner.Run(ctx)
@@ -93,11 +90,7 @@ func TestAcceleratedSoak(t *testing.T) {
 	dead := startThirdParty(t)
 	deadURL := dead.URL
 	dead.Close()
-	m, err := exporter.NewMetrics(prometheus.NewRegistry())
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := soakTargets{hubURL: srv.URL(), deadURL: deadURL, metrics: m}
+	st := soakTargets{hubURL: srv.URL(), deadURL: deadURL, rec: scenariostest.NewRecorder()}
 	st.run(0) // warm up pools and lazily started goroutines
 	baseGoroutines, baseHeap := settle()
 

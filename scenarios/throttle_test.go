@@ -1,8 +1,6 @@
 package scenarios_test
 
 import (
-	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -12,17 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/rs/zerolog"
-
 	"github.com/hubprobe/hubprobe/azure"
-	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
-	"github.com/hubprobe/hubprobe/scenarios/capacity"
-	"github.com/hubprobe/hubprobe/scenarios/schedule"
+	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
 	"github.com/hubprobe/hubprobe/throttle"
 )
 
@@ -33,33 +25,24 @@ import (
 func TestConnectionQuotaFailsEveryScheduledRun(t *testing.T) {
 	t.Parallel()
 	srv := hubtest.Start(t, hub.Options{ConnectionQuota: 2})
-	reg, history := prometheus.NewRegistry(), exporter.NewHistory(50)
-	m, err := exporter.NewMetrics(reg, exporter.WithHistory(history))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := newSchedulerFixture(t, srv.URL())
 	s := scenario("echo", 4, 200*time.Millisecond, 100*time.Millisecond)
 	s.Schedule, s.Timeout, s.ConnectTimeout = "@every 1s", 3*time.Second, 2*time.Second
-	sched := schedule.New(context.Background(), zerolog.Nop(), capacity.SearchOptions{})
-	if err := sched.Apply(oneJob(m, srv.URL(), s), false); err != nil {
+	if err := f.Sched.Apply(oneJob(f.Rec, f.URL, s), false); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, 10*time.Second, func() bool { return len(history.Recent()) >= 3 })
-	stopBounded(t, sched)
+	waitUntil(t, 10*time.Second, func() bool { return len(f.Results.All()) >= 3 })
+	stopBounded(t, f.Sched)
 
-	runs := history.Recent()
+	runs, rec := f.Results.All(), f.Rec
 	sort.Slice(runs, func(i, j int) bool { return runs[i].Start.Before(runs[j].Start) })
 	throttles := checkQuotaRuns(t, runs)
-	if got := counter(t, reg, "hubprobe_throttled_total", "reason", "connection_limit"); got != float64(throttles) {
+	if got := float64(rec.Tally().Throttled["connection_limit"]); got != float64(throttles) {
 		t.Errorf("throttled_total{reason=connection_limit} = %v, want %d, the sum over %d runs", got, throttles, len(runs))
 	}
-	if got := counter(t, reg, "hubprobe_connection_failures_total", "reason", "throttled"); got != float64(throttles) {
+	if got := float64(rec.Tally().Failed["throttled"]); got != float64(throttles) {
 		t.Errorf("connection_failures_total{reason=throttled} = %v, want %d", got, throttles)
 	}
-	if got := counter(t, reg, "hubprobe_runs_total", "result", "failure"); got != float64(len(runs)) {
-		t.Errorf("runs_total{result=failure} = %v, want %d", got, len(runs))
-	}
-	checkStatusShowsThrottle(t, reg, history)
 }
 
 // checkQuotaRuns checks every run and returns their throttles in total. A
@@ -92,33 +75,6 @@ func checkQuotaRuns(t *testing.T, runs []scenarios.Result) (throttles int64) {
 	return throttles
 }
 
-func checkStatusShowsThrottle(t *testing.T, reg *prometheus.Registry, history *exporter.History) {
-	t.Helper()
-	srv := httptest.NewServer(exporter.NewHandler(exporter.HandlerOptions{Gatherer: reg, History: history}))
-	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/status.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var status struct {
-		Recent []struct {
-			Outcome   string           `json:"outcome"`
-			Error     string           `json:"error"`
-			Throttled map[string]int64 `json:"throttled"`
-		} `json:"recent_runs"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&status); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range status.Recent {
-		if r.Outcome == "failure" && strings.Contains(r.Error, "throttled (connection_limit)") && r.Throttled["connection_limit"] == 2 {
-			return
-		}
-	}
-	t.Errorf("/status.json shows no failed run with its connection_limit throttles: %+v", status.Recent)
-}
-
 // Past the hub's message rate limit each sending connection is closed with
 // "Message count reaches limit.", counted as a message_limit throttle.
 //
@@ -132,7 +88,7 @@ func checkStatusShowsThrottle(t *testing.T, reg *prometheus.Registry, history *e
 func TestMessageRateLimitClosesSenders(t *testing.T) {
 	t.Parallel()
 	srv := hubtest.Start(t, hub.Options{MessageRateLimit: 1})
-	o := runEndpoint(t, scenarios.Endpoint{URL: srv.URL()}, scenario("echo", 2, time.Second, 400*time.Millisecond))
+	o := runEndpoint(t, scenariostest.SignalR(srv.URL()), scenario("echo", 2, time.Second, 400*time.Millisecond))
 	r := o.res
 	if r.Outcome != scenarios.ResultFailure || !strings.HasPrefix(r.Error, "2 of 2 connections closed during the run: ") ||
 		!strings.Contains(r.Error, "Message count reaches limit.") {
@@ -143,10 +99,10 @@ func TestMessageRateLimitClosesSenders(t *testing.T) {
 	if got := r.Throttled[throttle.MessageLimit]; r.Paused < 1 || got != 2+r.Paused {
 		t.Errorf("run throttled %v with %d sends paused, want message_limit 2 + paused", r.Throttled, r.Paused)
 	}
-	if got := counter(t, o.reg, "hubprobe_throttled_total", "reason", "message_limit"); got != float64(2+r.Paused) {
+	if got := float64(o.rec.Tally().Throttled["message_limit"]); got != float64(2+r.Paused) {
 		t.Errorf("throttled_total{reason=message_limit} = %v, want %d", got, 2+r.Paused)
 	}
-	if got := counter(t, o.reg, "hubprobe_connection_failures_total", "reason", "throttled"); got != 2 {
+	if got := float64(o.rec.Tally().Failed["throttled"]); got != 2 {
 		t.Errorf("connection_failures_total{reason=throttled} = %v, want 2", got)
 	}
 }
@@ -162,7 +118,7 @@ func TestRESTMessageLimitRefusesSends(t *testing.T) {
 	s := scenario("rest_broadcast", 1, time.Second, 100*time.Millisecond)
 	o := runEndpoint(t, serverlessEndpoint(t, srv, azure.RESTAPIV1), s)
 	r := o.res
-	refused := int64(counter(t, o.reg, "hubprobe_http_requests_total", "endpoint", "rest", "code", "429"))
+	refused := int64(float64(o.rec.Tally().HTTP[scenariostest.HTTPResponse{Endpoint: "rest", Code: 429}]))
 	if refused < 1 || r.Sent+refused+r.Paused != 10 || r.Throttled[throttle.MessageLimit] != refused+r.Paused {
 		t.Fatalf("sent %d, refused %d, paused %d (throttled %v): want every one of the 10 scheduled sends sent, refused once or paused",
 			r.Sent, refused, r.Paused, r.Throttled)
@@ -174,16 +130,9 @@ func TestRESTMessageLimitRefusesSends(t *testing.T) {
 	if r.Received != r.Sent || r.Lost != 0 {
 		t.Errorf("received %d lost %d of %d sent: a send the hub accepted must arrive", r.Received, r.Lost, r.Sent)
 	}
-	checkCounter(t, o.reg, float64(refused+r.Paused), "hubprobe_throttled_total", "reason", "message_limit")
-	checkCounter(t, o.reg, float64(r.Sent), "hubprobe_messages_sent_total")
-	checkCounter(t, o.reg, float64(r.Sent), "hubprobe_http_requests_total", "endpoint", "rest", "code", "202")
-}
-
-func checkCounter(t *testing.T, reg *prometheus.Registry, want float64, name string, labels ...string) {
-	t.Helper()
-	if got := counter(t, reg, name, labels...); got != want {
-		t.Errorf("%s%v = %v, want %v", name, labels, got, want)
-	}
+	checkCount(t, "hubprobe_throttled_total", o.rec.Tally().Throttled["message_limit"], float64(refused+r.Paused))
+	checkCount(t, "hubprobe_messages_sent_total", o.rec.Tally().Sent, float64(r.Sent))
+	checkCount(t, "hubprobe_http_requests_total", o.rec.Tally().HTTP[scenariostest.HTTPResponse{Endpoint: "rest", Code: 202}], float64(r.Sent))
 }
 
 // A REST target that answers every call 429 with Retry-After: 2: over a 6 s
@@ -198,7 +147,7 @@ func TestRESTRetryAfterPausesTheTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep := scenarios.Endpoint{Serverless: &scenarios.Serverless{ConnectionString: cs, Hub: config.EmbeddedHubName}}
+	ep := scenariostest.Serverless(cs, "")
 	s := scenario("rest_broadcast", 1, 6*time.Second, time.Second)
 	o := runEndpoint(t, ep, s)
 	r := o.res
@@ -216,8 +165,8 @@ func TestRESTRetryAfterPausesTheTarget(t *testing.T) {
 		t.Errorf("sent %d, paused %d, throttled %v: want none sent, %d paused, all 6 scheduled sends throttled",
 			r.Sent, r.Paused, r.Throttled, 6-refused)
 	}
-	checkCounter(t, o.reg, float64(refused), "hubprobe_http_requests_total", "endpoint", "rest", "code", "429")
-	checkCounter(t, o.reg, 6, "hubprobe_throttled_total", "reason", "http_429")
+	checkCount(t, "hubprobe_http_requests_total", o.rec.Tally().HTTP[scenariostest.HTTPResponse{Endpoint: "rest", Code: 429}], float64(refused))
+	checkCount(t, "hubprobe_throttled_total", o.rec.Tally().Throttled["http_429"], 6)
 	if bound := s.Duration + s.MaxSendLag + s.LossTimeout + 2*time.Second; r.Duration > bound {
 		t.Errorf("run took %v, past its duration, drain and connect (%v)", r.Duration, bound)
 	}
@@ -262,7 +211,9 @@ func TestRunInsideAPauseFails(t *testing.T) {
 	srv := hubtest.Start(t, hub.Options{})
 	pause := &scenarios.Pause{}
 	pause.Throttle(throttle.HTTP429, time.Minute, time.Now())
-	o := runEndpoint(t, scenarios.Endpoint{URL: srv.URL(), Pause: pause}, scenario("echo", 2, time.Second, 100*time.Millisecond))
+	ep := scenariostest.SignalR(srv.URL())
+	ep.Pause = pause
+	o := runEndpoint(t, ep, scenario("echo", 2, time.Second, 100*time.Millisecond))
 	r := o.res
 	if r.Outcome != scenarios.ResultFailure || r.Sent != 0 || r.Paused != 20 || r.Throttled[throttle.HTTP429] != 20 ||
 		r.Error != "throttled (http_429): 20 sends fell due while the target was paused after throttling" {

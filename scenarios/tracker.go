@@ -64,8 +64,7 @@ func newTracker(rec Recorder, clients int) *tracker {
 func (t *tracker) sentMessage(expected int, lag time.Duration) {
 	t.sent.Add(1)
 	t.expected.Add(int64(expected))
-	t.rec.MessageSent()
-	t.rec.SendLag(lag)
+	t.rec.Sent(lag)
 	t.mu.Lock()
 	t.sendLags.Record(lag)
 	t.mu.Unlock()
@@ -87,18 +86,21 @@ func (t *tracker) delivered(receiver int, id, pos uint64, latency time.Duration)
 	if t.closed.Load() {
 		return false
 	}
-	switch t.ids.See(receiver, id, pos) {
+	seen := t.ids.See(receiver, id, pos)
+	switch seen {
 	case ledger.Unknown:
 		return false
 	case ledger.Duplicate:
 		t.duplicated.Add(1)
-		t.rec.MessageDuplicated()
+		t.rec.Delivered(Delivery{Duplicate: true})
 		return false
-	case ledger.Reordered:
-		t.reordered.Add(1)
-		t.rec.MessageReordered()
 	}
-	t.countDelivery(t.delivery(receiver, id, latency))
+	d := t.delivery(receiver, id, latency)
+	if seen == ledger.Reordered {
+		t.reordered.Add(1)
+		d.Reordered = true
+	}
+	t.countDelivery(d)
 	return true
 }
 
@@ -160,7 +162,7 @@ func (t *tracker) countDelivery(d Delivery) {
 		t.slow.Add(1)
 	}
 	t.latencySum.Add(int64(d.Latency))
-	t.rec.MessageReceived(d)
+	t.rec.Delivered(d)
 	t.mu.Lock()
 	t.latencies.Record(d.Latency)
 	if d.HasHubTime {
@@ -191,7 +193,7 @@ func (t *tracker) batchDone(latency time.Duration) {
 }
 
 func (t *tracker) throttle(reason string) {
-	t.rec.Throttled(reason)
+	t.rec.Event(Event{Kind: Throttled, Reason: reason})
 	t.mu.Lock()
 	t.throttled[reason]++
 	t.mu.Unlock()
@@ -217,7 +219,7 @@ func (t *tracker) close() (lost int64) {
 	t.closed.Store(true)
 	lost = max(t.expected.Load()-t.received.Load(), 0)
 	if lost > 0 {
-		t.rec.MessagesLost(int(lost))
+		t.rec.Event(Event{Kind: MessagesLost, Count: int(lost)})
 	}
 	return lost
 }

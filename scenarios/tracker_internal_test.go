@@ -9,7 +9,7 @@ import (
 // order sends are counted in; the report, its JSON and the status page
 // show it.
 func TestTrackerKeepsTheLargestSendLag(t *testing.T) {
-	tr := newTracker(sendSink{}, 1)
+	tr := newTracker(Discard, 1)
 	for _, lag := range []time.Duration{3 * time.Millisecond, 7 * time.Millisecond, 5 * time.Millisecond, 0} {
 		tr.sentMessage(1, lag)
 	}
@@ -19,9 +19,3 @@ func TestTrackerKeepsTheLargestSendLag(t *testing.T) {
 		t.Errorf("sent %d, max send lag %v; want 4, 7ms", r.Sent, r.MaxSendLag)
 	}
 }
-
-// sendSink takes the sends and lags a tracker passes on, and keeps nothing.
-type sendSink struct{ sink }
-
-func (sendSink) MessageSent()          {}
-func (sendSink) SendLag(time.Duration) {}

@@ -13,6 +13,7 @@ import (
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
 )
 
 // benchWorkload is one workload of BenchmarkTransports.
@@ -70,7 +71,7 @@ func benchRuns(b *testing.B, url string, s config.Scenario) {
 	var tot benchTotals
 	for range b.N {
 		before := cpuTime(b)
-		rn := &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: url}, Recorder: nopRecorder{}}
+		rn := &scenarios.Runner{Scenario: s, Endpoint: scenariostest.SignalR(url), Recorder: scenarios.Discard}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		res := rn.Run(ctx)
 		cancel()

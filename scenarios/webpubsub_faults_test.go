@@ -4,10 +4,8 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
 	"github.com/hubprobe/hubprobe/throttle"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
@@ -60,13 +58,13 @@ func TestWebPubSubFaults(t *testing.T) {
 		t.Run(fc.name, func(t *testing.T) {
 			t.Parallel()
 			svc := startWPSService(t, fc.script)
-			runner, reg := wpsFaultRunner(t, svc, "echo", fc.name)
+			runner, rec := wpsFaultRunner(t, svc, "echo", fc.name)
 			for range 2 {
 				res := runBounded(t, runner)
 				t.Logf("%s: sent/received/lost %d/%d/%d: %s", res.Outcome, res.Sent, res.Received, res.Lost, res.Error)
 				checkResult(t, fc.faultCase, res)
 			}
-			checkFaultMetrics(t, fc.faultCase, reg, 2)
+			checkFaultCounts(t, fc.faultCase, rec, 2)
 			if (len(fc.script.frames) > 0 || fc.script.deaf) && svc.struck.Load() != 4 {
 				t.Errorf("the fault struck %d connections, want 4", svc.struck.Load())
 			}
@@ -74,18 +72,14 @@ func TestWebPubSubFaults(t *testing.T) {
 	}
 }
 
-// wpsFaultRunner runs a short scenario of kind against svc, into reg.
-func wpsFaultRunner(t *testing.T, svc *wpsService, kind, name string) (*scenarios.Runner, *prometheus.Registry) {
+// wpsFaultRunner runs a short scenario of kind against svc, into the
+// recorder it returns.
+func wpsFaultRunner(t *testing.T, svc *wpsService, kind, name string) (*scenarios.Runner, *scenariostest.Recorder) {
 	t.Helper()
 	s := faultScenario(name, 2)
 	s.Kind, s.Protocol = kind, webpubsub.ProtocolJSON
-	reg := prometheus.NewRegistry()
-	m, err := exporter.NewMetrics(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &scenarios.Runner{Scenario: s, Endpoint: svc.endpoint(t),
-		Recorder: m.Recorder(exporter.ScenarioInfo{Target: s.Target, Scenario: s.Name, Kind: s.Kind})}, reg
+	rec := scenariostest.NewRecorder()
+	return &scenarios.Runner{Scenario: s, Endpoint: svc.endpoint(t), Recorder: rec}, rec
 }
 
 // A 429 on every REST send fails the run as throttled: each of the 20
@@ -93,16 +87,15 @@ func wpsFaultRunner(t *testing.T, svc *wpsService, kind, name string) (*scenario
 // none counts as sent.
 func TestWebPubSubREST429(t *testing.T) {
 	svc := startWPSService(t, wpsScript{restStatus: http.StatusTooManyRequests, restBody: "Too Many Requests"})
-	runner, reg := wpsFaultRunner(t, svc, "rest_broadcast", "rest-429")
+	runner, rec := wpsFaultRunner(t, svc, "rest_broadcast", "rest-429")
 	res := runBounded(t, runner)
 	checkResult(t, faultCase{bound: midRunBound,
 		errText: `^throttled \(http_429\): the hub refused \d+ sends, \d+ more fell due while paused: azure: REST send to all: HTTP 429$`}, res)
-	refused := counter(t, reg, "hubprobe_http_requests_total", "endpoint", "rest", "code", "429")
+	refused := float64(rec.Tally().HTTP[scenariostest.HTTPResponse{Endpoint: "rest", Code: 429}])
 	if res.Sent != 0 || refused < 1 || refused != float64(svc.rest.Load()) || float64(res.Paused) != 20-refused {
 		t.Errorf("sent %d, refused %v of %d REST calls, paused %d; want 0 sent and 20 refused or paused", res.Sent, refused, svc.rest.Load(), res.Paused)
 	}
-	checkCounter(t, reg, 20, "hubprobe_throttled_total", "reason", throttle.HTTP429)
-	checkCounter(t, reg, 1, "hubprobe_runs_total", "result", scenarios.ResultFailure)
+	checkCount(t, "hubprobe_throttled_total", rec.Tally().Throttled[throttle.HTTP429], 20)
 }
 
 // A service that closes its connections with "Message count reaches
@@ -112,12 +105,12 @@ func TestWebPubSubREST429(t *testing.T) {
 func TestWebPubSubClosedForTheMessageLimit(t *testing.T) {
 	svc := startWPSService(t, wpsScript{after: 1, frames: []string{
 		`{"type":"system","event":"disconnected","message":"` + throttle.MessageLimitText + `"}`}})
-	runner, reg := wpsFaultRunner(t, svc, "echo", "message-limit")
+	runner, rec := wpsFaultRunner(t, svc, "echo", "message-limit")
 	res := runBounded(t, runner)
 	checkResult(t, faultCase{bound: midRunBound,
 		errText: `^2 of 2 connections closed during the run: probe: server closed the connection: Message count reaches limit\.$`}, res)
-	checkCounter(t, reg, 2, "hubprobe_connection_failures_total", "reason", scenarios.FailThrottled)
-	limited := counter(t, reg, "hubprobe_throttled_total", "reason", throttle.MessageLimit)
+	checkCount(t, "hubprobe_connection_failures_total", rec.Tally().Failed[scenarios.FailThrottled], 2)
+	limited := float64(rec.Tally().Throttled[throttle.MessageLimit])
 	if limited < 2 || limited != float64(res.Throttled[throttle.MessageLimit]) {
 		t.Errorf("throttled_total{message_limit} = %v, result %d; want the 2 closes and the held sends, alike", limited, res.Throttled[throttle.MessageLimit])
 	}

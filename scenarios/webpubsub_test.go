@@ -12,6 +12,7 @@ import (
 	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/capacity"
+	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
 	"github.com/hubprobe/hubprobe/webpubsub"
 	"github.com/hubprobe/hubprobe/webpubsub/eventhandler"
 )
@@ -33,7 +34,7 @@ func startWebPubSub(t testing.TB, delay time.Duration, opts hub.Options) scenari
 	if err != nil {
 		t.Fatal(err)
 	}
-	return scenarios.Endpoint{WebPubSub: &scenarios.WebPubSub{ConnectionString: cs, Hub: wpsHub}}
+	return scenariostest.WebPubSub(cs, wpsHub)
 }
 
 // webPubSubCases are the kinds of a Web PubSub target with the exact
@@ -63,7 +64,7 @@ func TestEveryWebPubSubKind(t *testing.T) {
 					o := runEndpoint(t, ep, mc.scenario("websockets", protocol))
 					assertCounts(t, o, mc.sent, mc.expected)
 					mc.checkExtras(t, o)
-					checkCounter(t, o.reg, float64(mc.conns), "hubprobe_http_requests_total", "endpoint", "upgrade", "code", "101")
+					checkCount(t, "hubprobe_http_requests_total", o.rec.Tally().HTTP[scenariostest.HTTPResponse{Endpoint: "upgrade", Code: 101}], float64(mc.conns))
 					if o.res.SentBytes == 0 || o.res.ReceivedBytes == 0 {
 						t.Errorf("bytes sent/received %d/%d, want both counted", o.res.SentBytes, o.res.ReceivedBytes)
 					}
@@ -97,7 +98,7 @@ func TestWebPubSubCapacitySearch(t *testing.T) {
 	s := scenario("send_to_group", 4, time.Second, 100*time.Millisecond)
 	s.Protocol, s.GroupSize, s.Mode = webpubsub.ProtocolJSON, 2, config.ModeCapacitySearch
 	s.CapacitySearch = &config.CapacitySearch{BaseSending: 2, Step: 2, StepDuration: 300 * time.Millisecond}
-	runner := &scenarios.Runner{Scenario: s, Endpoint: ep, Recorder: nopRecorder{}}
+	runner := &scenarios.Runner{Scenario: s, Endpoint: ep, Recorder: scenarios.Discard}
 	c := capacity.Search(localtest.Ctx(t, 20*time.Second), runner, capacity.SearchOptions{})
 	if c.StopReason != capacity.StopAllSending || len(c.Steps) != 2 {
 		t.Fatalf("stopped for %q after %d steps (%s), want all_sending after 2", c.StopReason, len(c.Steps), c.Result.Error)

@@ -8,15 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/internal/toxitest"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/runreport"
+	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
 )
 
 // The two sides of a message's latency, as the issue sets them: a network
@@ -45,12 +43,12 @@ func TestWhereTheTimeGoes(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			res, reg := runThrough(t, c)
+			res, rec := runThrough(t, c)
 			t.Logf("%s: latency p50 %v, network round trip p50 %v (%d), hub time p50 %v (%d)", name,
 				res.Latency.P50, res.RoundTrip.P50, res.RoundTrips, res.HubTime.P50, res.HubTimes)
 			checkSide(t, "network round trip", res.RoundTrip.P50, c.network)
 			checkSide(t, "hub time", res.HubTime.P50, c.hub)
-			checkTimeSeries(t, res, reg)
+			checkTimeSeries(t, res, rec)
 			checkTimeReports(t, res)
 		})
 	}
@@ -58,7 +56,7 @@ func TestWhereTheTimeGoes(t *testing.T) {
 
 // runThrough runs 4 connections echoing every 100 ms for 2 s against a hub
 // slowed as c says, behind a link slowed as c says.
-func runThrough(t *testing.T, c timeSplit) (scenarios.Result, *prometheus.Registry) {
+func runThrough(t *testing.T, c timeSplit) (scenarios.Result, *scenariostest.Recorder) {
 	t.Helper()
 	srv := hubtest.Start(t, hub.Options{DeliveryDelay: c.hub})
 	proxy, url := toxitest.Start(t, srv.URL())
@@ -67,17 +65,12 @@ func runThrough(t *testing.T, c timeSplit) (scenarios.Result, *prometheus.Regist
 	}
 	s := scenario("echo", 4, 2*time.Second, 100*time.Millisecond)
 	s.Timeout = s.ConnectTimeout + s.Duration + s.LossTimeout + config.DefaultTimeoutPad
-	reg := prometheus.NewRegistry()
-	m, err := exporter.NewMetrics(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := m.Recorder(exporter.ScenarioInfo{Target: s.Target, Scenario: s.Name, Kind: s.Kind})
-	res := runBounded(t, &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: url}, Recorder: rec})
+	rec := scenariostest.NewRecorder()
+	res := runBounded(t, &scenarios.Runner{Scenario: s, Endpoint: scenariostest.SignalR(url), Recorder: rec})
 	if res.Outcome != scenarios.ResultSuccess || res.Received != 80 {
 		t.Fatalf("run %s, %d of 80 received: %s", res.Outcome, res.Received, res.Error)
 	}
-	return res, reg
+	return res, rec
 }
 
 // checkSide fails unless a p50 reads what its side was given within
@@ -89,50 +82,24 @@ func checkSide(t *testing.T, side string, p50, given time.Duration) {
 	}
 }
 
-// checkTimeSeries checks the run's histograms: a round trip from every
-// connection, a hub time for every delivery, and an exemplar naming this
-// run on the latency bucket of a slow delivery.
-func checkTimeSeries(t *testing.T, res scenarios.Result, reg *prometheus.Registry) {
+// checkTimeSeries checks what the run recorded: a round trip from every
+// connection, a hub time for every delivery, and a slow delivery marked
+// for an exemplar that names a message of this run.
+func checkTimeSeries(t *testing.T, res scenarios.Result, rec *scenariostest.Recorder) {
 	t.Helper()
-	if n := counter(t, reg, "hubprobe_network_round_trip_seconds"); n != float64(res.RoundTrips) || n < 4 {
-		t.Errorf("hubprobe_network_round_trip_seconds has %v observations; the run measured %d, want one per connection at least", n, res.RoundTrips)
+	tally := rec.Tally()
+	if n := tally.RoundTrips; n != res.RoundTrips || n < 4 {
+		t.Errorf("%d round trips recorded; the run measured %d, want one per connection at least", n, res.RoundTrips)
 	}
-	if n := counter(t, reg, "hubprobe_message_hub_time_seconds"); n != float64(res.Received) || res.HubTimes != res.Received {
-		t.Errorf("hubprobe_message_hub_time_seconds has %v observations, the run %d; want one per delivery, %d", n, res.HubTimes, res.Received)
+	if n := tally.HubTimes; n != res.Received || res.HubTimes != res.Received {
+		t.Errorf("%d hub times recorded, the run %d; want one per delivery, %d", n, res.HubTimes, res.Received)
 	}
-	families, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != "hubprobe_message_latency_seconds" {
-			continue
-		}
-		for _, b := range f.GetMetric()[0].GetHistogram().GetBucket() {
-			if e := b.GetExemplar(); e != nil && exemplarNames(t, e.GetLabel(), res) {
-				return
-			}
+	for _, d := range tally.Slowest {
+		if d.RunID == res.RunID && res.RunID != "" && d.Sender >= 0 && d.Sender < 4 {
+			return
 		}
 	}
-	t.Errorf("no latency bucket carries an exemplar of run %s", res.RunID)
-}
-
-type labelPair interface {
-	GetName() string
-	GetValue() string
-}
-
-// exemplarNames reports whether an exemplar's labels name a message of
-// run res: its run_id, a sender among its 4 connections, a sequence.
-func exemplarNames[L labelPair](t *testing.T, labels []L, res scenarios.Result) bool {
-	t.Helper()
-	got := map[string]string{}
-	for _, l := range labels {
-		got[l.GetName()] = l.GetValue()
-	}
-	sender, errSender := strconv.Atoi(got["sender"])
-	_, errSeq := strconv.ParseUint(got["sequence"], 10, 32)
-	return len(got) == 3 && got["run_id"] == res.RunID && res.RunID != "" && errSender == nil && sender >= 0 && sender < 4 && errSeq == nil
+	t.Errorf("no slowest delivery names a message of run %s: %+v", res.RunID, tally.Slowest)
 }
 
 // checkTimeReports checks that hubprobe run's text and JSON say where the

@@ -14,6 +14,7 @@ import (
 	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
@@ -69,7 +70,7 @@ func (s *wpsService) endpoint(t *testing.T) scenarios.Endpoint {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return scenarios.Endpoint{WebPubSub: &scenarios.WebPubSub{ConnectionString: cs, Hub: wpsHub}}
+	return scenariostest.WebPubSub(cs, wpsHub)
 }
 
 func (s *wpsService) restCall(w http.ResponseWriter, r *http.Request) {

@@ -163,13 +163,13 @@ func (sr *searcher) search(ctx context.Context, steps *stepRecorder, at time.Tim
 	cfg := sr.Scenario
 	// Any connection may send in a later step, so every one gets a route.
 	cfg.Senders = 0
-	c.Result = sr.Drive(ctx, at, cfg, steps, func(ctx context.Context, run *scenarios.Session) error {
-		err := sr.ramp(ctx, run, steps, &c, at)
-		if err != nil {
+	run, err := sr.Open(ctx, at, cfg, steps)
+	if err == nil {
+		if err = sr.ramp(ctx, run, steps, &c, at); err != nil {
 			c.StopReason = ""
 		}
-		return err
-	})
+	}
+	c.Result = run.Finish(ctx, err)
 	if cr, ok := sr.Recorder.(Recorder); ok && c.Measured() {
 		cr.CapacityFound(c)
 	}
@@ -180,7 +180,7 @@ func (sr *searcher) search(ctx context.Context, steps *stepRecorder, at time.Tim
 // exhausted. A sharded search sizes its ramp and judges its failures by
 // all the scenario's connections, every shard sending its share of each
 // step's senders.
-func (sr *searcher) ramp(ctx context.Context, run *scenarios.Session, rec *stepRecorder, c *Capacity, at time.Time) error {
+func (sr *searcher) ramp(ctx context.Context, run *scenarios.Run, rec *stepRecorder, c *Capacity, at time.Time) error {
 	total := sr.Scenario.Connections
 	search := config.CapacitySearchFor(total)
 	if sr.Scenario.CapacitySearch != nil {
@@ -222,7 +222,7 @@ func (sr *searcher) ramp(ctx context.Context, run *scenarios.Session, rec *stepR
 // step sends with this shard's share of search.Senders(i) connections for
 // one step duration and waits for the step's messages to arrive or turn 1 s
 // old; verdict then judges it.
-func (sr *searcher) step(ctx context.Context, run *scenarios.Session, rec *stepRecorder, health *connHealth,
+func (sr *searcher) step(ctx context.Context, run *scenarios.Run, rec *stepRecorder, health *connHealth,
 	search config.CapacitySearch, i int) (Step, error) {
 	senders := sr.Shard.Share(search.Senders(i))
 	sentBefore, expectedBefore := run.Sent(), run.Expected()
@@ -249,7 +249,7 @@ func (sr *searcher) step(ctx context.Context, run *scenarios.Session, rec *stepR
 // schedule. A sender whose send fails is marked failed and sends no more;
 // it counts as a failed connection. It returns how the pacer kept to the
 // schedule.
-func paceStep(ctx context.Context, run *scenarios.Session, senders int, duration time.Duration, health *connHealth) pacing {
+func paceStep(ctx context.Context, run *scenarios.Run, senders int, duration time.Duration, health *connHealth) pacing {
 	var lags scenarios.DurationHistogram
 	var maxLag time.Duration
 	var buf []byte
@@ -330,7 +330,7 @@ func (h *connHealth) sendFailed(i int) { h.failed[i] = true }
 // were the hub throttling. Like the rest of the search they stay out of the
 // scenario's connection failure and throttle series: the search provoked
 // them.
-func (h *connHealth) check(run *scenarios.Session) (failed int, throttled int64) {
+func (h *connHealth) check(run *scenarios.Run) (failed int, throttled int64) {
 	for i := range run.Connections() {
 		if ended, byThrottle := run.Ended(i); ended && !h.dropped[i] {
 			h.dropped[i] = true

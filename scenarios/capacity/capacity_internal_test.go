@@ -40,19 +40,19 @@ func TestJudgeFollowsTheCapacityDefinition(t *testing.T) {
 func TestStepRecorderAttribution(t *testing.T) {
 	inner := &countingRecorder{}
 	rec := newStepRecorder(inner)
-	rec.Throttled(throttle.HTTP429) // while connecting: the canary's own
+	rec.Event(scenarios.Event{Kind: scenarios.Throttled, Reason: throttle.HTTP429}) // while connecting: the canary's own
 	first := rec.begin()
 	first.start = first.start.Add(-3 * time.Second) // as if it began 3 s ago
 	rec.BytesSent(100)
-	rec.Throttled(throttle.MessageLimit)
+	rec.Event(scenarios.Event{Kind: scenarios.Throttled, Reason: throttle.MessageLimit})
 	second := rec.begin()
 	time.Sleep(30 * time.Millisecond)
 	rec.BytesReceived(50)
 	// Sent 10 ms ago: in the second step. Sent 1.2 s ago: in the first,
 	// and slow. Sent 5 s ago: before any step, counted nowhere.
-	rec.MessageReceived(scenarios.Delivery{Latency: 10 * time.Millisecond})
-	rec.MessageReceived(scenarios.Delivery{Latency: 1200 * time.Millisecond})
-	rec.MessageReceived(scenarios.Delivery{Latency: 5 * time.Second})
+	rec.Delivered(scenarios.Delivery{Latency: 10 * time.Millisecond})
+	rec.Delivered(scenarios.Delivery{Latency: 1200 * time.Millisecond})
+	rec.Delivered(scenarios.Delivery{Latency: 5 * time.Second})
 	rec.idle()
 	rec.BytesSent(999) // between steps: nobody's
 	a, b := rec.snapshot(first), rec.snapshot(second)
@@ -73,8 +73,12 @@ type countingRecorder struct {
 	throttled, received, bytes int
 }
 
-func (c *countingRecorder) Throttled(string)                   { c.throttled++ }
-func (c *countingRecorder) MessageReceived(scenarios.Delivery) { c.received++ }
-func (c *countingRecorder) RoundTrip(time.Duration)            {}
-func (c *countingRecorder) BytesSent(n int)                    { c.bytes += n }
-func (c *countingRecorder) BytesReceived(n int)                { c.bytes += n }
+func (c *countingRecorder) Event(e scenarios.Event) {
+	if e.Kind == scenarios.Throttled {
+		c.throttled++
+	}
+}
+func (c *countingRecorder) Delivered(scenarios.Delivery) { c.received++ }
+func (c *countingRecorder) RoundTrip(time.Duration)      {}
+func (c *countingRecorder) BytesSent(n int)              { c.bytes += n }
+func (c *countingRecorder) BytesReceived(n int)          { c.bytes += n }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
@@ -84,7 +83,7 @@ func hubReceived(reg *prometheus.Registry) float64 {
 }
 
 // captureRecorder keeps the last capacity search handed to it, on top of
-// the exporter's recorder.
+// a tallying recorder.
 type captureRecorder struct {
 	scenarios.Recorder
 	mu   sync.Mutex
@@ -92,7 +91,6 @@ type captureRecorder struct {
 }
 
 func (c *captureRecorder) CapacityFound(found capacity.Capacity) {
-	c.Recorder.(capacity.Recorder).CapacityFound(found)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.last = &found
@@ -107,14 +105,9 @@ func TestCapacitySearchStopsWhereTheHubSaturates(t *testing.T) {
 	s := scenariostest.Scenario("echo", 4, time.Second, 50*time.Millisecond)
 	s.Name, s.LossTimeout, s.Mode = "echo-capacity", 4*time.Second, config.ModeCapacitySearch
 	s.CapacitySearch = &config.CapacitySearch{BaseSending: 1, Step: 1, StepDuration: time.Second}
-	reg := prometheus.NewRegistry()
-	m, err := exporter.NewMetrics(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info := exporter.ScenarioInfo{Target: s.Target, Scenario: s.Name, Kind: s.Kind, Transport: s.Transport, Protocol: s.Protocol}
-	rec := &captureRecorder{Recorder: m.Recorder(info)}
-	runner := &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: url}, Recorder: rec}
+	tally := scenariostest.NewRecorder()
+	rec := &captureRecorder{Recorder: tally}
+	runner := &scenarios.Runner{Scenario: s, Endpoint: scenariostest.SignalR(url), Recorder: rec}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
@@ -143,7 +136,9 @@ func TestCapacitySearchStopsWhereTheHubSaturates(t *testing.T) {
 		t.Errorf("capacity step sent %d, received %d in %s: %.2f msg/s in, %.2f out; want 40, 40 in 1s: 40, 40",
 			found.Sent, found.Received, found.Duration, found.InboundMessagesPerSecond(), found.OutboundMessagesPerSecond())
 	}
-	checkExported(t, reg, s, found)
+	if got := tally.Tally().Sent; got != 0 {
+		t.Errorf("the search recorded %d messages sent, want none: its messages stay out of the SLO series", got)
+	}
 }
 
 func checkSteps(t *testing.T, c capacity.Capacity) {
@@ -167,41 +162,6 @@ func checkSteps(t *testing.T, c capacity.Capacity) {
 	}
 }
 
-// checkExported compares the exported capacity with the step it came from,
-// and checks the search stayed out of the SLO series.
-func checkExported(t *testing.T, reg *prometheus.Registry, s config.Scenario, found capacity.Step) {
-	t.Helper()
-	labels := []string{"target", s.Target, "scenario", s.Name}
-	gauges := []struct {
-		name, direction string
-		want            float64
-	}{
-		{"hubprobe_capacity_messages_per_second", "inbound", found.InboundMessagesPerSecond()},
-		{"hubprobe_capacity_messages_per_second", "outbound", found.OutboundMessagesPerSecond()},
-		{"hubprobe_capacity_bandwidth_bytes_per_second", "inbound", found.InboundBytesPerSecond()},
-		{"hubprobe_capacity_bandwidth_bytes_per_second", "outbound", found.OutboundBytesPerSecond()},
-	}
-	for _, g := range gauges {
-		if got := scenariostest.Counter(t, reg, g.name, append(labels, "direction", g.direction)...); got != g.want || got <= 0 {
-			t.Errorf("%s{direction=%q} = %g, want the capacity step's %g", g.name, g.direction, got, g.want)
-		}
-	}
-	for name, want := range map[string]float64{"hubprobe_capacity_steps": 3, "hubprobe_capacity_senders": 2} {
-		if got := scenariostest.Counter(t, reg, name, labels...); got != want {
-			t.Errorf("%s = %g, want %g", name, got, want)
-		}
-	}
-	if got := scenariostest.Counter(t, reg, "hubprobe_capacity_stop_reason", append(labels, "reason", "slow_messages")...); got != 1 {
-		t.Errorf("stop reason slow_messages = %g, want 1", got)
-	}
-	if got := scenariostest.Counter(t, reg, "hubprobe_messages_sent_total", labels...); got != 0 {
-		t.Errorf("the search fed %g messages into hubprobe_messages_sent_total, want none", got)
-	}
-	if got := scenariostest.Counter(t, reg, "hubprobe_runs_total", append(labels, "result", "success")...); got != 1 {
-		t.Errorf("runs_total{result=success} = %g, want 1", got)
-	}
-}
-
 // TestCapacitySearchRunsOutOfSenders ramps against a hub that never
 // saturates: every connection ends up sending and the search says the
 // capacity is at least the last step.
@@ -210,7 +170,7 @@ func TestCapacitySearchRunsOutOfSenders(t *testing.T) {
 	s := scenariostest.Scenario("broadcast", 3, time.Second, 100*time.Millisecond)
 	s.Mode = config.ModeCapacitySearch
 	s.CapacitySearch = &config.CapacitySearch{BaseSending: 1, Step: 2, StepDuration: 300 * time.Millisecond}
-	runner := &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: srv.URL}, Recorder: scenariostest.NopRecorder{}}
+	runner := &scenarios.Runner{Scenario: s, Endpoint: scenariostest.SignalR(srv.URL), Recorder: scenarios.Discard}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	c := capacity.Search(ctx, runner, capacity.SearchOptions{})
@@ -246,8 +206,8 @@ func TestCapacitySearchThatCannotConnect(t *testing.T) {
 	dead.Close()
 	s := scenariostest.Scenario("echo", 2, time.Second, 100*time.Millisecond)
 	s.Mode, s.ConnectTimeout = config.ModeCapacitySearch, 2*time.Second
-	rec := &captureRecorder{Recorder: capacityNop{}}
-	runner := &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: url}, Recorder: rec}
+	rec := &captureRecorder{Recorder: scenarios.Discard}
+	runner := &scenarios.Runner{Scenario: s, Endpoint: scenariostest.SignalR(url), Recorder: rec}
 	c := capacity.Search(context.Background(), runner, capacity.SearchOptions{})
 	if c.Result.Outcome != scenarios.ResultFailure || c.Measured() || rec.last != nil {
 		t.Errorf("outcome %q, measured %v, exported %v; want a failure with nothing exported", c.Result.Outcome, c.Measured(), rec.last != nil)
@@ -333,7 +293,3 @@ func checkPlot(t *testing.T, c capacity.Capacity) {
 		t.Errorf("1 s line at y=%g, want 236", limit)
 	}
 }
-
-type capacityNop struct{ scenariostest.NopRecorder }
-
-func (capacityNop) CapacityFound(capacity.Capacity) {}

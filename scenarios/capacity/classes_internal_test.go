@@ -19,10 +19,10 @@ func TestCapacityStepClassesAtTheirBounds(t *testing.T) {
 	step := rec.begin()
 	step.start = step.start.Add(-10 * time.Second) // every delivery was sent during the step
 	for _, b := range bounds {
-		rec.MessageReceived(scenarios.Delivery{Latency: b - time.Microsecond})
-		rec.MessageReceived(scenarios.Delivery{Latency: b})
+		rec.Delivered(scenarios.Delivery{Latency: b - time.Microsecond})
+		rec.Delivered(scenarios.Delivery{Latency: b})
 	}
-	rec.MessageReceived(scenarios.Delivery{Latency: 999 * time.Millisecond})
+	rec.Delivered(scenarios.Delivery{Latency: 999 * time.Millisecond})
 	// [0, 50ms): 50ms-1µs; [50ms, 100ms): 50ms, 100ms-1µs; [100ms, 1s): 100ms,
 	// 1s-1µs, 999ms; [1s, 2s): 1s, 2s-1µs; [2s, ∞): 2s.
 	want := []int64{1, 2, 3, 2, 1}

@@ -76,8 +76,12 @@ func (r *stepRecorder) snapshot(s *stepStats) Step {
 	return step
 }
 
-// MessageReceived finds the step that sent the message from its send time.
-func (r *stepRecorder) MessageReceived(d scenarios.Delivery) {
+// Delivered finds the step that sent the message from its send time;
+// duplicates are kept to the search.
+func (r *stepRecorder) Delivered(d scenarios.Delivery) {
+	if d.Duplicate {
+		return
+	}
 	latency := d.Latency
 	sentAt := time.Now().Add(-latency)
 	r.mu.Lock()
@@ -111,22 +115,25 @@ func (r *stepRecorder) BytesReceived(n int) {
 	}
 }
 
-// Throttled counts against the running step; a throttle outside the steps
-// (while connecting) is the canary's own problem and goes through.
-func (r *stepRecorder) Throttled(reason string) {
-	if s := r.current.Load(); s != nil {
-		s.throttled.Add(1)
+// Event counts a throttle against the running step, and keeps lost
+// messages to the search; every other event goes through. A throttle
+// outside the steps (while connecting) is the canary's own problem and
+// goes through too.
+func (r *stepRecorder) Event(e scenarios.Event) {
+	switch e.Kind {
+	case scenarios.MessagesLost:
 		return
+	case scenarios.Throttled:
+		if s := r.current.Load(); s != nil {
+			s.throttled.Add(1)
+			return
+		}
 	}
-	r.Recorder.Throttled(reason)
+	r.Recorder.Event(e)
 }
 
-// Kept to the search; see the type's comment.
-func (r *stepRecorder) MessageSent()          {}
-func (r *stepRecorder) MessagesLost(int)      {}
-func (r *stepRecorder) MessageDuplicated()    {}
-func (r *stepRecorder) MessageReordered()     {}
-func (r *stepRecorder) SendLag(time.Duration) {}
+// Sent is kept to the search; see the type's comment.
+func (r *stepRecorder) Sent(time.Duration) {}
 
 // RoundTrip is kept to the search too: a hub driven past its capacity
 // answers pings late, and the round-trip series feed the latency alerts'

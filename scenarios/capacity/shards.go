@@ -153,14 +153,14 @@ func (c *stepClock) begin(ctx context.Context, i int) error {
 // when the search is sharded and has an aggregator, from this shard's own
 // figures otherwise. The totals must be complete by deadline, the next
 // step's start.
-func (sr *searcher) verdict(ctx context.Context, run *scenarios.Session, rec *stepRecorder, step Step, deadline time.Time) (string, error) {
+func (sr *searcher) verdict(ctx context.Context, run *scenarios.Run, rec *stepRecorder, step Step, deadline time.Time) (string, error) {
 	if p, ok := sr.Recorder.(StepPublisher); ok {
-		p.PublishStep(StepFigures{Run: run.ID(), Step: step, Connections: run.Connections(), Saturated: probeSaturated(step, sr.MaxSendLag())})
+		p.PublishStep(StepFigures{Run: run.ID, Step: step, Connections: run.Connections(), Saturated: probeSaturated(step, sr.MaxSendLag())})
 	}
 	if !sr.Shard.Sharded() || sr.opts.Aggregator == nil {
 		return rec.judge(step, run.Connections(), sr.MaxSendLag()), nil
 	}
-	key := StepKey{Target: sr.Scenario.Target, Scenario: sr.Scenario.Name, Run: run.ID(), Step: step.Number}
+	key := StepKey{Target: sr.Scenario.Target, Scenario: sr.Scenario.Name, Run: run.ID, Step: step.Number}
 	totals, err := sr.awaitShards(ctx, key, deadline)
 	if err != nil {
 		return "", err

@@ -18,7 +18,7 @@ func TestCapacityStepCountsOneSecondAsSlow(t *testing.T) {
 	step := rec.begin()
 	step.start = step.start.Add(-3 * time.Second) // every delivery was sent during the step
 	for _, l := range onTheLine {
-		rec.MessageReceived(scenarios.Delivery{Latency: l})
+		rec.Delivered(scenarios.Delivery{Latency: l})
 	}
 	if s := rec.snapshot(step); s.Received != int64(len(onTheLine)) || s.Slow != slowOnTheLine {
 		t.Errorf("step received/slow = %d/%d for %v, want %d/%d", s.Received, s.Slow, onTheLine, len(onTheLine), slowOnTheLine)

@@ -20,7 +20,7 @@ func TestSearchStepsTakesTheCallersRuleAndClasses(t *testing.T) {
 	s := scenariostest.Scenario("echo", 4, time.Second, 100*time.Millisecond)
 	s.Mode = config.ModeCapacitySearch
 	s.CapacitySearch = &config.CapacitySearch{BaseSending: 1, Step: 1, StepDuration: 300 * time.Millisecond}
-	runner := &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: srv.URL}, Recorder: scenariostest.NopRecorder{}}
+	runner := &scenarios.Runner{Scenario: s, Endpoint: scenariostest.SignalR(srv.URL), Recorder: scenarios.Discard}
 	var judged []int
 	opts := capacity.StepOptions{
 		Judge: func(step capacity.Step, connections int) string {

@@ -22,7 +22,7 @@ func TestCapacitySearchCountsAThrottlingClose(t *testing.T) {
 	s := scenariostest.Scenario("echo", 4, time.Second, 50*time.Millisecond)
 	s.Mode = config.ModeCapacitySearch
 	s.CapacitySearch = &config.CapacitySearch{BaseSending: 1, Step: 1, StepDuration: 500 * time.Millisecond}
-	runner := &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: srv.URL()}, Recorder: scenariostest.NopRecorder{}}
+	runner := &scenarios.Runner{Scenario: s, Endpoint: scenariostest.SignalR(srv.URL()), Recorder: scenarios.Discard}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	c := capacity.Search(ctx, runner, capacity.SearchOptions{})

@@ -1,25 +1,27 @@
 // Package scenariostest holds what the tests of the scenario engine, the
 // capacity search and the scheduler share: small fast scenarios, a
-// recorder that discards everything, jobs and a scheduler reporting into
-// a registry of their own, and readers of that registry. No product code
-// imports it.
+// recorder that tallies everything a run records, jobs and a scheduler
+// reporting to one, and the results it returns. No product code imports
+// it.
 package scenariostest
 
 import (
 	"context"
-	"strconv"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
+	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/exporter"
-	"github.com/hubprobe/hubprobe/probe/clientconn"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/capacity"
 	"github.com/hubprobe/hubprobe/scenarios/schedule"
+	"github.com/hubprobe/hubprobe/scenarios/wire/classicwire"
+	"github.com/hubprobe/hubprobe/scenarios/wire/corewire"
+	"github.com/hubprobe/hubprobe/scenarios/wire/wpswire"
 )
 
 // Scenario returns a small, fast scenario of the given kind.
@@ -36,52 +38,6 @@ func Scenario(kind string, connections int, duration, interval time.Duration) co
 	return s
 }
 
-// Counter is the value of the series name{labels} in reg: a counter's or
-// gauge's value, a histogram's sample count, or a summary's quantile named
-// by the label quantile. It fails t when there is no such series.
-func Counter(t *testing.T, reg *prometheus.Registry, name string, labels ...string) float64 {
-	t.Helper()
-	families, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]string{}
-	for i := 0; i+1 < len(labels); i += 2 {
-		want[labels[i]] = labels[i+1]
-	}
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-	metrics:
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				// quantile is a label only in the text format; summaries
-				// carry it on each quantile, matched below.
-				if v, ok := want[l.GetName()]; ok && v != l.GetValue() {
-					continue metrics
-				}
-			}
-			switch {
-			case m.Counter != nil:
-				return m.GetCounter().GetValue()
-			case m.Gauge != nil:
-				return m.GetGauge().GetValue()
-			case m.Histogram != nil:
-				return float64(m.GetHistogram().GetSampleCount())
-			case m.Summary != nil:
-				for _, q := range m.GetSummary().GetQuantile() {
-					if strconv.FormatFloat(q.GetQuantile(), 'g', -1, 64) == want["quantile"] {
-						return q.GetValue()
-					}
-				}
-			}
-		}
-	}
-	t.Fatalf("no series %s%v", name, labels)
-	return 0
-}
-
 // WaitUntil polls cond every 50 ms and fails t when it is not met within
 // limit.
 func WaitUntil(t *testing.T, limit time.Duration, cond func() bool) {
@@ -95,18 +51,17 @@ func WaitUntil(t *testing.T, limit time.Duration, cond func() bool) {
 	}
 }
 
-// OneJob is s resolved against a hub at url, reporting to m.
-func OneJob(m *exporter.Metrics, url string, s config.Scenario) []scenarios.Job {
-	info := exporter.ScenarioInfo{Target: s.Target, Scenario: s.Name, Kind: s.Kind}
-	runner := &scenarios.Runner{Scenario: s, Endpoint: scenarios.Endpoint{URL: url}, Recorder: m.Recorder(info)}
+// OneJob is s resolved against a hub at url, reporting to rec.
+func OneJob(rec scenarios.Recorder, url string, s config.Scenario) []scenarios.Job {
+	runner := &scenarios.Runner{Scenario: s, Endpoint: SignalR(url), Recorder: rec}
 	return []scenarios.Job{{Runner: runner, Target: &config.Target{Name: s.Target, URL: "http://unused"}}}
 }
 
-// SchedulerFixture runs a Scheduler whose runners report into one
-// registry.
+// SchedulerFixture runs a Scheduler whose runners record into one
+// Recorder and report their results to one Results.
 type SchedulerFixture struct {
-	Reg     *prometheus.Registry
-	Metrics *exporter.Metrics
+	Rec     *Recorder
+	Results *Results
 	Sched   *schedule.Scheduler
 	URL     string
 }
@@ -114,12 +69,8 @@ type SchedulerFixture struct {
 // NewSchedulerFixture is an empty scheduler for jobs against a hub at url.
 func NewSchedulerFixture(t *testing.T, url string) *SchedulerFixture {
 	t.Helper()
-	f := &SchedulerFixture{Reg: prometheus.NewRegistry(), URL: url}
-	var err error
-	if f.Metrics, err = exporter.NewMetrics(f.Reg); err != nil {
-		t.Fatal(err)
-	}
-	f.Sched = schedule.New(context.Background(), zerolog.Nop(), capacity.SearchOptions{})
+	f := &SchedulerFixture{Rec: NewRecorder(), Results: &Results{}, URL: url}
+	f.Sched = schedule.New(context.Background(), zerolog.Nop(), capacity.SearchOptions{}, f.Results)
 	return f
 }
 
@@ -135,27 +86,58 @@ func StopBounded(t *testing.T, sched *schedule.Scheduler) {
 	}
 }
 
-// NopRecorder discards everything a run records.
-type NopRecorder struct{ discard }
+// Results keeps the result of every run a scheduler reports.
+type Results struct {
+	mu   sync.Mutex
+	list []scenarios.Result
+}
 
-// discard holds NopRecorder's methods: each of scenarios.Recorder's, doing
-// nothing.
-type discard struct{}
+// RunFinished keeps res.
+func (r *Results) RunFinished(res scenarios.Result) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.list = append(r.list, res)
+}
 
-func (discard) HTTPResponse(string, int)           {}
-func (discard) BytesSent(int)                      {}
-func (discard) BytesReceived(int)                  {}
-func (discard) MessageSent()                       {}
-func (discard) MessageReceived(scenarios.Delivery) {}
-func (discard) MessagesLost(int)                   {}
-func (discard) MessageDuplicated()                 {}
-func (discard) MessageReordered()                  {}
-func (discard) SendLag(time.Duration)              {}
-func (discard) Throttled(string)                   {}
-func (discard) Connected(clientconn.ConnectTiming) {}
-func (discard) RoundTrip(time.Duration)            {}
-func (discard) ConnectionFailed(string)            {}
-func (discard) ConnectionOpened()                  {}
-func (discard) ConnectionClosed()                  {}
-func (discard) Reconnected()                       {}
-func (discard) RunFinished(scenarios.Result)       {}
+// All is every result so far, in the order they came.
+func (r *Results) All() []scenarios.Result {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.list)
+}
+
+// Count is how many results so far have the outcome.
+func (r *Results) Count(outcome string) int {
+	n := 0
+	for _, res := range r.All() {
+		if res.Outcome == outcome {
+			n++
+		}
+	}
+	return n
+}
+
+// SignalR is the endpoint of an ASP.NET Core SignalR hub at url.
+func SignalR(url string) scenarios.Endpoint {
+	return scenarios.Endpoint{Wire: corewire.New(corewire.Target{URL: url})}
+}
+
+// Serverless is the endpoint of Azure SignalR Service (or its emulation)
+// in serverless mode, by its connection string, at hubprobe's embedded
+// hub name, on REST API version apiVersion ("" for the default).
+func Serverless(cs azure.ConnectionString, apiVersion string) scenarios.Endpoint {
+	return scenarios.Endpoint{Wire: corewire.New(corewire.Target{Serverless: &corewire.Serverless{
+		ConnectionString: cs, Hub: config.EmbeddedHubName, RESTAPIVersion: apiVersion}})}
+}
+
+// Classic is the endpoint of the classic ASP.NET SignalR benchmark hub
+// (Signalrbench) of an app server at url.
+func Classic(url string) scenarios.Endpoint {
+	return scenarios.Endpoint{Wire: classicwire.New(classicwire.Target{URL: url, Hub: "Signalrbench"})}
+}
+
+// WebPubSub is the endpoint of an Azure Web PubSub hub, by its
+// connection string.
+func WebPubSub(cs azure.ConnectionString, hub string) scenarios.Endpoint {
+	return scenarios.Endpoint{Wire: wpswire.New(wpswire.Target{ConnectionString: cs, Hub: hub})}
+}

@@ -28,6 +28,7 @@ type Scheduler struct {
 	ctx    context.Context
 	log    zerolog.Logger
 	search capacity.SearchOptions
+	report Reporter
 
 	mu      sync.Mutex
 	entries map[string]*entry
@@ -45,10 +46,16 @@ type entry struct {
 	running  atomic.Bool
 }
 
+// Reporter takes the Result of every run the scheduler starts or skips:
+// the exporter counts runs and keeps their history from it.
+type Reporter interface {
+	RunFinished(res scenarios.Result)
+}
+
 // New starts an empty scheduler; Apply gives it jobs. search tunes the
-// sharded capacity searches it runs.
-func New(ctx context.Context, log zerolog.Logger, search capacity.SearchOptions) *Scheduler {
-	return &Scheduler{ctx: ctx, log: log, search: search, entries: map[string]*entry{}}
+// sharded capacity searches it runs; every run's result goes to report.
+func New(ctx context.Context, log zerolog.Logger, search capacity.SearchOptions, report Reporter) *Scheduler {
+	return &Scheduler{ctx: ctx, log: log, search: search, report: report, entries: map[string]*entry{}}
 }
 
 // Apply makes the schedule match jobs: new scenarios start, removed ones
@@ -133,7 +140,7 @@ func (s *Scheduler) loop(e *entry) {
 func (s *Scheduler) fire(e *entry, at time.Time) {
 	defer s.wg.Done()
 	if !e.running.CompareAndSwap(false, true) {
-		e.runner.Recorder.RunFinished(scenarios.Result{
+		s.report.RunFinished(scenarios.Result{
 			Target: e.scenario.Target, Scenario: e.scenario.Name, Kind: e.scenario.Kind,
 			Start: time.Now(), Outcome: scenarios.ResultSkipped, Error: "previous run still in progress",
 		})
@@ -142,7 +149,7 @@ func (s *Scheduler) fire(e *entry, at time.Time) {
 	defer e.running.Store(false)
 	ctx, cancel := context.WithTimeout(e.ctx, e.scenario.Timeout)
 	defer cancel()
-	Run(ctx, e.runner, s.search, at)
+	s.report.RunFinished(Run(ctx, e.runner, s.search, at))
 }
 
 // Run runs rn's scenario once, as scheduled at at: a capacity_search

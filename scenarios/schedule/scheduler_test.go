@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/bench/benchtest"
+	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
 )
 
@@ -16,16 +17,15 @@ func TestSchedulerSkipsOverlappingRunsAndStopsPromptly(t *testing.T) {
 	f := scenariostest.NewSchedulerFixture(t, srv.URL)
 	s := scenariostest.Scenario("echo", 1, 1800*time.Millisecond, 300*time.Millisecond)
 	s.Schedule, s.Timeout = "@every 1s", 10*time.Second
-	if err := f.Sched.Apply(scenariostest.OneJob(f.Metrics, f.URL, s), false); err != nil {
+	if err := f.Sched.Apply(scenariostest.OneJob(f.Rec, f.URL, s), false); err != nil {
 		t.Fatal(err)
 	}
 	scenariostest.WaitUntil(t, 6*time.Second, func() bool {
-		return scenariostest.Counter(t, f.Reg, "hubprobe_runs_total", "result", "skipped") >= 1 &&
-			scenariostest.Counter(t, f.Reg, "hubprobe_runs_total", "result", "success") >= 1
+		return f.Results.Count(scenarios.ResultSkipped) >= 1 && f.Results.Count(scenarios.ResultSuccess) >= 1
 	})
 	scenariostest.StopBounded(t, f.Sched)
-	if got := scenariostest.Counter(t, f.Reg, "hubprobe_connections_active"); got != 0 {
-		t.Fatalf("connections_active = %v after Stop, want 0", got)
+	if got := f.Rec.Tally().Active(); got != 0 {
+		t.Fatalf("%d connections open after Stop, want 0", got)
 	}
 }
 
@@ -35,15 +35,15 @@ func TestSchedulerApplyRemovesScenarios(t *testing.T) {
 	defer f.Sched.Stop()
 	s := scenariostest.Scenario("echo", 1, 30*time.Second, 500*time.Millisecond)
 	s.Schedule, s.Timeout = "@every 1h", time.Minute
-	if err := f.Sched.Apply(scenariostest.OneJob(f.Metrics, f.URL, s), false); err != nil {
+	if err := f.Sched.Apply(scenariostest.OneJob(f.Rec, f.URL, s), false); err != nil {
 		t.Fatal(err)
 	}
-	scenariostest.WaitUntil(t, 5*time.Second, func() bool { return scenariostest.Counter(t, f.Reg, "hubprobe_messages_sent_total") >= 2 })
+	scenariostest.WaitUntil(t, 5*time.Second, func() bool { return f.Rec.Tally().Sent >= 2 })
 	// Removing the scenario cancels its 30 s run: it ends as a failure now.
 	if err := f.Sched.Apply(nil, false); err != nil {
 		t.Fatal(err)
 	}
 	scenariostest.WaitUntil(t, 5*time.Second, func() bool {
-		return scenariostest.Counter(t, f.Reg, "hubprobe_runs_total", "result", "failure") == 1
+		return f.Results.Count(scenarios.ResultFailure) == 1
 	})
 }
