@@ -104,7 +104,7 @@ func TestClassicFaultsFailTheRunWithTheirReason(t *testing.T) {
 			if o.res.Outcome != scenarios.ResultFailure || !strings.Contains(o.res.Error, tc.errText) {
 				t.Fatalf("outcome %s, error %q; want a failure saying %q", o.res.Outcome, o.res.Error, tc.errText)
 			}
-			if got := float64(o.rec.Tally().Failed[tc.reason]); got != 2 {
+			if got := o.rec.Tally().Failed[tc.reason]; got != 2 {
 				t.Errorf("connection_failures_total{reason=%s} = %v, want 2", tc.reason, got)
 			}
 		})

@@ -74,7 +74,7 @@ func TestClassicDisconnectAndRefusedReconnectFailTheRun(t *testing.T) {
 			if o.res.Outcome != scenarios.ResultFailure || !strings.Contains(o.res.Error, tc.errText) {
 				t.Fatalf("outcome %s, error %q; want a failure saying %q", o.res.Outcome, o.res.Error, tc.errText)
 			}
-			if got := float64(o.rec.Tally().Failed[tc.reason]); got != float64(mc.conns) {
+			if got := o.rec.Tally().Failed[tc.reason]; got != int64(mc.conns) {
 				t.Errorf("connection_failures_total{reason=%s} = %v, want %d, one per connection", tc.reason, got, mc.conns)
 			}
 		})

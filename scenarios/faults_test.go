@@ -433,7 +433,7 @@ func schedulerAgainstHungTarget(t *testing.T) {
 	if got := float64(f.Rec.Tally().Failed["timeout"]); got != 2*failed && got != 2*(failed-1) {
 		t.Errorf("connection_failures_total{reason=timeout} = %v after %v failed runs of 2 connections", got, failed)
 	}
-	if got := float64(f.Rec.Tally().Failed["negotiate"]); got != 0 {
+	if got := f.Rec.Tally().Failed["negotiate"]; got != 0 {
 		t.Errorf("connection_failures_total{reason=negotiate} = %v: a cancelled connect was counted as a hub failure", got)
 	}
 	if got := f.Results.Count(scenarios.ResultSuccess); got != 0 {

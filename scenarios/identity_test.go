@@ -69,7 +69,7 @@ func TestReorderingCountedPerSenderAndReceiver(t *testing.T) {
 		t.Fatalf("outcome %s (%s), received/lost/duplicated/reordered = %d/%d/%d/%d, want %d/0/0/100",
 			r.Outcome, r.Error, r.Received, r.Lost, r.Duplicated, r.Reordered, sends)
 	}
-	if got := float64(o.rec.Tally().Reordered); got != 100 {
+	if got := o.rec.Tally().Reordered; got != 100 {
 		t.Errorf("hubprobe_messages_reordered_total = %v, want 100", got)
 	}
 	if !r.MetSLO() {

@@ -97,12 +97,12 @@ func TestEveryKindOverEveryTransportAndProtocol(t *testing.T) {
 func (mc matrixCase) checkExtras(t *testing.T, o runOutcome) {
 	t.Helper()
 	if mc.serverless {
-		if got := float64(o.rec.Tally().HTTP[scenariostest.HTTPResponse{Endpoint: "rest", Code: 202}]); got != float64(mc.sent) {
+		if got := o.rec.Tally().HTTP[scenariostest.HTTPResponse{Endpoint: "rest", Code: 202}]; got != int64(mc.sent) {
 			t.Errorf("http_requests_total{endpoint=rest,code=202} = %v, want one per send (%d)", got, mc.sent)
 		}
 	}
 	if mc.kind == "rest_send_to_group" {
-		if got := float64(o.rec.Tally().HTTP[scenariostest.HTTPResponse{Endpoint: "rest", Code: 200}]); got != float64(mc.conns) {
+		if got := o.rec.Tally().HTTP[scenariostest.HTTPResponse{Endpoint: "rest", Code: 200}]; got != int64(mc.conns) {
 			t.Errorf("http_requests_total{endpoint=rest,code=200} = %v, want one group add per connection (%d)", got, mc.conns)
 		}
 	}

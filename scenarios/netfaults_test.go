@@ -293,7 +293,7 @@ func checkLatencyToxic(t *testing.T, res scenarios.Result, rec *scenariostest.Re
 		t.Errorf("p90 %v, want %v–%v", p90, delay+jitter*7/10, delay+jitter+5*time.Millisecond)
 	}
 	for _, reason := range failureReasons {
-		if got := float64(rec.Tally().Failed[reason]); got != 0 {
+		if got := rec.Tally().Failed[reason]; got != 0 {
 			t.Errorf("connections failed for %q: %v, want 0", reason, got)
 		}
 	}

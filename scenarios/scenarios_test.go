@@ -60,16 +60,16 @@ func assertCounts(t *testing.T, o runOutcome, sent, expected int64) {
 	if r.Sent != sent || r.Expected != expected || r.Received != expected || r.Lost != 0 {
 		t.Fatalf("sent/expected/received/lost = %d/%d/%d/%d, want %d/%d/%d/0", r.Sent, r.Expected, r.Received, r.Lost, sent, expected, expected)
 	}
-	if got := float64(o.rec.Tally().Sent); got != float64(sent) {
+	if got := o.rec.Tally().Sent; got != int64(sent) {
 		t.Errorf("hubprobe_messages_sent_total = %v, want %d", got, sent)
 	}
-	if got := float64(o.rec.Tally().Received); got != float64(expected) {
+	if got := o.rec.Tally().Received; got != int64(expected) {
 		t.Errorf("hubprobe_messages_received_total = %v, want %d", got, expected)
 	}
-	if got := float64(o.rec.Tally().Received); got != float64(expected) {
+	if got := o.rec.Tally().Received; got != int64(expected) {
 		t.Errorf("latency histogram count = %v, want %d", got, expected)
 	}
-	if got := float64(o.rec.Tally().Lost); got != 0 {
+	if got := o.rec.Tally().Lost; got != 0 {
 		t.Errorf("hubprobe_messages_lost_total = %v, want 0", got)
 	}
 	if r.SentBytes == 0 || r.ReceivedBytes == 0 {
@@ -125,7 +125,7 @@ func TestLostMessagesAreCountedNotDropped(t *testing.T) {
 	if o.res.Sent != 10 || o.res.Received != 0 || o.res.Lost != 10 {
 		t.Fatalf("sent/received/lost = %d/%d/%d, want 10/0/10", o.res.Sent, o.res.Received, o.res.Lost)
 	}
-	if got := float64(o.rec.Tally().Lost); got != 10 {
+	if got := o.rec.Tally().Lost; got != 10 {
 		t.Fatalf("hubprobe_messages_lost_total = %v, want 10", got)
 	}
 	if o.res.MetSLO() {
@@ -142,7 +142,7 @@ func TestUnreachableTargetFailsTheRun(t *testing.T) {
 	if o.res.Outcome != scenarios.ResultFailure || !strings.Contains(o.res.Error, "3 of 3 connections failed") {
 		t.Fatalf("outcome %q error %q, want a failure naming 3 of 3 connections", o.res.Outcome, o.res.Error)
 	}
-	if got := float64(o.rec.Tally().Failed["negotiate"]); got != 3 {
+	if got := o.rec.Tally().Failed["negotiate"]; got != 3 {
 		t.Fatalf("connection_failures_total{reason=negotiate} = %v, want 3", got)
 	}
 }
@@ -153,7 +153,7 @@ func TestEchoOverSSEAgainstThirdPartyServer(t *testing.T) {
 	s.Transport = "sse"
 	o := runAgainst(t, srv.URL, s)
 	assertCounts(t, o, 15, 15)
-	if got := float64(o.rec.Tally().HTTP[scenariostest.HTTPResponse{Endpoint: "send", Code: 200}]); got < 1 {
+	if got := o.rec.Tally().HTTP[scenariostest.HTTPResponse{Endpoint: "send", Code: 200}]; got < 1 {
 		t.Fatalf("no HTTP POST sends counted over SSE (got %v)", got)
 	}
 }

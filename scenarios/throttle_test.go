@@ -37,10 +37,10 @@ func TestConnectionQuotaFailsEveryScheduledRun(t *testing.T) {
 	runs, rec := f.Results.All(), f.Rec
 	sort.Slice(runs, func(i, j int) bool { return runs[i].Start.Before(runs[j].Start) })
 	throttles := checkQuotaRuns(t, runs)
-	if got := float64(rec.Tally().Throttled["connection_limit"]); got != float64(throttles) {
+	if got := rec.Tally().Throttled["connection_limit"]; got != int64(throttles) {
 		t.Errorf("throttled_total{reason=connection_limit} = %v, want %d, the sum over %d runs", got, throttles, len(runs))
 	}
-	if got := float64(rec.Tally().Failed["throttled"]); got != float64(throttles) {
+	if got := rec.Tally().Failed["throttled"]; got != int64(throttles) {
 		t.Errorf("connection_failures_total{reason=throttled} = %v, want %d", got, throttles)
 	}
 }
@@ -99,10 +99,10 @@ func TestMessageRateLimitClosesSenders(t *testing.T) {
 	if got := r.Throttled[throttle.MessageLimit]; r.Paused < 1 || got != 2+r.Paused {
 		t.Errorf("run throttled %v with %d sends paused, want message_limit 2 + paused", r.Throttled, r.Paused)
 	}
-	if got := float64(o.rec.Tally().Throttled["message_limit"]); got != float64(2+r.Paused) {
+	if got := o.rec.Tally().Throttled["message_limit"]; got != int64(2+r.Paused) {
 		t.Errorf("throttled_total{reason=message_limit} = %v, want %d", got, 2+r.Paused)
 	}
-	if got := float64(o.rec.Tally().Failed["throttled"]); got != 2 {
+	if got := o.rec.Tally().Failed["throttled"]; got != 2 {
 		t.Errorf("connection_failures_total{reason=throttled} = %v, want 2", got)
 	}
 }
@@ -118,7 +118,7 @@ func TestRESTMessageLimitRefusesSends(t *testing.T) {
 	s := scenario("rest_broadcast", 1, time.Second, 100*time.Millisecond)
 	o := runEndpoint(t, serverlessEndpoint(t, srv, azure.RESTAPIV1), s)
 	r := o.res
-	refused := int64(float64(o.rec.Tally().HTTP[scenariostest.HTTPResponse{Endpoint: "rest", Code: 429}]))
+	refused := o.rec.Tally().HTTP[scenariostest.HTTPResponse{Endpoint: "rest", Code: 429}]
 	if refused < 1 || r.Sent+refused+r.Paused != 10 || r.Throttled[throttle.MessageLimit] != refused+r.Paused {
 		t.Fatalf("sent %d, refused %d, paused %d (throttled %v): want every one of the 10 scheduled sends sent, refused once or paused",
 			r.Sent, refused, r.Paused, r.Throttled)
