@@ -32,6 +32,15 @@ var latencyBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, .7, 1, 2.5, 5,
 
 var connectBuckets = []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}
 
+// connectionAgeBuckets reach from a connection dropped at once to one
+// that lived a day, through the minutes at which load balancers and
+// proxies cut idle connections.
+var connectionAgeBuckets = []float64{1, 10, 30, 60, 120, 300, 600, 1800, 3600, 14400, 43200, 86400}
+
+// reconnectBuckets hold the official clients' retry delays (0, 2, 10 and
+// 30 s) with room for a connect after each.
+var reconnectBuckets = []float64{.1, .25, .5, 1, 2.5, 5, 10, 15, 30, 45, 60, 120}
+
 var sendLagBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5}
 
 var scenarioLabels = []string{"target", "scenario"}
@@ -72,6 +81,9 @@ type Metrics struct {
 	connFailures  *prometheus.CounterVec
 	connsActive   *prometheus.GaugeVec
 	reconnects    *prometheus.CounterVec
+	drops         *prometheus.CounterVec
+	dropAge       *prometheus.HistogramVec
+	reconnectTime *prometheus.HistogramVec
 	runs          *prometheus.CounterVec
 	runSuccess    *prometheus.GaugeVec
 	runDuration   *prometheus.GaugeVec
@@ -159,6 +171,10 @@ func newCatalogue() *Metrics {
 	m.connFailures = counterVec("connection_failures_total", "Probe connections that failed to open or dropped, by reason.", "reason")
 	m.connsActive = gaugeVec("connections_active", "Probe connections open now.", scenarioLabels...)
 	m.reconnects = counterVec("reconnects_total", "Probe connections re-established after a drop.")
+	m.drops = counterVec("connection_drops_total", "Probe connections that ended without the probe asking, by reason.", "reason")
+	m.dropAge = histogramVec("connection_age_at_drop_seconds", "How long each dropped probe connection had been open.", connectionAgeBuckets)
+	m.reconnectTime = histogramVec("reconnect_duration_seconds",
+		"Time from a probe connection's drop until a message arrived on it again, once reconnected.", reconnectBuckets)
 	m.runs = counterVec("runs_total", "Scenario runs by result: success, failure or skipped because the previous run overlapped.", "result")
 	m.runSuccess = gaugeVec("run_success", "Whether the last run of the scenario succeeded (1) or failed (0).", scenarioLabels...)
 	m.runDuration = gaugeVec("run_duration_seconds", "Wall time the last run of the scenario took.", scenarioLabels...)
@@ -177,7 +193,7 @@ func (m *Metrics) collectors() []prometheus.Collector {
 	return append([]prometheus.Collector{
 		m.info, m.latency, m.sent, m.received, m.lost, m.duplicated, m.reordered, m.sentBytes, m.receivedBytes,
 		m.throttled, m.httpRequests, m.connect, m.connectPhases, m.roundTrip, m.hubTime, m.connFailures, m.connsActive,
-		m.reconnects, m.runs, m.runSuccess, m.runDuration, m.lastRun, m.runConns, m.sendLag,
+		m.reconnects, m.drops, m.dropAge, m.reconnectTime, m.runs, m.runSuccess, m.runDuration, m.lastRun, m.runConns, m.sendLag,
 		m.runLatency, m.serverLoad, m.buildInfo, m.webPubSubEvents,
 	}, append(m.planning.collectors(), m.shards.collectors()...)...)
 }
@@ -193,7 +209,8 @@ func (m *Metrics) vecs() []partialDeleter {
 	return append([]partialDeleter{
 		m.info, m.latency, m.sent, m.received, m.lost, m.duplicated, m.reordered, m.sentBytes, m.receivedBytes,
 		m.throttled, m.httpRequests, m.connect, m.connectPhases, m.roundTrip, m.hubTime, m.connFailures, m.connsActive,
-		m.reconnects, m.runs, m.runSuccess, m.runDuration, m.lastRun, m.runConns, m.sendLag, m.shards.step,
+		m.reconnects, m.drops, m.dropAge, m.reconnectTime, m.runs, m.runSuccess, m.runDuration, m.lastRun, m.runConns, m.sendLag,
+		m.shards.step,
 	}, m.planning.scenarioVecs()...)
 }
 

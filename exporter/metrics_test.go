@@ -78,6 +78,9 @@ func feed(m *Metrics, rec scenarios.Recorder, info ScenarioInfo) {
 	rec.Event(scenarios.Event{Kind: scenarios.ConnectionFailed, Reason: scenarios.FailClosed})
 	rec.Event(scenarios.Event{Kind: scenarios.ConnectionClosed})
 	rec.Event(scenarios.Event{Kind: scenarios.Reconnected})
+	rec.Event(scenarios.Event{Kind: scenarios.ConnectionDropped, Reason: clientconn.DropServerReconnect, Duration: 90 * time.Second})
+	rec.Event(scenarios.Event{Kind: scenarios.ConnectionDropped, Reason: "made_up_reason", Duration: time.Hour}) // ignored, age too
+	rec.Event(scenarios.Event{Kind: scenarios.Reconnected, Duration: 2500 * time.Millisecond})
 	res := failedRun()
 	res.Target, res.Scenario, res.Kind = info.Target, info.Scenario, info.Kind
 	m.RunFinished(res)
@@ -159,6 +162,29 @@ func hubTimeExposition() string {
 	return "# HELP hubprobe_message_hub_time_seconds Time the hub itself took per delivered message: its latency less the network's share, half the sender's and half the receiver's latest round trip.\n" +
 		"# TYPE hubprobe_message_hub_time_seconds histogram\n" +
 		histogramText("hubprobe_message_hub_time_seconds", wantLabels, latencyBuckets, values...)
+}
+
+// dropExposition is what feed's drop and reconnects leave: one drop for a
+// server's close allowing reconnect after 90 s, every other reason at 0,
+// and one reconnect timed at 2.5 s (the other came without a time).
+func dropExposition() string {
+	var b strings.Builder
+	b.WriteString("# HELP hubprobe_connection_drops_total Probe connections that ended without the probe asking, by reason.\n" +
+		"# TYPE hubprobe_connection_drops_total counter\n")
+	for _, reason := range clientconn.DropReasons {
+		n := 0
+		if reason == clientconn.DropServerReconnect {
+			n = 1
+		}
+		fmt.Fprintf(&b, "hubprobe_connection_drops_total{reason=%q,%s} %d\n", reason, wantLabels, n)
+	}
+	b.WriteString("# HELP hubprobe_connection_age_at_drop_seconds How long each dropped probe connection had been open.\n" +
+		"# TYPE hubprobe_connection_age_at_drop_seconds histogram\n" +
+		histogramText("hubprobe_connection_age_at_drop_seconds", wantLabels, connectionAgeBuckets, 90))
+	b.WriteString("# HELP hubprobe_reconnect_duration_seconds Time from a probe connection's drop until a message arrived on it again, once reconnected.\n" +
+		"# TYPE hubprobe_reconnect_duration_seconds histogram\n" +
+		histogramText("hubprobe_reconnect_duration_seconds", wantLabels, reconnectBuckets, 2.5))
+	return b.String()
 }
 
 func roundTripExposition() string {
@@ -278,7 +304,7 @@ hubprobe_connection_failures_total{reason="closed",` + wantLabels + `} 1
 hubprobe_connections_active{` + wantLabels + `} 1
 # HELP hubprobe_reconnects_total Probe connections re-established after a drop.
 # TYPE hubprobe_reconnects_total counter
-hubprobe_reconnects_total{` + wantLabels + `} 1
+hubprobe_reconnects_total{` + wantLabels + `} 2
 # HELP hubprobe_runs_total Scenario runs by result: success, failure or skipped because the previous run overlapped.
 # TYPE hubprobe_runs_total counter
 hubprobe_runs_total{result="success",` + wantLabels + `} 0
@@ -336,7 +362,7 @@ hubprobe_shard_info{shard="0"} 1
 func TestRecorderExposition(t *testing.T) {
 	reg, m := newTestMetrics(t)
 	feed(m, m.Recorder(echoWS), echoWS)
-	want := recorderExposition + connectPhaseExposition() + hubTimeExposition() + roundTripExposition()
+	want := recorderExposition + connectPhaseExposition() + hubTimeExposition() + roundTripExposition() + dropExposition()
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want)); err != nil {
 		t.Fatal(err)
 	}

@@ -56,6 +56,8 @@ type recorder struct {
 	connectPhases            [len(clientconn.ConnectPhases)]prometheus.Observer
 	active                   prometheus.Gauge
 	reconnects               prometheus.Counter
+	dropAge, reconnectTime   prometheus.Observer
+	drops                    [len(clientconn.DropReasons)]prometheus.Counter
 	throttled                [len(throttle.Reasons)]prometheus.Counter
 	failures                 [len(failureReasons)]prometheus.Counter
 }
@@ -80,6 +82,8 @@ func newRecorder(m *Metrics, st *scenarioState) *recorder {
 		roundTrip:     m.roundTrip.WithLabelValues(t, s),
 		active:        m.connsActive.WithLabelValues(t, s),
 		reconnects:    m.reconnects.WithLabelValues(t, s),
+		dropAge:       m.dropAge.WithLabelValues(t, s),
+		reconnectTime: m.reconnectTime.WithLabelValues(t, s),
 	}
 	for i, phase := range clientconn.ConnectPhases {
 		r.connectPhases[i] = m.connectPhases.WithLabelValues(t, s, phase)
@@ -89,6 +93,9 @@ func newRecorder(m *Metrics, st *scenarioState) *recorder {
 	}
 	for i, reason := range failureReasons {
 		r.failures[i] = m.connFailures.WithLabelValues(t, s, reason)
+	}
+	for i, reason := range clientconn.DropReasons {
+		r.drops[i] = m.drops.WithLabelValues(t, s, reason)
 	}
 	for _, result := range runResults {
 		m.runs.WithLabelValues(t, s, result) // RunFinished counts them
@@ -113,8 +120,15 @@ func (r *recorder) Event(e scenarios.Event) {
 		r.active.Dec()
 	case scenarios.ConnectionFailed:
 		countReason(r.failures[:], failureReasons[:], e.Reason)
+	case scenarios.ConnectionDropped:
+		if countReason(r.drops[:], clientconn.DropReasons[:], e.Reason) {
+			r.dropAge.Observe(max(e.Duration, 0).Seconds())
+		}
 	case scenarios.Reconnected:
 		r.reconnects.Inc()
+		if e.Duration > 0 {
+			r.reconnectTime.Observe(e.Duration.Seconds())
+		}
 	case scenarios.Throttled:
 		countReason(r.throttled[:], throttle.Reasons[:], e.Reason)
 	case scenarios.MessagesLost:
@@ -123,11 +137,13 @@ func (r *recorder) Event(e scenarios.Event) {
 }
 
 // countReason counts reason in the counter of its place in reasons, and
-// nothing when it is not one of them.
-func countReason(counters []prometheus.Counter, reasons []string, reason string) {
-	if i := indexOf(reasons, reason); i >= 0 {
+// nothing when it is not one of them; it reports whether it counted.
+func countReason(counters []prometheus.Counter, reasons []string, reason string) bool {
+	i := indexOf(reasons, reason)
+	if i >= 0 {
 		counters[i].Inc()
 	}
+	return i >= 0
 }
 
 // exemplarObserver is what a client_golang histogram is: an observer that

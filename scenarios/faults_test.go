@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/probe/clientconn"
 	"github.com/hubprobe/hubprobe/probe/faulttest"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
@@ -36,6 +37,7 @@ type faultCase struct {
 
 	success bool   // the run still succeeds (the hub was slow, not broken)
 	reason  string // counted once per connection and run; "" for none
+	drop    string // the drop reason of every connection, for a mid-run fault
 	errText string // regexp Result.Error must match
 	// throttled is hubprobe_throttled_total per reason, per run.
 	throttled map[string]float64
@@ -131,30 +133,30 @@ func connectFaultCases() []faultCase {
 func midRunFaultCases() []faultCase {
 	const internalErr = "Internal server error."
 	return []faultCase{
-		midRun("close message", faulttest.Script{Fault: faulttest.CloseMessage, Message: internalErr},
+		midRun("close message", faulttest.Script{Fault: faulttest.CloseMessage, Message: internalErr}, clientconn.DropServerError,
 			`closed during the run: probe: server closed the connection: Internal server error\.$`),
-		midRun("abrupt TCP close", faulttest.Script{Fault: faulttest.AbruptClose},
+		midRun("abrupt TCP close", faulttest.Script{Fault: faulttest.AbruptClose}, clientconn.DropTransport,
 			`closed during the run: probe: (server closed the WebSocket without a Close message: websocket: close 1006 \(abnormal closure\): unexpected EOF|(connection lost|write failed): .*(connection reset by peer|broken pipe))$`),
-		midRun("half-open", faulttest.Script{Fault: faulttest.HalfOpen},
+		midRun("half-open", faulttest.Script{Fault: faulttest.HalfOpen}, clientconn.DropKeepAlive,
 			`closed during the run: probe: server timeout: no answer to a WebSocket ping within 1s; the connection is half-open$`),
 		func() faultCase {
 			// Here the socket buffers fill up first: a write stalls.
-			fc := midRun("half-open under heavy sends", faulttest.Script{Fault: faulttest.HalfOpen},
+			fc := midRun("half-open under heavy sends", faulttest.Script{Fault: faulttest.HalfOpen}, clientconn.DropKeepAlive,
 				`closed during the run: probe: server timeout: a write did not finish within 1s; the server stopped reading$`)
 			fc.tweak = func(s *config.Scenario) { s.MessageSize = 512 << 10; s.SendInterval = 20 * time.Millisecond }
 			return fc
 		}(),
-		midRun("garbage frame", faulttest.Script{Fault: faulttest.Frames, Frames: []faulttest.Frame{faulttest.Text("\x00\xffgarbage\x1e")}},
+		midRun("garbage frame", faulttest.Script{Fault: faulttest.Frames, Frames: []faulttest.Frame{faulttest.Text("\x00\xffgarbage\x1e")}}, clientconn.DropProtocol,
 			`closed during the run: protocol error: invalid JSON record: invalid character`),
-		midRun("binary frame on a text connection", faulttest.Script{Fault: faulttest.Frames, Frames: []faulttest.Frame{faulttest.Binary([]byte{0x93, 1, 2, 3})}},
+		midRun("binary frame on a text connection", faulttest.Script{Fault: faulttest.Frames, Frames: []faulttest.Frame{faulttest.Binary([]byte{0x93, 1, 2, 3})}}, clientconn.DropProtocol,
 			`closed during the run: protocol error: binary frame where text frames were expected$`),
-		midRun("invalid JSON", faulttest.Script{Fault: faulttest.Frames, Frames: []faulttest.Frame{faulttest.Text(`{"type":1,"target":"RecordLatency","arguments":[` + "\x1e")}},
+		midRun("invalid JSON", faulttest.Script{Fault: faulttest.Frames, Frames: []faulttest.Frame{faulttest.Text(`{"type":1,"target":"RecordLatency","arguments":[` + "\x1e")}}, clientconn.DropProtocol,
 			`closed during the run: protocol error: invalid JSON record: unexpected end of JSON input$`),
-		midRun("record separator missing", faulttest.Script{Fault: faulttest.Frames, Frames: faulttest.Repeat(17, 64<<10)},
+		midRun("record separator missing", faulttest.Script{Fault: faulttest.Frames, Frames: faulttest.Repeat(17, 64<<10)}, clientconn.DropProtocol,
 			`closed during the run: protocol error: record larger than 1048576 bytes$`),
-		midRun("oversized frame", faulttest.Script{Fault: faulttest.Frames, Frames: []faulttest.Frame{faulttest.BigRecord(2 << 20)}},
+		midRun("oversized frame", faulttest.Script{Fault: faulttest.Frames, Frames: []faulttest.Frame{faulttest.BigRecord(2 << 20)}}, clientconn.DropProtocol,
 			`closed during the run: protocol error: record larger than 1048576 bytes$`),
-		midRun("unknown message type", faulttest.Script{Fault: faulttest.Frames, Frames: []faulttest.Frame{faulttest.UnknownType(42)}},
+		midRun("unknown message type", faulttest.Script{Fault: faulttest.Frames, Frames: []faulttest.Frame{faulttest.UnknownType(42)}}, clientconn.DropProtocol,
 			`closed during the run: protocol error: unknown message type 42$`),
 	}
 }
@@ -199,10 +201,10 @@ func upgradeRefused(status int) faultCase {
 }
 
 // midRun strikes on each connection's fourth echo, after three deliveries.
-func midRun(name string, script faulttest.Script, errText string) faultCase {
+func midRun(name string, script faulttest.Script, drop, errText string) faultCase {
 	script.After = 3
 	return faultCase{
-		name: name, script: script, reason: scenarios.FailClosed, bound: midRunBound,
+		name: name, script: script, reason: scenarios.FailClosed, drop: drop, bound: midRunBound,
 		errText: `^2 of 2 connections ` + errText, check: threeEachThenLost,
 	}
 }
@@ -370,9 +372,12 @@ func checkFaultCounts(t *testing.T, fc faultCase, rec *scenariostest.Recorder, c
 // each of runs, in order, into rec, and that every connection was closed.
 func checkRunCounts(t *testing.T, runs []faultCase, rec *scenariostest.Recorder, conns float64) {
 	t.Helper()
-	failures, throttled := map[string]float64{}, map[string]float64{}
+	failures, throttled, drops := map[string]float64{}, map[string]float64{}, map[string]float64{}
 	for _, fc := range runs {
 		failures[fc.reason] += conns
+		if fc.drop != "" {
+			drops[fc.drop] += conns
+		}
 		for reason, n := range fc.throttled {
 			throttled[reason] += n
 		}
@@ -386,6 +391,11 @@ func checkRunCounts(t *testing.T, runs []faultCase, rec *scenariostest.Recorder,
 	for _, reason := range []string{throttle.HTTP429, throttle.ConnectionLimit, throttle.MessageLimit, throttle.Closed} {
 		if got, want := float64(tally.Throttled[reason]), throttled[reason]; got != want {
 			t.Errorf("throttles for %q: %v, want %v", reason, got, want)
+		}
+	}
+	for _, reason := range clientconn.DropReasons {
+		if got, want := float64(tally.Dropped[reason]), drops[reason]; got != want {
+			t.Errorf("connections dropped for %q: %v, want %v", reason, got, want)
 		}
 	}
 	if got := tally.Active(); got != 0 {

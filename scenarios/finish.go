@@ -76,6 +76,7 @@ func (r *Run) checkDropped() error {
 			err = errors.New("connection closed by the hub")
 		}
 		r.recordFailure(err, FailClosed)
+		r.recordDrop(c)
 		dropped++
 		if first == nil {
 			first = err
@@ -96,6 +97,12 @@ func (r *Run) recordFailure(err error, fallback string) {
 		return
 	}
 	r.rec.Event(Event{Kind: ConnectionFailed, Reason: failureReason(err, fallback)})
+}
+
+// recordDrop counts client c's drop by its reason, with its age.
+func (r *Run) recordDrop(c *Client) {
+	reason, at := c.Conn.Dropped()
+	r.rec.Event(Event{Kind: ConnectionDropped, Reason: reason, Duration: at.Sub(c.opened)})
 }
 
 func failureReason(err error, fallback string) string {

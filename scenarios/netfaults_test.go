@@ -10,6 +10,7 @@ import (
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/internal/toxitest"
+	"github.com/hubprobe/hubprobe/probe/clientconn"
 	"github.com/hubprobe/hubprobe/probe/faulttest"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
@@ -67,8 +68,8 @@ type netFault struct {
 }
 
 func netFaults() []netFault {
-	closedMidRun := func(errText string) faultCase {
-		return faultCase{reason: scenarios.FailClosed, bound: midRunBound, check: threeEachThenLost,
+	closedMidRun := func(drop, errText string) faultCase {
+		return faultCase{reason: scenarios.FailClosed, drop: drop, bound: midRunBound, check: threeEachThenLost,
 			errText: `^2 of 2 connections closed during the run: probe: ` + errText}
 	}
 	halfOpen := `server timeout: no answer to a WebSocket ping within 1s; the connection is half-open$`
@@ -90,13 +91,13 @@ func netFaults() []netFault {
 			name:            "connection cut mid-frame (FIN)",
 			toxics:          []toxic{{Type: "limit_data", Stream: "downstream", Toxicity: 1, Attributes: map[string]any{"bytes": cutMidFrame}}},
 			skipNegotiation: true,
-			runs:            twice(closedMidRun(`server closed the WebSocket without a Close message: websocket: close 1006 \(abnormal closure\): unexpected EOF$`)),
+			runs:            twice(closedMidRun(clientconn.DropTransport, `server closed the WebSocket without a Close message: websocket: close 1006 \(abnormal closure\): unexpected EOF$`)),
 		},
 		{
 			name:            "connection reset mid-frame (RST)",
 			toxics:          []toxic{resetOnClose, {Type: "limit_data", Stream: "downstream", Toxicity: 1, Attributes: map[string]any{"bytes": cutMidFrame}}},
 			skipNegotiation: true,
-			runs:            twice(closedMidRun(`connection lost: read tcp 127\.0\.0\.1:\d+->127\.0\.0\.1:\d+: read: connection reset by peer$`)),
+			runs:            twice(closedMidRun(clientconn.DropTransport, `connection lost: read tcp 127\.0\.0\.1:\d+->127\.0\.0\.1:\d+: read: connection reset by peer$`)),
 		},
 		{
 			// The hub hangs up after 3 echoes; slow_close holds its FIN
@@ -104,7 +105,7 @@ func netFaults() []netFault {
 			name:   "hub hangs up behind a 3 s slow close",
 			script: &faulttest.Script{Fault: faulttest.AbruptClose, After: 3},
 			toxics: []toxic{{Type: "slow_close", Stream: "downstream", Toxicity: 1, Attributes: map[string]any{"delay": 3000}}},
-			runs:   twice(closedMidRun(halfOpen)),
+			runs:   twice(closedMidRun(clientconn.DropKeepAlive, halfOpen)),
 		},
 		{
 			// Mid-run every byte either way is swallowed, and the path
@@ -112,7 +113,7 @@ func netFaults() []netFault {
 			name:   "black hole mid-run",
 			strike: []toxic{blackHole("downstream"), blackHole("upstream")},
 			runs: [2]faultCase{
-				{reason: scenarios.FailClosed, bound: midRunBound, check: blackHoled,
+				{reason: scenarios.FailClosed, drop: clientconn.DropKeepAlive, bound: midRunBound, check: blackHoled,
 					errText: `^2 of 2 connections closed during the run: probe: ` + halfOpen},
 				{reason: scenarios.FailTimeout, bound: connectBound,
 					errText: `^2 of 2 connections failed: not connected within connect_timeout 1s: probe: connect failed \(timeout\) in negotiate: negotiate did not finish in time: Post: context deadline exceeded$`},

@@ -126,7 +126,7 @@ func (r *Run) connect(parent context.Context, i int) (*Client, error) {
 		return nil, r.describeConnectError(parent, ctx, err)
 	}
 	r.rec.Event(Event{Kind: ConnectionOpened})
-	return &Client{Conn: conn, ID: conn.ID()}, nil
+	return &Client{Conn: conn, ID: conn.ID(), opened: time.Now()}, nil
 }
 
 // describeConnectError leads with what the status page reader needs: that

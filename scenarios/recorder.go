@@ -41,8 +41,13 @@ const (
 	// ConnectionFailed is a connection that failed or was dropped, for
 	// Event.Reason, one of the Fail* reasons.
 	ConnectionFailed
-	// Reconnected is a connection that came back after its transport
-	// dropped.
+	// ConnectionDropped is a connection that ended without the probe
+	// asking, for Event.Reason, one of clientconn.DropReasons, after
+	// Event.Duration open.
+	ConnectionDropped
+	// Reconnected is a connection that came back after it dropped;
+	// Event.Duration, when set, is how long from the drop until a message
+	// arrived on it again.
 	Reconnected
 	// Throttled is the hub throttling the probe, for Event.Reason, one of
 	// throttle.Reasons.
@@ -54,9 +59,10 @@ const (
 // Event is one of the rare things a run reports; Kind says which, and
 // which of the other fields it sets.
 type Event struct {
-	Kind   EventKind
-	Reason string
-	Count  int
+	Kind     EventKind
+	Reason   string
+	Count    int
+	Duration time.Duration
 }
 
 // Discard is a Recorder that records nothing, for runs whose Result is

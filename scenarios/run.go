@@ -48,6 +48,8 @@ type Client struct {
 	// ID is how the hub addresses this connection; kinds that route to a
 	// connection fill it in Prepare when the connect did not.
 	ID string
+	// opened is when its connect completed.
+	opened time.Time
 }
 
 type route struct{ key, value string }

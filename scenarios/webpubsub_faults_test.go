@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/hubprobe/hubprobe/probe/clientconn"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
 	"github.com/hubprobe/hubprobe/throttle"
@@ -17,10 +18,11 @@ type wpsFault struct {
 	faultCase
 }
 
-// wpsMidRun is a fault struck after each connection's first answered echo.
+// wpsMidRun is a fault struck after each connection's first answered echo:
+// bytes the subprotocol does not allow.
 func wpsMidRun(name string, frames []string, errText string) wpsFault {
 	return wpsFault{script: wpsScript{after: 1, frames: frames},
-		faultCase: faultCase{name: name, reason: scenarios.FailClosed, bound: midRunBound, errText: errText}}
+		faultCase: faultCase{name: name, reason: scenarios.FailClosed, drop: clientconn.DropProtocol, bound: midRunBound, errText: errText}}
 }
 
 // closedBy is the error of a run whose two connections the client ended
@@ -41,7 +43,7 @@ var wpsFaults = []wpsFault{
 	wpsMidRun("disconnected with a number for a reason", []string{`{"type":"system","event":"disconnected","message":42}`},
 		closedBy(`webpubsub: invalid frame: field "message": want string, got number`)),
 	{script: wpsScript{after: 1, deaf: true},
-		faultCase: faultCase{name: "half-open after the first answer", reason: scenarios.FailClosed, bound: midRunBound,
+		faultCase: faultCase{name: "half-open after the first answer", reason: scenarios.FailClosed, drop: clientconn.DropKeepAlive, bound: midRunBound,
 			errText: `^2 of 2 connections closed during the run: probe: server timeout: no answer to a WebSocket ping within 1s; the connection is half-open$`}},
 	{script: wpsScript{upgradeStatus: http.StatusTooManyRequests, upgradeBody: throttle.ConnectionLimitText},
 		faultCase: faultCase{name: "upgrade 429", reason: scenarios.FailThrottled, bound: connectBound,
@@ -110,6 +112,7 @@ func TestWebPubSubClosedForTheMessageLimit(t *testing.T) {
 	checkResult(t, faultCase{bound: midRunBound,
 		errText: `^2 of 2 connections closed during the run: probe: server closed the connection: Message count reaches limit\.$`}, res)
 	checkCount(t, "hubprobe_connection_failures_total", rec.Tally().Failed[scenarios.FailThrottled], 2)
+	checkCount(t, "hubprobe_connection_drops_total{reason=throttled}", rec.Tally().Dropped[clientconn.DropThrottled], 2)
 	limited := float64(rec.Tally().Throttled[throttle.MessageLimit])
 	if limited < 2 || limited != float64(res.Throttled[throttle.MessageLimit]) {
 		t.Errorf("throttled_total{message_limit} = %v, result %d; want the 2 closes and the held sends, alike", limited, res.Throttled[throttle.MessageLimit])

@@ -141,6 +141,9 @@ func (c *Conn) Done() <-chan struct{} { return c.state.Done() }
 // be re-established, or the I/O error that ended it.
 func (c *Conn) Err() error { return c.state.Err() }
 
+// EndedAt is when the connection started to end; zero while it is open.
+func (c *Conn) EndedAt() time.Time { return c.state.EndedAt() }
+
 func (c *Conn) transport() transport {
 	c.tmu.Lock()
 	defer c.tmu.Unlock()

@@ -29,6 +29,10 @@ func (e *ReconnectError) Error() string {
 
 func (e *ReconnectError) Unwrap() error { return e.Err }
 
+// ReconnectRefused says the connection ended for a failed reconnect, which
+// clientconn.DropReason tells apart from a plain transport error.
+func (e *ReconnectError) ReconnectRefused() bool { return true }
+
 // InvocationError is an error the hub returned for an invocation (E).
 type InvocationError struct{ Message string }
 

@@ -87,7 +87,7 @@ func (c *Conn) endOnWriteError(err error) {
 		return
 	}
 	if c.o.WriteTimeout > 0 && clientconn.IsTimeout(err) {
-		err = fmt.Errorf("%w: a write did not finish within %s; the server stopped reading", clientconn.ErrServerTimeout, c.o.WriteTimeout)
+		err = fmt.Errorf("%w: a write did not finish within %s; the server stopped reading", clientconn.ErrStalled, c.o.WriteTimeout)
 	}
 	c.fail(err)
 }

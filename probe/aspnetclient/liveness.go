@@ -91,7 +91,7 @@ func (c *Conn) CheckAlive(ctx context.Context, wait time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-timer.C:
-		reason := fmt.Errorf("%w: no answer to a ping request within %s; the connection is half-open", clientconn.ErrServerTimeout, wait)
+		reason := fmt.Errorf("%w: no answer to a ping request within %s; the connection is half-open", clientconn.ErrStalled, wait)
 		c.fail(reason)
 		return reason
 	}

@@ -65,7 +65,7 @@ func (c *Conn) handleEnvelope(e *aspnet.Envelope) (init bool, err error) {
 	}
 	switch {
 	case e.Disconnect:
-		return false, &clientconn.CloseError{Message: "the server disconnected the connection"}
+		return false, &clientconn.CloseError{Message: "the server disconnected the connection", Disconnected: true}
 	case e.Reconnect:
 		return false, fmt.Errorf("%w: the server asked the client to reconnect", errDropped)
 	}

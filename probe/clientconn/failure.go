@@ -104,11 +104,14 @@ func NewConnectError(phase string, err error) *ConnectError {
 }
 
 // CloseError ends a connection the server closed saying why: a SignalR
-// Close message, a Web PubSub close frame or disconnected message. Message
-// is empty when the server closed without an error.
+// Close message, a Web PubSub close frame or disconnected message, classic
+// SignalR's disconnect flag or error. Message is empty when the server
+// closed without an error; Disconnected is true for a disconnected
+// message or flag.
 type CloseError struct {
 	Message        string
 	AllowReconnect bool
+	Disconnected   bool
 }
 
 func (e *CloseError) Error() string {

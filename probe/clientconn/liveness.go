@@ -115,7 +115,7 @@ func (l *Liveness) Check(ctx context.Context, wait time.Duration, s *State, ping
 		if !IsTimeout(err) {
 			return endWith(end, fmt.Errorf("probe: ping failed: %w", err))
 		}
-		return endWith(end, fmt.Errorf("%w: a WebSocket ping could not be written within %s; the connection is half-open", ErrServerTimeout, wait))
+		return endWith(end, fmt.Errorf("%w: a WebSocket ping could not be written within %s; the connection is half-open", ErrStalled, wait))
 	}
 	select {
 	case <-answered:
@@ -128,7 +128,7 @@ func (l *Liveness) Check(ctx context.Context, wait time.Duration, s *State, ping
 		if time.Duration(l.lastRead.Load()) > pinged {
 			return nil
 		}
-		return endWith(end, fmt.Errorf("%w: no answer to a WebSocket ping within %s; the connection is half-open", ErrServerTimeout, wait))
+		return endWith(end, fmt.Errorf("%w: no answer to a WebSocket ping within %s; the connection is half-open", ErrStalled, wait))
 	}
 }
 

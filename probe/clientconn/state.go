@@ -31,6 +31,7 @@ import (
 type State struct {
 	mu       sync.Mutex
 	err      error
+	endedAt  time.Time
 	closing  chan struct{} // closed when the connection starts to end
 	done     chan struct{} // closed when it has ended and the socket is closed
 	writeSem chan struct{} // a mutex that a context can give up on
@@ -52,9 +53,16 @@ func (s *State) End(err error) bool {
 	if s.Ended() {
 		return false
 	}
-	s.err = err
+	s.err, s.endedAt = err, time.Now()
 	close(s.closing)
 	return true
+}
+
+// EndedAt is when the connection started to end; zero while it is open.
+func (s *State) EndedAt() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.endedAt
 }
 
 // Ended reports whether the connection has started to end. It takes no

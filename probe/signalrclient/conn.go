@@ -176,6 +176,9 @@ func (c *Conn) Done() <-chan struct{} { return c.state.Done() }
 // error that ended the connection.
 func (c *Conn) Err() error { return c.state.Err() }
 
+// EndedAt is when the connection started to end; zero while it is open.
+func (c *Conn) EndedAt() time.Time { return c.state.EndedAt() }
+
 // Close sends a Close message and ends the transport in order (a
 // WebSocket close frame 1000; a DELETE for long polling; server-sent events
 // just drop the stream), waits briefly for the server to close, then

@@ -121,7 +121,7 @@ func (s *postSender) run() {
 		ctx, cancel := context.WithTimeout(s.t.ctx, s.timeout)
 		err := s.post(ctx, batch)
 		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && s.t.ctx.Err() == nil {
-			err = fmt.Errorf("%w: %s: a send got no answer within %s; the server stopped reading", clientconn.ErrServerTimeout, s.t.kind, s.timeout)
+			err = fmt.Errorf("%w: %s: a send got no answer within %s; the server stopped reading", clientconn.ErrStalled, s.t.kind, s.timeout)
 		}
 		cancel()
 		s.settle(len(batch), err)

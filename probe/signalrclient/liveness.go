@@ -71,7 +71,7 @@ func (c *Conn) checkAliveBySend(ctx context.Context, wait time.Duration) error {
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case wctx.Err() != nil:
-		reason := fmt.Errorf("%w: a send got no answer within %s; the connection is half-open", clientconn.ErrServerTimeout, wait)
+		reason := fmt.Errorf("%w: a send got no answer within %s; the connection is half-open", clientconn.ErrStalled, wait)
 		c.fail(reason)
 		return reason
 	}

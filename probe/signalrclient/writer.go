@@ -78,7 +78,7 @@ func (c *Conn) describeWriteError(err error) error {
 		return err // a failed POST, already explained
 	}
 	if c.writeTimeout > 0 && clientconn.IsTimeout(err) {
-		return fmt.Errorf("%w: a write did not finish within %s; the server stopped reading", clientconn.ErrServerTimeout, c.writeTimeout)
+		return fmt.Errorf("%w: a write did not finish within %s; the server stopped reading", clientconn.ErrStalled, c.writeTimeout)
 	}
 	return fmt.Errorf("probe: write failed: %w", err)
 }

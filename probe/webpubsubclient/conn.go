@@ -161,6 +161,9 @@ func (c *Conn) Done() <-chan struct{} { return c.state.Done() }
 // the connection.
 func (c *Conn) Err() error { return c.state.Err() }
 
+// EndedAt is when the connection started to end; zero while it is open.
+func (c *Conn) EndedAt() time.Time { return c.state.EndedAt() }
+
 // CheckAlive sends a WebSocket ping and waits up to wait for its pong
 // (clientconn.Liveness): a service that neither answers nor sends a byte
 // stopped reading, the connection is half-open and ends with an error

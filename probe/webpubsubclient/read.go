@@ -99,7 +99,7 @@ func (c *Conn) handle(data []byte) error {
 	case webpubsub.KindGroupMessage, webpubsub.KindServerMessage:
 		return c.onMessage(f)
 	case webpubsub.KindDisconnected:
-		return &clientconn.CloseError{Message: limit(f.Message, maxQuoted)}
+		return &clientconn.CloseError{Message: limit(f.Message, maxQuoted), Disconnected: true}
 	case webpubsub.KindPong, webpubsub.KindConnected:
 		// A pong only proves the service alive, which reading showed. A
 		// later connected message follows a recovery, which this client

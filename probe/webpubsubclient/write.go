@@ -65,7 +65,7 @@ func (c *Conn) endOnWriteError(err error) {
 		return
 	}
 	if c.writeTimeout > 0 && clientconn.IsTimeout(err) {
-		c.fail(fmt.Errorf("%w: a write did not finish within %s; the service stopped reading", clientconn.ErrServerTimeout, c.writeTimeout))
+		c.fail(fmt.Errorf("%w: a write did not finish within %s; the service stopped reading", clientconn.ErrStalled, c.writeTimeout))
 		return
 	}
 	c.fail(fmt.Errorf("webpubsub client: write failed: %w", err))

@@ -36,11 +36,11 @@ type Tally struct {
 	Passed               map[string]int64
 	// BytesSent and BytesReceived add up the wire's bytes.
 	BytesSent, BytesReceived int64
-	// Opened, Closed and Reconnected count those events; Failed and
-	// Throttled count theirs by reason; HTTP counts responses by
-	// endpoint and status code.
+	// Opened, Closed and Reconnected count those events; Failed,
+	// Throttled and Dropped count theirs by reason; HTTP counts responses
+	// by endpoint and status code.
 	Opened, Closed, Reconnected int64
-	Failed, Throttled           map[string]int64
+	Failed, Throttled, Dropped  map[string]int64
 	HTTP                        map[HTTPResponse]int64
 }
 
@@ -66,8 +66,8 @@ func (t Tally) Active() int64 { return t.Opened - t.Closed }
 
 // NewRecorder is an empty Recorder.
 func NewRecorder() *Recorder {
-	return &Recorder{t: Tally{Failed: map[string]int64{}, Throttled: map[string]int64{}, HTTP: map[HTTPResponse]int64{},
-		Passed: map[string]int64{}}}
+	return &Recorder{t: Tally{Failed: map[string]int64{}, Throttled: map[string]int64{}, Dropped: map[string]int64{},
+		HTTP: map[HTTPResponse]int64{}, Passed: map[string]int64{}}}
 }
 
 var _ scenarios.Recorder = (*Recorder)(nil)
@@ -77,7 +77,7 @@ func (r *Recorder) Tally() Tally {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	t := r.t
-	t.Failed, t.Throttled = cloneMap(r.t.Failed), cloneMap(r.t.Throttled)
+	t.Failed, t.Throttled, t.Dropped = cloneMap(r.t.Failed), cloneMap(r.t.Throttled), cloneMap(r.t.Dropped)
 	t.HTTP, t.Passed = cloneMap(r.t.HTTP), cloneMap(r.t.Passed)
 	t.Slowest = slices.Clone(r.t.Slowest)
 	return t
@@ -160,6 +160,8 @@ func (r *Recorder) Event(e scenarios.Event) {
 			t.Closed++
 		case scenarios.ConnectionFailed:
 			t.Failed[e.Reason]++
+		case scenarios.ConnectionDropped:
+			t.Dropped[e.Reason]++
 		case scenarios.Reconnected:
 			t.Reconnected++
 		case scenarios.Throttled:

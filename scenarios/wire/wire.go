@@ -91,6 +91,9 @@ type Conn interface {
 	// CheckAlive ends a connection whose hub does not answer a ping
 	// within wait (over HTTP transports: a send, or a ping request).
 	CheckAlive(ctx context.Context, wait time.Duration) error
+	// Dropped is why the connection ended without the probe asking, one
+	// of clientconn.DropReasons, and when; meaningful once Done is closed.
+	Dropped() (reason string, at time.Time)
 }
 
 // Capability is a set of what a wire offers the kinds.

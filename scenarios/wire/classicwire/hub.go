@@ -3,6 +3,7 @@ package classicwire
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"time"
 
@@ -18,6 +19,12 @@ import (
 type conn struct{ *aspnetclient.Conn }
 
 func (c conn) ID() string { return c.ConnectionID() }
+
+// Dropped is why the connection ended, its protocol errors told apart,
+// and when.
+func (c conn) Dropped() (string, time.Time) {
+	return clientconn.DropReason(c.Err(), func(err error) bool { return errors.Is(err, aspnetclient.ErrProtocol) }), c.EndedAt()
+}
 
 func (c conn) Echo(ctx context.Context, p json.RawMessage) error {
 	return c.send(ctx, "Echo", p)

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
 
+	"github.com/hubprobe/hubprobe/probe/clientconn"
 	"github.com/hubprobe/hubprobe/probe/signalrclient"
 	"github.com/hubprobe/hubprobe/scenarios/wire"
+	"github.com/hubprobe/hubprobe/signalr"
 )
 
 // conn is one connection speaking the benchmark's BenchHub, whose methods
@@ -21,6 +24,12 @@ type conn struct {
 }
 
 func (c conn) ID() string { return c.ConnectionID() }
+
+// Dropped is why the connection ended, its protocol errors told apart,
+// and when.
+func (c conn) Dropped() (string, time.Time) {
+	return clientconn.DropReason(c.Err(), func(err error) bool { return errors.Is(err, signalr.ErrProtocol) }), c.EndedAt()
+}
 
 func (c conn) Echo(ctx context.Context, p json.RawMessage) error {
 	return c.Send(ctx, "Echo", p)

@@ -3,7 +3,9 @@ package wpswire
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/probe/clientconn"
@@ -23,6 +25,12 @@ const upstreamEchoEvent = "echo"
 type conn struct{ *webpubsubclient.Conn }
 
 func (c conn) ID() string { return c.ConnectionID() }
+
+// Dropped is why the connection ended, its protocol errors told apart,
+// and when.
+func (c conn) Dropped() (string, time.Time) {
+	return clientconn.DropReason(c.Err(), func(err error) bool { return errors.Is(err, webpubsubclient.ErrProtocol) }), c.EndedAt()
+}
 
 // Echo is the guide's upstream echo: the payload goes as the event
 // "echo"; the service posts it to the hub's event handler as a
