@@ -288,7 +288,29 @@ type Scenario struct {
 	// CapacitySearch tunes ModeCapacitySearch; after Load it is set
 	// exactly when Mode is ModeCapacitySearch.
 	CapacitySearch *CapacitySearch `yaml:"capacity_search,omitempty"`
+	// Held tunes a scenario of KindHeld; after Load it is set exactly
+	// when Kind is KindHeld.
+	Held *Held `yaml:"held,omitempty"`
 }
+
+// KindHeld is the scenario kind whose connections live as long as the
+// daemon runs, each running the echo kind's exchange on its own schedule.
+const KindHeld = "held"
+
+// Held tunes a held scenario.
+type Held struct {
+	// ReportInterval is how often the held connections' measurements are
+	// reported as one run, with a run page of its own.
+	ReportInterval time.Duration `yaml:"report_interval"`
+}
+
+// Bounds of held.report_interval: a report's messages must have arrived
+// or counted lost before the next report, and one run page a second
+// would be noise.
+const (
+	MinHeldReportInterval = 10 * time.Second
+	MaxHeldReportInterval = time.Hour
+)
 
 // Scenario modes.
 const (
@@ -382,6 +404,8 @@ var (
 	// about ten steps whatever the size.
 	DefaultCapacitySearch = CapacitySearch{StepDuration: 10 * time.Second}
 
+	DefaultHeld = Held{ReportInterval: time.Minute}
+
 	// DefaultScenario leaves Timeout and GroupSize at zero: their defaults
 	// depend on other fields and are filled in after decoding.
 	DefaultScenario = Scenario{
@@ -422,6 +446,9 @@ func (s *Scenario) SetDefaults() { *s = DefaultScenario }
 
 // SetDefaults resets the search to DefaultCapacitySearch, as Target.SetDefaults.
 func (c *CapacitySearch) SetDefaults() { *c = DefaultCapacitySearch }
+
+// SetDefaults resets the section to DefaultHeld, as Target.SetDefaults.
+func (h *Held) SetDefaults() { *h = DefaultHeld }
 
 // SetDefaults resets the section to DefaultAzureMonitor, as Target.SetDefaults.
 func (a *AzureMonitor) SetDefaults() { *a = DefaultAzureMonitor }

@@ -74,6 +74,13 @@ func (v *validator) positive(key string, d time.Duration) error {
 	return nil
 }
 
+func (v *validator) durationRange(key string, d, lo, hi time.Duration) error {
+	if d < lo || d > hi {
+		return v.Errorf(key, "must be between %s and %s, got %s", lo, hi, d)
+	}
+	return nil
+}
+
 func (v *validator) notNegative(key string, d time.Duration) error {
 	if d < 0 {
 		return v.Errorf(key, "must not be negative, got %s", d)

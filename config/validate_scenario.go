@@ -25,6 +25,7 @@ func (v *validator) scenarios(c *Config) error {
 			v.kindFitsTarget(item, s, c),
 			v.load(item, s),
 			v.capacitySearch(item, s),
+			v.held(item, s),
 		); err != nil {
 			return err
 		}
@@ -128,6 +129,37 @@ func (v *validator) capacitySearch(item string, s *Scenario) error {
 		v.positive(keyPath(key, "step_duration"), c.StepDuration),
 		v.intRange(keyPath(key, "max_steps"), c.MaxSteps, 0, MaxConnections, fmt.Sprint(MaxConnections)),
 	)
+}
+
+// held checks a held scenario's section, filled with its defaults when
+// absent: its reports must come no faster than the loss timeout lets each
+// one's messages settle, and no slower than one send of each connection.
+func (v *validator) held(item string, s *Scenario) error {
+	key := keyPath(item, "held")
+	if s.Kind != KindHeld {
+		if s.Held != nil {
+			return v.Errorf(key, "only allowed with kind: %s", KindHeld)
+		}
+		return nil
+	}
+	if s.Mode != ModeRun {
+		return v.Errorf(keyPath(item, "mode"), "a held scenario runs as long as hubprobe does; mode must be %s", ModeRun)
+	}
+	if s.Held == nil {
+		h := DefaultHeld
+		s.Held = &h
+	}
+	report := keyPath(key, "report_interval")
+	if err := v.durationRange(report, s.Held.ReportInterval, MinHeldReportInterval, MaxHeldReportInterval); err != nil {
+		return err
+	}
+	switch {
+	case s.Held.ReportInterval <= s.LossTimeout:
+		return v.Errorf(report, "%s must be longer than loss_timeout (%s)", s.Held.ReportInterval, s.LossTimeout)
+	case s.SendInterval > s.Held.ReportInterval:
+		return v.Errorf(keyPath(item, "send_interval"), "%s must not be longer than held.report_interval (%s)", s.SendInterval, s.Held.ReportInterval)
+	}
+	return nil
 }
 
 // schedule checks the cron spec and returns the interval of an "@every"

@@ -102,6 +102,7 @@ func (r *Run) recordFailure(err error, fallback string) {
 // recordDrop counts client c's drop by its reason, with its age.
 func (r *Run) recordDrop(c *Client) {
 	reason, at := c.Conn.Dropped()
+	r.tracker.dropped(reason)
 	r.rec.Event(Event{Kind: ConnectionDropped, Reason: reason, Duration: at.Sub(c.opened)})
 }
 

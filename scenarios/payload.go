@@ -58,6 +58,12 @@ func newPayloadBuilder(marker string, size int) *payloadBuilder {
 // Append writes message id's payload, routed by (routeKey, routeValue) when
 // routeKey is set, stamped now.
 func (b *payloadBuilder) Append(dst []byte, routeKey, routeValue string, id uint64) []byte {
+	return b.AppendAt(dst, routeKey, routeValue, id, stamp())
+}
+
+// AppendAt is Append stamped us (a stamp()) rather than now: a message
+// that fell due while its connection was away, and goes out later.
+func (b *payloadBuilder) AppendAt(dst []byte, routeKey, routeValue string, id uint64, us int64) []byte {
 	dst = append(dst, '{')
 	if routeKey != "" {
 		dst = appendKey(dst, routeKey)
@@ -65,7 +71,7 @@ func (b *payloadBuilder) Append(dst []byte, routeKey, routeValue string, id uint
 		dst = append(dst, ',')
 	}
 	dst = append(dst, b.body...)
-	dst = strconv.AppendInt(dst, stamp(), 10)
+	dst = strconv.AppendInt(dst, us, 10)
 	dst = append(append(dst, ','), seqKey...)
 	dst = strconv.AppendUint(dst, id, 10)
 	return append(dst, '}')

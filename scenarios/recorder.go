@@ -169,6 +169,11 @@ type Result struct {
 	SentBytes     int64
 	ReceivedBytes int64
 	Throttled     map[string]int64
+	// Drops counts the connections that ended without the probe asking,
+	// by reason (clientconn.DropReasons); Reconnects the held connections
+	// that came back after a drop.
+	Drops      map[string]int64
+	Reconnects int64
 	// SlowMessages is how many deliveries took 1 s or more.
 	SlowMessages int64
 	Latency      Quantiles

@@ -50,6 +50,10 @@ var kinds = map[string]kindSpec{
 	"send_to_group":  {newSendToGroup, wire.CanGroups},
 	"streaming_echo": {newStreamingEcho, wire.CanStream},
 	"server_push":    {newServerPush, wire.CanServerPush},
+	// held connections live as long as hubprobe does, each running the
+	// echo's exchange (see Held); the scheduler holds them rather than
+	// running them, and a single run of one is an echo run.
+	config.KindHeld: {newEcho, wire.CanEcho},
 
 	// The rest_* kinds send through the service's REST API; the clients
 	// only listen (on SignalR, connected in serverless mode).

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,16 +40,18 @@ type tracker struct {
 	// so a message's way up is not on any connection of the run.
 	restSends atomic.Bool
 
-	mu        sync.Mutex
-	latencies DurationHistogram
-	sendLags  DurationHistogram
-	rtts      DurationHistogram
-	hubTimes  DurationHistogram
-	scheduled int64              // sends the schedule held
-	made      int64              // sends the pacer made before the window closed
-	window    time.Duration      // from the first scheduled send to the pacer's end
-	batches   *DurationHistogram // time to a batch's last message; nil without batches
-	throttled map[string]int64
+	mu         sync.Mutex
+	latencies  DurationHistogram
+	sendLags   DurationHistogram
+	rtts       DurationHistogram
+	hubTimes   DurationHistogram
+	scheduled  int64              // sends the schedule held
+	made       int64              // sends the pacer made before the window closed
+	window     time.Duration      // from the first scheduled send to the pacer's end
+	batches    *DurationHistogram // time to a batch's last message; nil without batches
+	throttled  map[string]int64
+	drops      map[string]int64
+	reconnects int64
 }
 
 func newTracker(rec Recorder, clients int) *tracker {
@@ -57,6 +60,7 @@ func newTracker(rec Recorder, clients int) *tracker {
 		ids:        ledger.New(clients),
 		roundTrips: make([]atomic.Int64, clients),
 		throttled:  map[string]int64{},
+		drops:      map[string]int64{},
 	}
 }
 
@@ -199,6 +203,20 @@ func (t *tracker) throttle(reason string) {
 	t.mu.Unlock()
 }
 
+// dropped counts a connection that ended without the probe asking.
+func (t *tracker) dropped(reason string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.drops[reason]++
+}
+
+// reconnected counts a held connection back after a drop.
+func (t *tracker) reconnected() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.reconnects++
+}
+
 // paced records what one pacing window did: the sends its schedule held,
 // the sends it made before it closed, and how long it lasted.
 func (t *tracker) paced(scheduled, made int64, window time.Duration) {
@@ -234,10 +252,7 @@ func (t *tracker) fill(r *Result) {
 	r.LatencySum = time.Duration(t.latencySum.Load())
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	r.Throttled = make(map[string]int64, len(t.throttled))
-	for k, v := range t.throttled {
-		r.Throttled[k] = v
-	}
+	r.Throttled, r.Drops, r.Reconnects = maps.Clone(t.throttled), maps.Clone(t.drops), t.reconnects
 	r.Latency = t.latencies.Quantiles()
 	r.SendLag = t.sendLags.Quantiles()
 	r.RoundTrip, r.RoundTrips = t.rtts.Quantiles(), t.rtts.Count()

@@ -44,6 +44,8 @@ type entry struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	running  atomic.Bool
+	// held, for a held scenario, holds its connections instead of runs.
+	held *scenarios.Held
 }
 
 // Reporter takes the Result of every run the scheduler starts or skips:
@@ -79,6 +81,12 @@ func (s *Scheduler) Apply(jobs []scenarios.Job, startJitter bool) error {
 			if reflect.DeepEqual(old.scenario, sc) && reflect.DeepEqual(old.target, j.Target) {
 				continue
 			}
+			if old.held != nil && sc.Kind == config.KindHeld {
+				if err := s.update(old, j); err != nil {
+					return err
+				}
+				continue
+			}
 			s.remove(old)
 		}
 		if err := s.add(j, startJitter); err != nil {
@@ -95,6 +103,9 @@ func (s *Scheduler) Apply(jobs []scenarios.Job, startJitter bool) error {
 
 func (s *Scheduler) add(j scenarios.Job, startJitter bool) error {
 	sc := j.Runner.Scenario
+	if sc.Kind == config.KindHeld {
+		return s.hold(j)
+	}
 	clock, err := newRunClock(sc, startJitter)
 	if err != nil {
 		return err
@@ -110,6 +121,38 @@ func (s *Scheduler) add(j scenarios.Job, startJitter bool) error {
 func (s *Scheduler) remove(e *entry) {
 	e.cancel()
 	delete(s.entries, e.scenario.Name)
+	if e.held != nil {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			e.held.Stop()
+		}()
+	}
+}
+
+// hold starts a held scenario: its connections from now on, its reports
+// to the scheduler's Reporter.
+func (s *Scheduler) hold(j scenarios.Job) error {
+	sc := j.Runner.Scenario
+	e := &entry{scenario: sc, target: j.Target, runner: j.Runner}
+	e.ctx, e.cancel = context.WithCancel(s.ctx)
+	held, err := j.Runner.Hold(e.ctx, s.report.RunFinished)
+	if err != nil {
+		e.cancel()
+		return err
+	}
+	e.held = held
+	s.entries[sc.Name] = e
+	return nil
+}
+
+// update moves a held scenario to its reloaded job in place.
+func (s *Scheduler) update(e *entry, j scenarios.Job) error {
+	if err := e.held.Update(j.Runner); err != nil {
+		return err
+	}
+	e.scenario, e.target, e.runner = j.Runner.Scenario, j.Target, j.Runner
+	return nil
 }
 
 // loop starts e's runs at their instants until e is removed.

@@ -38,7 +38,24 @@ type Spec struct {
 	// registered for broadcasts and groups after the handshake
 	// (Receiver.Registered); a run waits for that before sending.
 	Registers bool
+	// ReconnectDelays are the waits of the wire's official client before
+	// each attempt to connect again after a drop, the last one repeated
+	// for as long as the attempts fail.
+	ReconnectDelays []time.Duration
 }
+
+// Delay is the wait before reconnect attempt n (0 for the first).
+func (s Spec) Delay(n int) time.Duration {
+	if len(s.ReconnectDelays) == 0 {
+		return 0
+	}
+	return s.ReconnectDelays[min(n, len(s.ReconnectDelays)-1)]
+}
+
+// SignalRReconnectDelays are @microsoft/signalr's for
+// withAutomaticReconnect(): at once, then after 2, 10 and 30 s. That
+// client gives up after the fourth; hubprobe keeps trying every 30 s.
+var SignalRReconnectDelays = []time.Duration{0, 2 * time.Second, 10 * time.Second, 30 * time.Second}
 
 // Run is what a wire needs to know of the run it dials for.
 type Run struct {

@@ -21,6 +21,10 @@ import (
 var Spec = wire.Spec{
 	Service: config.ServiceAspNetSignalR,
 	Offers:  wire.CanEcho | wire.CanBroadcast | wire.CanSendToConnection | wire.CanGroups,
+	// The connection mends a dropped transport itself, within the
+	// server's disconnect timeout; one that ended anyway connects anew on
+	// the ASP.NET Core client's schedule, as an app restarting it would.
+	ReconnectDelays: wire.SignalRReconnectDelays,
 }
 
 // Target is where and how the wire reaches an app server.

@@ -24,6 +24,9 @@ var Spec = wire.Spec{
 	Offers: wire.CanEcho | wire.CanBroadcast | wire.CanSendToConnection | wire.CanGroups |
 		wire.CanStream | wire.CanServerPush | wire.CanREST,
 	Registers: true,
+	// A connection that drops reconnects as @microsoft/signalr does
+	// with withAutomaticReconnect().
+	ReconnectDelays: wire.SignalRReconnectDelays,
 }
 
 // Target is where and how the wire reaches a hub.

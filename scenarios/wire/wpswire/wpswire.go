@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
@@ -24,6 +25,9 @@ import (
 var Spec = wire.Spec{
 	Service: config.ServiceWebPubSub,
 	Offers:  wire.CanEcho | wire.CanGroups | wire.CanREST | wire.CanRESTToConnection,
+	// @azure/web-pubsub-client's: a new connection at once, then one a
+	// second for as long as they fail.
+	ReconnectDelays: []time.Duration{0, time.Second},
 }
 
 // Target is how the wire reaches an Azure Web PubSub hub, or the embedded
