@@ -22,6 +22,9 @@ type Hub struct {
 	webPubSub *wpshub.Hub
 	classic   *aspnethub.Hub
 	load      *loadSampler
+	// nextDrill is when the standing drill (Options.DropEvery) next ends
+	// a connection, on the hub's clock; only the heartbeat uses it.
+	nextDrill int64
 }
 
 // New builds a hub and registers its metrics with reg; a nil reg keeps the
@@ -55,6 +58,7 @@ func New(opts Options, reg prometheus.Registerer) (*Hub, error) {
 // beat is the heartbeat: each protocol's keep-alives and timeouts, then a
 // CPU sample for Load.
 func (h *Hub) beat(now int64) {
+	h.drill(now)
 	h.signalR.Beat(now)
 	h.webPubSub.Beat(now)
 	h.classic.Beat(now)
@@ -78,6 +82,50 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // SetDeliveryDelay changes the slow-mode delay for messages sent from now on.
 func (h *Hub) SetDeliveryDelay(d time.Duration) { h.host.SetDeliveryDelay(d) }
+
+// drill runs the standing drill: one connection ended every
+// Options.DropEvery, from the first period on.
+func (h *Hub) drill(now int64) {
+	every := int64(h.opts.DropEvery)
+	switch {
+	case every <= 0:
+		return
+	case h.nextDrill == 0:
+		h.nextDrill = now + every
+	case now >= h.nextDrill:
+		h.nextDrill = now + every
+		h.Drop(h.opts.DropHow, 1)
+	}
+}
+
+// Drill is how Drop ends a connection on purpose: DrillCloseError,
+// DrillCloseReconnect, DrillDisconnect or DrillAbort (see each protocol's
+// words for them at core.Drill).
+type Drill = core.Drill
+
+// The drills Drop knows.
+const (
+	DrillCloseError     = core.DrillCloseError
+	DrillCloseReconnect = core.DrillCloseReconnect
+	DrillDisconnect     = core.DrillDisconnect
+	DrillAbort          = core.DrillAbort
+)
+
+// Drills lists every drill, for flags and configuration to check against.
+var Drills = core.Drills
+
+// Drop ends up to n open connections of every protocol (all of them when
+// n <= 0) as how says, and returns how many it ended.
+func (h *Hub) Drop(how Drill, n int) int {
+	ended := h.signalR.Drop(how, n)
+	if n <= 0 || ended < n {
+		ended += h.webPubSub.Drop(how, n-ended)
+	}
+	if n <= 0 || ended < n {
+		ended += h.classic.Drop(how, n-ended)
+	}
+	return ended
+}
 
 // Close sends Close to every client, closes the transports and stops the
 // hub's goroutines. It returns once they are gone (at most about two

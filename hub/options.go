@@ -3,6 +3,7 @@ package hub
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -122,6 +123,16 @@ type Options struct {
 	// EntraHTTPClient fetches the issuer's discovery document and keys;
 	// nil trusts the system's roots (SSL_CERT_FILE can point elsewhere).
 	EntraHTTPClient *http.Client
+	// IdleTimeout cuts the socket of a connection whose client sent
+	// nothing, not even a ping, for this long, as a load balancer's idle
+	// timeout would (not on classic ASP.NET SignalR); 0 never.
+	IdleTimeout time.Duration
+	// DropEvery ends one open connection every DropEvery, as DropHow
+	// says (Drop), so that a canary's held connections show their drops:
+	// a standing drill. 0 never.
+	DropEvery time.Duration
+	DropHow   Drill
+
 	// DisableLocalAuth refuses every token signed with AccessKey (401,
 	// LocalAuthDisabledText), as a service with disableLocalAuth does: the
 	// REST APIs take Entra tokens only, and clients connect with the
@@ -154,6 +165,7 @@ func (o Options) hostConfig() core.Config {
 		ConnectionQuota:   o.connectionQuota(),
 		MessageRateLimit:  o.MessageRateLimit,
 		DeliveryDelay:     o.DeliveryDelay,
+		IdleTimeout:       o.IdleTimeout,
 		AccessKey:         o.AccessKey,
 		EntraIssuer:       o.EntraIssuer,
 		EntraHTTPClient:   o.EntraHTTPClient,
@@ -184,7 +196,8 @@ func (o Options) validate() error {
 	switch {
 	case o.MaxMessageSize < 0:
 		return fmt.Errorf("max message size %d must not be negative", o.MaxMessageSize)
-	case o.HandshakeTimeout < 0, o.KeepAliveInterval < 0, o.ClientTimeout < 0, o.DeliveryDelay < 0, o.PollTimeout < 0:
+	case o.HandshakeTimeout < 0, o.KeepAliveInterval < 0, o.ClientTimeout < 0, o.DeliveryDelay < 0, o.PollTimeout < 0,
+		o.IdleTimeout < 0, o.DropEvery < 0:
 		return fmt.Errorf("hub timeouts and delays must not be negative")
 	case o.SendQueueSize < 0:
 		return fmt.Errorf("send queue size %d must not be negative", o.SendQueueSize)
@@ -192,6 +205,8 @@ func (o Options) validate() error {
 		return fmt.Errorf("units %d and connection quota %d must not be negative", o.Units, o.ConnectionQuota)
 	case o.MessageRateLimit < 0 || o.MessageRateLimit != o.MessageRateLimit:
 		return fmt.Errorf("message rate limit %v must be a number not below 0", o.MessageRateLimit)
+	case o.DropEvery > 0 && !slices.Contains(Drills, o.DropHow):
+		return fmt.Errorf("a standing drill needs how to drop: one of %v, not %q", Drills, o.DropHow)
 	case o.RedirectNegotiate && !o.EmulatesAzure():
 		return fmt.Errorf("redirecting negotiate to the Azure endpoints needs an access key or an Entra issuer")
 	case under(o.Path, aspnethub.DefaultPath):

@@ -63,6 +63,10 @@ func dialableAddr(a net.Addr) string {
 // URL is the hub's base URL, e.g. "http://127.0.0.1:PORT/signalrbench".
 func (s *Server) URL() string { return s.origin + s.hub.opts.Path }
 
+// Drop ends up to n of the hub's open connections (all of them when n <=
+// 0) as how says; see Hub.Drop.
+func (s *Server) Drop(how Drill, n int) int { return s.hub.Drop(how, n) }
+
 // Origin is the server's scheme and address, e.g. "http://127.0.0.1:PORT":
 // the Endpoint of the Azure SignalR Service the hub emulates.
 func (s *Server) Origin() string { return s.origin }

@@ -25,6 +25,13 @@ const wpsHub = "probe"
 // and returns the endpoint that reaches it.
 func startWebPubSub(t testing.TB, delay time.Duration, opts hub.Options) scenarios.Endpoint {
 	t.Helper()
+	_, ep := startWebPubSubServer(t, delay, opts)
+	return ep
+}
+
+// startWebPubSubServer is startWebPubSub that also returns the hub.
+func startWebPubSubServer(t testing.TB, delay time.Duration, opts hub.Options) (*hub.Server, scenarios.Endpoint) {
+	t.Helper()
 	h := eventhandler.New(eventhandler.Options{Delay: delay})
 	h.SetHubs(map[string][]string{wpsHub: {matrixKey}})
 	events := localtest.Server(t, h)
@@ -34,7 +41,7 @@ func startWebPubSub(t testing.TB, delay time.Duration, opts hub.Options) scenari
 	if err != nil {
 		t.Fatal(err)
 	}
-	return scenariostest.WebPubSub(cs, wpsHub)
+	return srv, scenariostest.WebPubSub(cs, wpsHub)
 }
 
 // webPubSubCases are the kinds of a Web PubSub target with the exact

@@ -83,12 +83,14 @@ func DropReason(err error, protocol func(error) bool) string {
 	case errors.Is(err, ErrServerTimeout):
 		return DropServerTimeout
 	}
-	if code := refusedWith(err); code != 0 {
-		return httpReason(code)
-	}
+	code := refusedWith(err)
 	switch {
-	case errors.As(err, &refusal) && refusal.ReconnectRefused():
+	case errors.As(err, &refusal) && refusal.ReconnectRefused() && code != http.StatusTooManyRequests && code < 500:
+		// The server no longer knows the connection: what status it
+		// answers the reconnect with is its own way of saying so.
 		return DropReconnectRefused
+	case code != 0:
+		return httpReason(code)
 	case protocol != nil && protocol(err):
 		return DropProtocol
 	}

@@ -35,6 +35,7 @@ func TestDropReason(t *testing.T) {
 		{"send refused 404", fmt.Errorf("wrapped: %w", &TransportError{Request: "send", StatusCode: http.StatusNotFound}), DropHTTPOther},
 		{"reconnect refused 500", refusedReconnect{&TransportError{Request: "reconnect", StatusCode: 500}}, DropHTTP5xx},
 		{"reconnect timed out", refusedReconnect{errors.New("disconnect timeout")}, DropReconnectRefused},
+		{"reconnect refused 404", refusedReconnect{&TransportError{Request: "reconnect", StatusCode: 404}}, DropReconnectRefused},
 		{"protocol", fmt.Errorf("%w: bad frame", errTestProtocol), DropProtocol},
 		{"reset", fmt.Errorf("probe: connection lost: %w", io.ErrUnexpectedEOF), DropTransport},
 	}

@@ -85,7 +85,7 @@ func connectError(phase string, err error) *clientconn.ConnectError {
 // in a disconnected message.
 func closedByService(e *websocket.CloseError) error {
 	if e.Text == "" {
-		return fmt.Errorf("webpubsub client: the service closed the WebSocket (code %d) without a disconnected message", e.Code)
+		return fmt.Errorf("webpubsub client: the service closed the WebSocket (code %d) without a reason: %w", e.Code, &clientconn.CloseError{})
 	}
 	return fmt.Errorf("webpubsub client: the service closed the WebSocket (code %d): %w", e.Code, &clientconn.CloseError{Message: limit(e.Text, maxQuoted)})
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/hubprobe/hubprobe/aspnet"
 	"github.com/hubprobe/hubprobe/hub/internal/core"
@@ -29,11 +30,12 @@ type conn struct {
 	log         []json.RawMessage // messages first, first+1, …
 	first       uint64
 	next        uint64
-	groupsToken string // owed to the client in the next envelope; "" once sent
-	attached    int    // transports holding the connection
-	idleSince   int64  // hub clock when the last transport let go
-	lastOut     int64  // hub clock when the client was last sent or owed something
-	keepAlive   bool   // the heartbeat asks for a keep-alive
+	groupsToken string     // owed to the client in the next envelope; "" once sent
+	attached    int        // transports holding the connection
+	idleSince   int64      // hub clock when the last transport let go
+	lastOut     int64      // hub clock when the client was last sent or owed something
+	keepAlive   bool       // the heartbeat asks for a keep-alive
+	farewell    core.Drill // owed to the client in the next envelope; "" for none
 	gone        bool
 	wake        chan struct{} // a message or a keep-alive is waiting
 	done        chan struct{} // closed when the connection ends
@@ -95,10 +97,11 @@ func (c *conn) envelope(dst []byte, cursor uint64, init bool) (out []byte, next 
 		env.Messages = c.log[cursor-c.first:]
 	}
 	env.GroupsToken, c.groupsToken = c.groupsToken, ""
+	c.sayFarewell(&env)
 	c.keepAlive = false
 	var digits [20]byte // the cursor's text stays on the stack
 	env.Cursor = string(strconv.AppendUint(digits[:0], c.next, 10))
-	keepAliveOnly = !init && len(env.Messages) == 0 && env.GroupsToken == ""
+	keepAliveOnly = !init && len(env.Messages) == 0 && env.GroupsToken == "" && env.Error == "" && !env.Disconnect && !env.Reconnect
 	return aspnet.AppendEnvelope(dst, &env), c.next, keepAliveOnly
 }
 
@@ -106,7 +109,41 @@ func (c *conn) envelope(dst []byte, cursor uint64, init bool) (out []byte, next 
 func (c *conn) pending(cursor uint64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return cursor < c.next || c.groupsToken != "" || c.gone
+	return cursor < c.next || c.groupsToken != "" || c.farewell != "" || c.gone
+}
+
+// sayFarewell puts the drill the connection is owed into env: an error
+// or a disconnect, after which the hub forgets the connection once the
+// client had time to read it, or a reconnect, which the client mends.
+// Called with c.mu held.
+func (c *conn) sayFarewell(env *aspnet.Envelope) {
+	switch c.farewell {
+	case core.DrillCloseError:
+		env.Error = core.DrillText
+	case core.DrillDisconnect:
+		env.Disconnect = true
+	case core.DrillCloseReconnect:
+		env.Reconnect = true
+	default:
+		return
+	}
+	if c.farewell != core.DrillCloseReconnect {
+		time.AfterFunc(core.CloseGrace/4, func() { c.hub.disconnect(c) })
+	}
+	c.farewell = ""
+}
+
+// drop ends c as how says: at once for an abort, or with the envelope it
+// is owed.
+func (c *conn) drop(how core.Drill) {
+	if how == core.DrillAbort {
+		c.hub.disconnect(c)
+		return
+	}
+	c.mu.Lock()
+	c.farewell = how
+	c.mu.Unlock()
+	c.poke()
 }
 
 // keepAliveDue reports and clears the heartbeat's request.

@@ -135,6 +135,20 @@ func (h *Hub) Beat(now int64) {
 	}
 }
 
+// Drop ends up to n open connections (every one when n <= 0) as how
+// says, and returns how many it ended.
+func (h *Hub) Drop(how core.Drill, n int) int {
+	ended := 0
+	for _, c := range h.lifetime.Open() {
+		if n > 0 && ended == n {
+			break
+		}
+		c.drop(how)
+		ended++
+	}
+	return ended
+}
+
 // CloseAll ends every connection: their transports close.
 func (h *Hub) CloseAll() {
 	for _, c := range h.lifetime.Open() {

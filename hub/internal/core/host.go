@@ -41,6 +41,10 @@ type Config struct {
 	ConnectionQuota  int
 	MessageRateLimit float64
 	DeliveryDelay    time.Duration
+	// IdleTimeout cuts the socket of a connection whose client sent
+	// nothing (not even a ping) for this long, as an idle timeout of a
+	// load balancer would; 0 never.
+	IdleTimeout time.Duration
 
 	AccessKey        string
 	EntraIssuer      string
@@ -65,8 +69,8 @@ func (c Config) withDefaults() Config {
 // second like ASP.NET, or faster when the configured intervals are short.
 func (c Config) heartbeatPeriod() time.Duration {
 	p := time.Second
-	for _, d := range []time.Duration{c.KeepAliveInterval / 4, c.ClientTimeout / 4} {
-		if d < p {
+	for _, d := range []time.Duration{c.KeepAliveInterval / 4, c.ClientTimeout / 4, c.IdleTimeout / 4} {
+		if d > 0 && d < p {
 			p = d
 		}
 	}

@@ -1,5 +1,7 @@
 package signalrhub
 
+import "github.com/hubprobe/hubprobe/hub/internal/core"
+
 // Beat is the SignalR side of the hub's heartbeat: keep-alive Pings, a
 // Close for clients that went silent, and the end of negotiate tokens no
 // transport took in time.
@@ -7,6 +9,9 @@ func (h *Hub) Beat(now int64) {
 	conns := h.spaces.AppendConns(h.beating[:0])
 	for _, c := range conns {
 		switch {
+		case h.Config.IdleTimeout > 0 && c.silentFor(now) > int64(h.Config.IdleTimeout):
+			c.log.Info().Dur("idle_timeout", h.Config.IdleTimeout).Msg("idle connection cut")
+			c.drop(core.DrillAbort)
 		case c.silentFor(now) > int64(h.Config.ClientTimeout):
 			c.log.Info().Dur("timeout", h.Config.ClientTimeout).Msg("client timed out")
 			c.requestClose(closeWithError(errMsgClientTimeout))

@@ -154,6 +154,37 @@ func (h *Hub) CloseAll() {
 	}
 }
 
+// Drop ends up to n open connections (every one when n <= 0) as how
+// says, and returns how many it ended.
+func (h *Hub) Drop(how core.Drill, n int) int {
+	ended := 0
+	for _, c := range h.lifetime.Open() {
+		if n > 0 && ended == n {
+			break
+		}
+		if !c.closed.Load() {
+			c.drop(how)
+			ended++
+		}
+	}
+	return ended
+}
+
+// drop ends c as how says.
+func (c *conn) drop(how core.Drill) {
+	switch how {
+	case core.DrillCloseError:
+		c.requestClose(closeWithError(core.DrillText))
+	case core.DrillCloseReconnect:
+		c.requestClose(&signalr.Message{Type: signalr.CloseType, Error: core.DrillText, HasError: true, AllowReconnect: true})
+	case core.DrillDisconnect:
+		c.requestClose(&signalr.Message{Type: signalr.CloseType})
+	case core.DrillAbort:
+		c.requestClose(nil)
+		c.t.Abort()
+	}
+}
+
 // recovered accounts for a panic on a connection's goroutine and closes it.
 func (h *Hub) recovered(c *conn, r any) {
 	h.NotePanic(c.log, r)

@@ -34,15 +34,18 @@ const (
 type closeCause struct {
 	code   int
 	reason string
+	// quiet leaves the disconnected message out: the close frame alone
+	// says why.
+	quiet bool
 }
 
 var (
-	closeShutdown = closeCause{websocket.CloseGoingAway, core.ShuttingDownText}
-	closeTimeout  = closeCause{websocket.ClosePolicyViolation, "The client sent nothing within the client timeout."}
-	closeSlow     = closeCause{websocket.ClosePolicyViolation, "The client did not read its messages fast enough."}
-	closeUnacked  = closeCause{websocket.ClosePolicyViolation, "The client did not acknowledge its messages fast enough."}
-	closeTooBig   = closeCause{websocket.CloseMessageTooBig, fmt.Sprintf("The message exceeds the maximum size of %d bytes.", maxMessageSize)}
-	closeInternal = closeCause{websocket.CloseInternalServerErr, "Internal server error."}
+	closeShutdown = closeCause{code: websocket.CloseGoingAway, reason: core.ShuttingDownText}
+	closeTimeout  = closeCause{code: websocket.ClosePolicyViolation, reason: "The client sent nothing within the client timeout."}
+	closeSlow     = closeCause{code: websocket.ClosePolicyViolation, reason: "The client did not read its messages fast enough."}
+	closeUnacked  = closeCause{code: websocket.ClosePolicyViolation, reason: "The client did not acknowledge its messages fast enough."}
+	closeTooBig   = closeCause{code: websocket.CloseMessageTooBig, reason: fmt.Sprintf("The message exceeds the maximum size of %d bytes.", maxMessageSize)}
+	closeInternal = closeCause{code: websocket.CloseInternalServerErr, reason: "Internal server error."}
 )
 
 // closeError ends the reader with a close the hub chose.
@@ -50,7 +53,9 @@ type closeError struct{ closeCause }
 
 func (e *closeError) Error() string { return e.reason }
 
-func closeWith(code int, reason string) error { return &closeError{closeCause{code, reason}} }
+func closeWith(code int, reason string) error {
+	return &closeError{closeCause{code: code, reason: reason}}
+}
 
 // queued is one item of a connection's send queue.
 type queued struct {
@@ -309,7 +314,7 @@ func (c *conn) writeFinal() {
 		}
 	}
 	why := c.closeWith
-	if why.reason != "" && c.protocol != "" {
+	if why.reason != "" && c.protocol != "" && !why.quiet {
 		b, _ := webpubsub.AppendFrame(nil, &webpubsub.Frame{Kind: webpubsub.KindDisconnected, Message: why.reason})
 		if c.write(queued{b: b}, deadline) != nil {
 			_ = c.ws.NetConn().Close()

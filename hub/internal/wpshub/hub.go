@@ -226,12 +226,48 @@ func (h *Hub) CloseAll() {
 	}
 }
 
+// Drop ends up to n open connections (every one when n <= 0) as how
+// says, and returns how many it ended.
+func (h *Hub) Drop(how core.Drill, n int) int {
+	ended := 0
+	for _, c := range h.lifetime.Open() {
+		if n > 0 && ended == n {
+			break
+		}
+		if !c.closed.Load() {
+			c.drop(how)
+			ended++
+		}
+	}
+	return ended
+}
+
+// drop ends c as how says.
+func (c *conn) drop(how core.Drill) {
+	switch how {
+	case core.DrillCloseError:
+		c.requestClose(closeCause{code: websocket.CloseInternalServerErr, reason: core.DrillText, quiet: true})
+	case core.DrillCloseReconnect:
+		c.requestClose(closeCause{code: websocket.CloseServiceRestart, quiet: true})
+	case core.DrillDisconnect:
+		c.requestClose(closeCause{code: websocket.CloseGoingAway, reason: core.DrillText})
+	case core.DrillAbort:
+		c.requestClose(closeCause{quiet: true})
+		if c.ws != nil {
+			_ = c.ws.NetConn().Close()
+		}
+	}
+}
+
 // Beat is the Web PubSub side of the hub's heartbeat: WebSocket pings to
 // quiet clients, and a close for those that sent nothing (not even a pong)
 // within the client timeout.
 func (h *Hub) Beat(now int64) {
 	for _, c := range h.lifetime.Open() {
 		switch {
+		case h.Config.IdleTimeout > 0 && now-c.lastRead.Load() > int64(h.Config.IdleTimeout):
+			c.log.Info().Dur("idle_timeout", h.Config.IdleTimeout).Msg("idle connection cut")
+			c.drop(core.DrillAbort)
 		case now-c.lastRead.Load() > int64(h.Config.ClientTimeout):
 			c.log.Info().Dur("timeout", h.Config.ClientTimeout).Msg("client timed out")
 			c.requestClose(closeTimeout)

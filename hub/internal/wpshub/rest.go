@@ -298,7 +298,7 @@ func (h *Hub) exists(c *call, what core.To) {
 // a user but the excluded ones, with the reason given (204).
 func (h *Hub) closeConnections(c *call, to core.To) {
 	q := c.r.URL.Query()
-	why := closeCause{websocket.ClosePolicyViolation, closeReason(q.Get("reason"))}
+	why := closeCause{code: websocket.ClosePolicyViolation, reason: closeReason(q.Get("reason"))}
 	if why.reason == "" {
 		why.reason = "The connection was closed by the application server."
 	}

@@ -266,7 +266,7 @@ func (c *conn) eventFailed(ev userEvent, msg string, drop bool) {
 	case ev.hasAck:
 		c.ack(ev.ackID, &webpubsub.AckError{Name: webpubsub.ErrorInvocationFailed, Message: msg})
 	case drop:
-		c.requestClose(closeCause{websocket.ClosePolicyViolation, msg})
+		c.requestClose(closeCause{code: websocket.ClosePolicyViolation, reason: msg})
 	default:
 		c.log.Debug().Str("event", ev.name).Str("reason", msg).Msg("event dropped")
 	}

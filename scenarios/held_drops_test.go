@@ -1,0 +1,128 @@
+package scenarios_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/hub"
+	"github.com/hubprobe/hubprobe/hub/hubtest"
+	"github.com/hubprobe/hubprobe/probe/clientconn"
+	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
+	"github.com/hubprobe/hubprobe/webpubsub"
+)
+
+// heldRig holds a scenario against the reference hub until stopped.
+type heldRig struct {
+	rec     *scenariostest.Recorder
+	results *scenariostest.Results
+	held    *scenarios.Held
+	stop    sync.Once
+}
+
+func startHeld(t *testing.T, ep scenarios.Endpoint, s config.Scenario) *heldRig {
+	t.Helper()
+	r := &heldRig{rec: scenariostest.NewRecorder(), results: &scenariostest.Results{}}
+	rn := &scenarios.Runner{Scenario: s, Endpoint: ep, Recorder: r.rec}
+	var err error
+	if r.held, err = rn.Hold(context.Background(), r.results.RunFinished); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Stop)
+	return r
+}
+
+// Stop ends the held connections; later calls do nothing.
+func (r *heldRig) Stop() { r.stop.Do(r.held.Stop) }
+
+// heldWires are the wires a held scenario runs on, each against the
+// reference hub.
+var heldWires = map[string]struct {
+	start    func(t *testing.T, opts hub.Options) (*hub.Server, scenarios.Endpoint)
+	protocol string
+}{
+	"core": {func(t *testing.T, opts hub.Options) (*hub.Server, scenarios.Endpoint) {
+		srv := hubtest.Start(t, opts)
+		return srv, scenariostest.SignalR(srv.URL())
+	}, "json"},
+	"classic": {func(t *testing.T, opts hub.Options) (*hub.Server, scenarios.Endpoint) {
+		srv := hubtest.Start(t, opts)
+		return srv, classicEndpoint(srv)
+	}, "json"},
+	"webpubsub": {func(t *testing.T, opts hub.Options) (*hub.Server, scenarios.Endpoint) {
+		return startWebPubSubServer(t, 0, opts)
+	}, webpubsub.ProtocolJSON},
+}
+
+// heldDrops are the reason each wire's held connections drop for, when
+// the hub ends them by each drill; "" where the wire mends the drill
+// itself (classic SignalR reconnects on the server's reconnect flag).
+var heldDrops = map[string]map[hub.Drill]string{
+	"core": {
+		hub.DrillCloseError: clientconn.DropServerError, hub.DrillCloseReconnect: clientconn.DropServerReconnect,
+		hub.DrillDisconnect: clientconn.DropServerClose, hub.DrillAbort: clientconn.DropTransport,
+	},
+	"webpubsub": {
+		hub.DrillCloseError: clientconn.DropServerError, hub.DrillCloseReconnect: clientconn.DropServerClose,
+		hub.DrillDisconnect: clientconn.DropDisconnected, hub.DrillAbort: clientconn.DropTransport,
+	},
+	"classic": {
+		hub.DrillCloseError: clientconn.DropServerError, hub.DrillCloseReconnect: "",
+		hub.DrillDisconnect: clientconn.DropDisconnected, hub.DrillAbort: clientconn.DropReconnectRefused,
+	},
+}
+
+// Every drill of the reference hub drops each held connection once, for
+// its reason, and each comes back: dropped and reconnected exactly twice
+// for two connections, every message either received or lost, nothing
+// counted twice.
+func TestHeldConnectionsDropForTheirReasonAndReconnect(t *testing.T) {
+	for wireName, wire := range heldWires {
+		for how, reason := range heldDrops[wireName] {
+			t.Run(wireName+"/"+string(how), func(t *testing.T) {
+				t.Parallel()
+				srv, ep := wire.start(t, hub.Options{})
+				s := heldScenario(2, time.Second)
+				s.Protocol = wire.protocol
+				r := startHeld(t, ep, s)
+				waitUntil(t, 5*time.Second, func() bool { return r.rec.Tally().Received >= 4 })
+				if n := srv.Drop(how, 0); n != 2 {
+					t.Fatalf("the hub dropped %d connections, want 2", n)
+				}
+				waitUntil(t, 10*time.Second, func() bool { return r.rec.Tally().Reconnected >= 2 })
+				time.Sleep(300 * time.Millisecond) // some sends on the new connections
+				r.Stop()
+				checkDropsAndReconnects(t, r, reason)
+			})
+		}
+	}
+}
+
+// checkDropsAndReconnects checks a held run of two connections that the
+// hub dropped once each, for reason ("" when the wire mended the drill).
+func checkDropsAndReconnects(t *testing.T, r *heldRig, reason string) {
+	t.Helper()
+	tally := r.rec.Tally()
+	wantDrops, wantOpened := map[string]int64{}, int64(4)
+	if reason != "" {
+		wantDrops[reason] = 2
+	} else {
+		wantOpened = 2 // mended in place: no new connects
+	}
+	if len(tally.Dropped) != len(wantDrops) || tally.Dropped[reason] != wantDrops[reason] ||
+		tally.Reconnected != 2 || tally.Opened != wantOpened || tally.Active() != 0 {
+		t.Errorf("dropped %v, reconnected %d, opened %d, open at the end %d; want %v, 2, %d, 0",
+			tally.Dropped, tally.Reconnected, tally.Opened, tally.Active(), wantDrops, wantOpened)
+	}
+	var sent, received, lost int64
+	for _, res := range r.results.All() {
+		sent, received, lost = sent+res.Sent, received+res.Received, lost+res.Lost
+	}
+	if received+lost != sent || lost > 4 || received != tally.Received || tally.Duplicated != 0 {
+		t.Errorf("sent %d, received %d (recorded %d), lost %d, duplicated %d; want every one received or lost, at most 2 in flight each lost",
+			sent, received, tally.Received, lost, tally.Duplicated)
+	}
+}
