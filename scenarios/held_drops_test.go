@@ -9,6 +9,7 @@ import (
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
+	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/probe/clientconn"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
@@ -124,5 +125,37 @@ func checkDropsAndReconnects(t *testing.T, r *heldRig, reason string) {
 	if received+lost != sent || lost > 4 || received != tally.Received || tally.Duplicated != 0 {
 		t.Errorf("sent %d, received %d (recorded %d), lost %d, duplicated %d; want every one received or lost, at most 2 in flight each lost",
 			sent, received, tally.Received, lost, tally.Duplicated)
+	}
+}
+
+// A held connection cut off for two seconds queues what falls due while
+// it is away and sends it once it is back: each such message counts by
+// identity as delivered late or lost (older than the loss timeout when
+// the connection came back), never both, never neither.
+func TestHeldMessagesSentWhileAwayAreLateOrLost(t *testing.T) {
+	srv := hubtest.Start(t, hub.Options{})
+	gate, url := localtest.StartGate(t, srv.URL())
+	s := heldScenario(1, time.Minute)
+	s.LossTimeout = time.Second
+	r := startHeld(t, scenariostest.SignalR(url), s)
+	waitUntil(t, 5*time.Second, func() bool { return r.rec.Tally().Received >= 3 })
+	gate.Shut()
+	time.Sleep(1500 * time.Millisecond)
+	gate.Open() // the reconnect after 2 s gets through
+	waitUntil(t, 5*time.Second, func() bool { return r.rec.Tally().Reconnected == 1 })
+	time.Sleep(1200 * time.Millisecond) // what was flushed arrives, or turns a second old
+	r.Stop()
+	var res scenarios.Result
+	for _, x := range r.results.All() {
+		res.Sent, res.Received, res.Lost = res.Sent+x.Sent, res.Received+x.Received, res.Lost+x.Lost
+		res.Away, res.AwayLate, res.AwayLost = res.Away+x.Away, res.AwayLate+x.AwayLate, res.AwayLost+x.AwayLost
+	}
+	t.Logf("sent %d, received %d, lost %d; away %d: %d late, %d lost", res.Sent, res.Received, res.Lost, res.Away, res.AwayLate, res.AwayLost)
+	if res.Away < 15 || res.AwayLate < 1 || res.AwayLost < 1 || res.AwayLate+res.AwayLost != res.Away {
+		t.Errorf("away %d: %d late, %d lost; want about 20, some late and some lost, adding up", res.Away, res.AwayLate, res.AwayLost)
+	}
+	if res.Received+res.Lost != res.Sent || res.Lost < res.AwayLost || res.Lost > res.AwayLost+1 {
+		t.Errorf("sent %d, received %d, lost %d (%d of them while away); want each received or lost, and none lost but those away and one in flight",
+			res.Sent, res.Received, res.Lost, res.AwayLost)
 	}
 }

@@ -251,6 +251,7 @@ func (s *heldSlot) sendOne(ctx context.Context, rn *Runner, lag time.Duration, u
 	w.tracker.sentMessage(1, lag)
 	p := pendingSend{w: w, id: id, us: us}
 	if s.conn == nil || !s.send(ctx, rn, p) {
+		w.queued(id)
 		s.pending = append(stillDue(s.pending, rn.Scenario.LossTimeout), p)
 	}
 }

@@ -21,6 +21,10 @@ type heldWindow struct {
 	slots      int // connections the window's ledger holds
 	tracker    *tracker
 	payloads   *payloadBuilder
+
+	mu   sync.Mutex
+	away map[uint64]struct{} // messages that fell due while their connection was away
+	late int64               // of them, those that arrived
 }
 
 // newWindow opens the window of the held scenario that starts at start,
@@ -32,7 +36,41 @@ func (h *Held) newWindow(start time.Time, slots int) *heldWindow {
 	w.tracker = newTracker(rn.Recorder, slots)
 	w.tracker.runID, w.tracker.first = w.id, rn.Shard.First(rn.Scenario.Connections)
 	w.payloads = newPayloadBuilder(runMarker(w.id, rn.Shard), rn.Scenario.MessageSize)
+	w.away = map[uint64]struct{}{}
 	return w
+}
+
+// queued notes message id as one that fell due while its connection was
+// away.
+func (w *heldWindow) queued(id uint64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.away[id] = struct{}{}
+}
+
+// arrived counts message id, delivered for the first time, as late when
+// it fell due while its connection was away.
+func (w *heldWindow) arrived(id uint64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := w.away[id]; ok {
+		w.late++
+	}
+}
+
+// awayFigures are the away messages, those that arrived and, by their
+// identity in the ledger, those that never did. Each connection echoes to
+// itself, so its messages' receiver is their sender.
+func (w *heldWindow) awayFigures() (away, late, lost int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for id := range w.away {
+		sender, seq := ledger.SplitMessageID(id)
+		if !w.tracker.ids.Seen(sender, id, uint64(seq)) {
+			lost++
+		}
+	}
+	return int64(len(w.away)), w.late, lost
 }
 
 // deliver counts payload at connection i when it is a message of w; it
@@ -43,7 +81,9 @@ func (w *heldWindow) deliver(i int, payload json.RawMessage) bool {
 		return false
 	}
 	_, seq := ledger.SplitMessageID(id)
-	w.tracker.delivered(i, id, uint64(seq), sinceStamp(us))
+	if w.tracker.delivered(i, id, uint64(seq), sinceStamp(us)) {
+		w.arrived(id)
+	}
 	return true
 }
 
@@ -56,6 +96,7 @@ func (w *heldWindow) result(rn *Runner, open int) Result {
 		RunID: w.id, Start: w.start, Duration: w.end.Sub(w.start), Outcome: ResultSuccess, Connections: open}
 	res.Lost = w.tracker.close()
 	w.tracker.fill(&res)
+	res.Away, res.AwayLate, res.AwayLost = w.awayFigures()
 	switch {
 	case res.Expected > 0 && res.Received == 0:
 		res.Outcome = ResultFailure

@@ -174,6 +174,10 @@ type Result struct {
 	// that came back after a drop.
 	Drops      map[string]int64
 	Reconnects int64
+	// Away counts the messages of held connections that fell due while
+	// their connection was away and went out once it was back; of them,
+	// AwayLate arrived (late) and AwayLost never did.
+	Away, AwayLate, AwayLost int64
 	// SlowMessages is how many deliveries took 1 s or more.
 	SlowMessages int64
 	Latency      Quantiles

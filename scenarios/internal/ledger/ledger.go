@@ -98,6 +98,16 @@ func (ids *Ledger) See(receiver int, id uint64, pos uint64) Verdict {
 // receiverLog is one receiver's record of the streams it gets. The stream
 // of its own sends (echo, streaming, server push) is kept inline; others
 // (fan-out kinds) in a map by sender.
+// Seen reports whether receiver saw message id, at position pos of its
+// sender's stream.
+func (ids *Ledger) Seen(receiver int, id uint64, pos uint64) bool {
+	sender, _ := SplitMessageID(id)
+	if receiver < 0 || receiver >= len(ids.receivers) || sender >= len(ids.next) {
+		return false
+	}
+	return ids.receivers[receiver].seen(receiver, sender, pos)
+}
+
 type receiverLog struct {
 	mu     sync.Mutex
 	self   trail
@@ -125,6 +135,19 @@ func (l *receiverLog) see(receiver, sender int, pos uint64) Verdict {
 		}
 	}
 	return rt.mark(pos)
+}
+
+func (l *receiverLog) seen(receiver, sender int, pos uint64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	rt := &l.self
+	if sender != receiver {
+		if rt = l.others[sender]; rt == nil {
+			return false
+		}
+	}
+	word, bit := pos/64, uint64(1)<<(pos%64)
+	return word < uint64(len(rt.seen)) && rt.seen[word]&bit != 0
 }
 
 func (rt *trail) mark(pos uint64) Verdict {

@@ -71,3 +71,25 @@ func heapInUse() int64 {
 	runtime.ReadMemStats(&m)
 	return int64(m.HeapInuse)
 }
+
+// Seen answers from the receiver's record without changing it.
+func TestSeen(t *testing.T) {
+	ids := New(2)
+	a, b := ids.Assign(0), ids.Assign(0)
+	ids.See(0, a, 0)
+	ids.See(1, b, 1)
+	for _, c := range []struct {
+		receiver int
+		id, pos  uint64
+		want     bool
+	}{
+		{0, a, 0, true}, {0, b, 1, false}, {1, b, 1, true}, {1, a, 0, false}, {2, a, 0, false},
+	} {
+		if got := ids.Seen(c.receiver, c.id, c.pos); got != c.want {
+			t.Errorf("Seen(%d, %d, %d) = %v, want %v", c.receiver, c.id, c.pos, got, c.want)
+		}
+	}
+	if got := ids.See(0, a, 0); got != Duplicate {
+		t.Errorf("See after Seen = %d, want Duplicate: Seen must not record", got)
+	}
+}
