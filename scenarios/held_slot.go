@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hubprobe/hubprobe/probe/clientconn"
 	"github.com/hubprobe/hubprobe/scenarios/wire"
 )
 
@@ -180,6 +181,7 @@ func (s *heldSlot) failed(ctx context.Context, rn *Runner, err error) {
 func (s *heldSlot) dropped() {
 	reason, at := s.conn.Dropped()
 	s.conn = nil
+	clientconn.ForgetIdleConnections()
 	s.open.Store(false)
 	s.droppedAt.Store(at.UnixNano())
 	rn := s.h.runner()

@@ -30,6 +30,17 @@ var PooledHTTPClient = sync.OnceValue(func() *http.Client {
 	return &http.Client{Transport: t}
 })
 
+// ForgetIdleConnections closes the idle connections of the HTTP clients
+// the probe connections share (http.DefaultClient's, for negotiate, and
+// PooledHTTPClient), so that the next connect opens fresh ones. After a
+// drop they are suspect: the network that cut one connection cut them
+// too, and a connect on one of them fails before its request leaves,
+// where a browser's, or the official clients', opens a new connection.
+func ForgetIdleConnections() {
+	http.DefaultClient.CloseIdleConnections()
+	PooledHTTPClient().CloseIdleConnections()
+}
+
 // TransportHTTPClient is the client of the HTTP transports: the caller's
 // HTTPClient, or PooledHTTPClient when it is unset or http.DefaultClient.
 // Negotiate stays on HTTPClient: pooled, each run's negotiate sockets

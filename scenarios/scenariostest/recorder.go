@@ -41,6 +41,8 @@ type Tally struct {
 	// by endpoint and status code.
 	Opened, Closed, Reconnected int64
 	Failed, Throttled, Dropped  map[string]int64
+	// FailedAt are the times of the failed connects, in order.
+	FailedAt []time.Time
 	HTTP                        map[HTTPResponse]int64
 }
 
@@ -79,7 +81,7 @@ func (r *Recorder) Tally() Tally {
 	t := r.t
 	t.Failed, t.Throttled, t.Dropped = cloneMap(r.t.Failed), cloneMap(r.t.Throttled), cloneMap(r.t.Dropped)
 	t.HTTP, t.Passed = cloneMap(r.t.HTTP), cloneMap(r.t.Passed)
-	t.Slowest = slices.Clone(r.t.Slowest)
+	t.Slowest, t.FailedAt = slices.Clone(r.t.Slowest), slices.Clone(r.t.FailedAt)
 	return t
 }
 
@@ -160,6 +162,7 @@ func (r *Recorder) Event(e scenarios.Event) {
 			t.Closed++
 		case scenarios.ConnectionFailed:
 			t.Failed[e.Reason]++
+			t.FailedAt = append(t.FailedAt, time.Now())
 		case scenarios.ConnectionDropped:
 			t.Dropped[e.Reason]++
 		case scenarios.Reconnected:
