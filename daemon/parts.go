@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/hubprobe/hubprobe/exporter"
-	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/webpubsub/eventhandler"
 )
@@ -14,17 +13,17 @@ import (
 // echo needs no setup.
 type parts struct {
 	events *eventhandler.Served
-	hubs   *hub.Embedded
+	hubs   *embeddedHubs
 }
 
 // startParts starts them. The event handler counts the events it serves
 // in metrics; the hubs report their load to sink (nil: nowhere).
-func startParts(ctx context.Context, opts Options, metrics *exporter.Metrics, sink hub.LoadSink) (parts, error) {
+func startParts(ctx context.Context, opts Options, metrics *exporter.Metrics, sink loadSink) (parts, error) {
 	events, err := eventhandler.Serve(opts.Logger, metrics, opts.EventHandlerAddr)
 	if err != nil {
 		return parts{}, err
 	}
-	hubs := hub.NewEmbedded(ctx, opts.Logger, sink)
+	hubs := newEmbeddedHubs(ctx, opts.Logger, sink)
 	hubs.SetWebPubSubEventHandler(events.Template)
 	return parts{events: events, hubs: hubs}, nil
 }
