@@ -22,6 +22,7 @@ import (
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/capacity"
 	"github.com/hubprobe/hubprobe/scenarios/schedule"
+	"github.com/hubprobe/hubprobe/statuspage"
 )
 
 // historySize is how many recent runs the status page lists.
@@ -57,8 +58,8 @@ type Daemon struct {
 	metrics *exporter.Metrics
 	// monitorMetrics are the Azure Monitor readers' series.
 	monitorMetrics *monitor.Metrics
-	history        *exporter.History
-	capacity       *exporter.CapacityLog
+	history        *statuspage.History
+	capacity       *statuspage.CapacityLog
 	config         *config.SafeConfig
 	parts          parts
 	sched          *schedule.Scheduler
@@ -102,7 +103,7 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 // what the runs record into.
 func newMetrics(opts Options) (*Daemon, error) {
 	d := &Daemon{opts: opts, reg: prometheus.NewRegistry(),
-		history: exporter.NewHistory(historySize), capacity: exporter.NewCapacityLog(),
+		history: statuspage.NewHistory(historySize), capacity: statuspage.NewCapacityLog(),
 		creds: azure.Credentials{Options: azure.CredentialOptions{Transport: opts.AzureTransport}}}
 	d.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	var err error

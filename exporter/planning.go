@@ -37,7 +37,7 @@ type planningMetrics struct {
 	tierLimit         *prometheus.GaugeVec
 	tierInfo          *prometheus.GaugeVec
 
-	log *CapacityLog
+	log CapacityLog
 
 	mu    sync.Mutex
 	tiers map[string]tiers.TierLimits
@@ -77,9 +77,16 @@ func (p *planningMetrics) scenarioVecs() []partialDeleter {
 	return []partialDeleter{p.capacityMessages, p.capacityBandwidth, p.capacitySteps, p.capacitySenders, p.capacityStop}
 }
 
-// WithCapacityLog makes every measured capacity search also land in l,
-// which feeds the status page and its plots.
-func WithCapacityLog(l *CapacityLog) Option {
+// CapacityLog keeps the last capacity search of each scenario for the
+// status page and its plots (statuspage.CapacityLog is one): a recorder
+// adds every search it exports, and Forget drops a scenario's.
+type CapacityLog interface {
+	Add(target, scenario string, c capacity.Capacity)
+	Forget(target, scenario string)
+}
+
+// WithCapacityLog makes every measured capacity search also land in l.
+func WithCapacityLog(l CapacityLog) Option {
 	return func(m *Metrics) { m.planning.log = l }
 }
 
@@ -156,6 +163,6 @@ func (r *recorder) CapacityFound(c capacity.Capacity) {
 		p.capacityStop.WithLabelValues(t, s, reason).Set(v)
 	}
 	if p.log != nil {
-		p.log.add(t, s, c)
+		p.log.Add(t, s, c)
 	}
 }
