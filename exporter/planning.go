@@ -17,15 +17,6 @@ const (
 	DirectionOutbound = "outbound"
 )
 
-// Resources of hubprobe_tier_limit, named after the tier tables' columns.
-const (
-	ResourceConnections               = "connections"
-	ResourceInboundBytesPerSecond     = "inbound_bytes_per_second"
-	ResourceOutboundBytesPerSecond    = "outbound_bytes_per_second"
-	ResourceInboundMessagesPerSecond  = "inbound_messages_per_second"
-	ResourceOutboundMessagesPerSecond = "outbound_messages_per_second"
-)
-
 // planningMetrics are the series that compare a hub with its capacity: what
 // capacity searches found, and the published limits of declared tiers.
 type planningMetrics struct {
@@ -101,13 +92,7 @@ func (m *Metrics) SetTier(target string, l tiers.TierLimits) {
 	}
 	p.tiers[target] = l
 	p.tierInfo.WithLabelValues(target, l.Service, strconv.Itoa(l.Units)).Set(1)
-	for resource, v := range map[string]int64{
-		ResourceConnections:               l.Connections,
-		ResourceInboundBytesPerSecond:     l.InboundBytesPerSecond,
-		ResourceOutboundBytesPerSecond:    l.OutboundBytesPerSecond,
-		ResourceInboundMessagesPerSecond:  l.InboundMessagesPerSecond,
-		ResourceOutboundMessagesPerSecond: l.OutboundMessagesPerSecond,
-	} {
+	for resource, v := range l.ByResource() {
 		p.tierLimit.WithLabelValues(target, resource).Set(float64(v))
 	}
 }

@@ -158,7 +158,7 @@ hubprobe_tier_info{service="signalr",target="hub-a",units="10"} 1
 	if n := testutil.CollectAndCount(reg, "hubprobe_tier_info"); n != 1 {
 		t.Errorf("%d tier_info series after a tier change, want 1", n)
 	}
-	if got := testutil.ToFloat64(m.planning.tierLimit.WithLabelValues("hub-a", ResourceConnections)); got != 1000 {
+	if got := testutil.ToFloat64(m.planning.tierLimit.WithLabelValues("hub-a", tiers.ResourceConnections)); got != 1000 {
 		t.Errorf("connections limit after the change = %g, want 1000", got)
 	}
 	m.RemoveTier("hub-a")
