@@ -1,7 +1,10 @@
-// Package daemon runs what a configuration sets going: the embedded hubs,
-// the Web PubSub event handler they call, the scheduler of every scenario
-// and the metrics they record into. It applies a reloaded configuration in
-// place, and it runs a single scenario once on the same parts.
+// Package daemon runs what a configuration sets going: the embedded hubs
+// (a reference hub for each embedded target, kept in step with the
+// configuration), the Web PubSub event handler they call, the scheduler of
+// every scenario and the metrics and pages they record into. It serves
+// them on the web listeners it claims (ListenWeb, Serve), applies a
+// reloaded configuration in place, and runs a single scenario once on the
+// same parts.
 package daemon
 
 import (
