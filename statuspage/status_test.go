@@ -167,3 +167,71 @@ func TestScenarioStatusesFollowTheConfig(t *testing.T) {
 		t.Errorf("statuses %+v, want [%+v]", got, want)
 	}
 }
+
+// A daemon that has run nothing yet shows its scenarios, no runs and no
+// searches, as a page and as empty lists.
+func TestStatusBeforeAnyRun(t *testing.T) {
+	pg := routed(Options{History: NewHistory(0), Capacity: NewCapacityLog(), Scenarios: func() []ScenarioStatus {
+		return []ScenarioStatus{{Name: "echo", Target: "local", Kind: "echo", Schedule: "@every 30s"}}
+	}})
+	if code, body := get(pg, "/"); code != http.StatusOK || !strings.Contains(body, "not run yet") {
+		t.Errorf("GET /: %d, want 200 saying the scenario has not run yet:\n%s", code, body)
+	}
+	code, raw := get(pg, "/status.json")
+	var st statusView
+	if err := json.Unmarshal([]byte(raw), &st); err != nil || code != http.StatusOK {
+		t.Fatalf("GET /status.json: %d, %v", code, err)
+	}
+	if len(st.Scenarios) != 1 || st.Scenarios[0].LastRun != nil || len(st.Recent) != 0 || len(st.OlderFailures) != 0 || len(st.Capacity) != 0 {
+		t.Errorf("status.json before any run: %+v", st)
+	}
+}
+
+// A run that delivered nothing has no latency figures, rather than zeros.
+func TestRunWithoutDeliveriesHasNoLatency(t *testing.T) {
+	h := NewHistory(0)
+	silent := run("echo", scenarios.ResultFailure, 1)
+	silent.Sent, silent.Expected = 3, 3
+	h.Add(silent)
+	h.Add(failedRun())
+	_, raw := get(routed(Options{History: h}), "/status.json")
+	var st statusView
+	if err := json.Unmarshal([]byte(raw), &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Recent) != 2 || st.Recent[0].Latency == nil || st.Recent[1].Latency != nil {
+		t.Errorf("recent runs %+v, want the failed run's latency and none for the silent one", st.Recent)
+	}
+}
+
+// Latencies keep microseconds, durations of a second and more
+// milliseconds.
+func TestFormatSeconds(t *testing.T) {
+	for s, want := range map[float64]string{0.0012346: "1.235ms", 0.000042: "42µs", 2.3456: "2.346s", 1: "1s", 0: "0s"} {
+		if got := formatSeconds(s); got != want {
+			t.Errorf("formatSeconds(%g) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// The searches are listed by target, then scenario.
+func TestCapacitySearchesInOrder(t *testing.T) {
+	log := NewCapacityLog()
+	for _, name := range [][2]string{{"hub-b", "echo"}, {"hub-a", "zeta"}, {"hub-a", "echo-ws"}} {
+		c := search()
+		c.Result.Target, c.Result.Scenario = name[0], name[1]
+		log.Add(name[0], name[1], c)
+	}
+	_, raw := get(routed(Options{Capacity: log}), "/status.json")
+	var st statusView
+	if err := json.Unmarshal([]byte(raw), &st); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range st.Capacity {
+		got = append(got, c.Target+"/"+c.Scenario)
+	}
+	if strings.Join(got, " ") != "hub-a/echo-ws hub-a/zeta hub-b/echo" {
+		t.Errorf("searches listed as %v, want by target, then scenario", got)
+	}
+}
