@@ -15,7 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hubprobe/hubprobe/alerts/promtooltest"
-	"github.com/hubprobe/hubprobe/internal/catalogue"
+	"github.com/hubprobe/hubprobe/internal/cataloguetest"
 )
 
 // repoRoot is the repository root as seen from this package's directory,
@@ -222,11 +222,11 @@ func TestHistogramsAreReadInBothForms(t *testing.T) {
 		for _, m := range metricRef.FindAllStringSubmatch(r.Expr, -1) {
 			names = append(names, m[1])
 		}
-		if !slices.ContainsFunc(names, func(n string) bool { _, _, ok := catalogue.HistogramOf(rows, n); return ok }) {
+		if !slices.ContainsFunc(names, func(n string) bool { _, _, ok := cataloguetest.HistogramOf(rows, n); return ok }) {
 			continue
 		}
 		readers++
-		for _, h := range catalogue.OneFormOnly(rows, names) {
+		for _, h := range cataloguetest.OneFormOnly(rows, names) {
 			t.Errorf("%s%s reads %s in one form only:\n%s", r.Record, r.Alert, h, r.Expr)
 		}
 	}
@@ -241,15 +241,15 @@ var metricRef = regexp.MustCompile(`(?:^|[^:\w])(hubprobe_\w+)`)
 
 // documented is every metric docs/metrics.md lists: the exporter's, the
 // configuration loader's and the embedded hub's.
-func documented() map[string]catalogue.Row {
-	rows, err := catalogue.Read("../docs/metrics.md")
+func documented() map[string]cataloguetest.Row {
+	rows, err := cataloguetest.Read("../docs/metrics.md")
 	if err != nil {
 		panic(err)
 	}
 	return rows
 }
 
-func inCatalogue(name string) bool { return catalogue.Series(documented(), name) }
+func inCatalogue(name string) bool { return cataloguetest.Series(documented(), name) }
 
 // allRules are the shipped rules and the example self-hosted binding's.
 func allRules(cfg Config) []Rule {

@@ -7,7 +7,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/hubprobe/hubprobe/internal/catalogue"
+	"github.com/hubprobe/hubprobe/internal/cataloguetest"
 	"github.com/hubprobe/hubprobe/internal/histogramql/histogramqltest"
 )
 
@@ -26,7 +26,7 @@ func TestRenderedRulesKeepTheNativeAnswer(t *testing.T) {
 	if err := yaml.Unmarshal(files[RulesFilePath], &rendered); err != nil {
 		t.Fatalf("%s: %v", RulesFilePath, err)
 	}
-	histograms := catalogue.Histograms(documented())
+	histograms := cataloguetest.Histograms(documented())
 	var joined []string
 	for _, g := range rendered.Groups {
 		for _, r := range g.Rules {

@@ -135,10 +135,6 @@ func TestDecodeInvocationRejects(t *testing.T) {
 	if err := DecodeHubResult([]byte(`{"R":1}`), &r); !errors.Is(err, ErrProtocol) {
 		t.Errorf("a result without I gave %v", err)
 	}
-	var e Envelope
-	if err := DecodeEnvelope([]byte(`{"I":"1"}`), &e); !errors.Is(err, ErrProtocol) {
-		t.Errorf("a hub result as an envelope gave %v", err)
-	}
 }
 
 func TestDecodeFrameMatchesNamesAsTheClientDoes(t *testing.T) {

@@ -82,18 +82,6 @@ func DecodeFrame(data []byte, f *Frame) error {
 	return f.Envelope.fromMembers(&m)
 }
 
-// DecodeEnvelope decodes a frame that must be an envelope.
-func DecodeEnvelope(data []byte, e *Envelope) error {
-	var m members
-	if err := scanMembers(data, &m); err != nil {
-		return err
-	}
-	if m.has('I') {
-		return fmt.Errorf("%w: a hub result where an envelope belongs", ErrProtocol)
-	}
-	return e.fromMembers(&m)
-}
-
 func (e *Envelope) fromMembers(m *members) (err error) {
 	*e = Envelope{Messages: e.Messages[:0]}
 	if e.Cursor, err = m.stringMember('C'); err != nil {

@@ -9,11 +9,6 @@ import (
 // KeepAlive is the keep-alive frame of every transport: an empty envelope.
 const KeepAlive = "{}"
 
-// LongPollingKeepAlive is what a long poll writes while it waits, to keep
-// proxies from closing it: one space, which the client trims before the
-// envelope.
-const LongPollingKeepAlive = " "
-
 // Server-Sent Events framing, as ServerSentEventsTransport writes it. The
 // init and keep-alive events end in "\n\n"; a frame's event ends in the
 // host's line break twice, "\r\n\r\n" on Windows, where ASP.NET SignalR

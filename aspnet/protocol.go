@@ -76,9 +76,6 @@ const (
 	QueryConnectionData  = "connectionData"
 	QueryMessageID       = "messageId"
 	QueryGroupsToken     = "groupsToken"
-	// QueryTID is a random 0–10 the client adds to GET requests to defeat
-	// caches.
-	QueryTID = "tid"
 	// QueryFrameID names the Forever Frame's iframe.
 	QueryFrameID = "frameId"
 	// QueryAccessToken carries the bearer token on WebSockets and

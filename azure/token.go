@@ -103,24 +103,8 @@ func ClientToken(cs ConnectionString, hub, userID string, ttl time.Duration) (st
 	return azureMint(cs, azureClientAudience(cs, hub), userID, ttlOr(ttl, DefaultClientTokenTTL), time.Now())
 }
 
-// RESTToken mints the token for one REST request: aud is the request URL
-// without query or trailing '/', on the Endpoint key's scheme and host
-// (the request itself may go to ServerEndpoint or the Port key's port).
-// ttl <= 0 means DefaultRESTTokenTTL.
-func RESTToken(cs ConnectionString, requestURL string, ttl time.Duration) (string, error) {
-	u, err := url.Parse(requestURL)
-	if err != nil || !u.IsAbs() || u.Host == "" {
-		return "", errors.New("azure: REST token: request URL is not an absolute URL")
-	}
-	return azureMint(cs, azureRESTAudience(cs, u.EscapedPath()), "", ttlOr(ttl, DefaultRESTTokenTTL), time.Now())
-}
-
 func azureClientAudience(cs ConnectionString, hub string) string {
 	return cs.Endpoint() + "/client/?hub=" + url.QueryEscape(strings.ToLower(hub))
-}
-
-func azureRESTAudience(cs ConnectionString, escapedPath string) string {
-	return csOrigin(cs.endpoint) + strings.TrimRight(escapedPath, "/")
 }
 
 // azureMint stamps iat and nbf with now, as .NET's token handler

@@ -5,12 +5,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/hubprobe/hubprobe/internal/catalogue"
+	"github.com/hubprobe/hubprobe/internal/cataloguetest"
 )
 
 // The reload gauges are the ones docs/metrics.md lists for the loader.
 func TestReloadMetricsDocumented(t *testing.T) {
-	rows, err := catalogue.Read("../docs/metrics.md")
+	rows, err := cataloguetest.Read("../docs/metrics.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +20,7 @@ func TestReloadMetricsDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, problem := range catalogue.Compare(catalogue.InSection(rows, "Registered by the configuration loader"), mfs) {
+	for _, problem := range cataloguetest.Compare(cataloguetest.InSection(rows, "Registered by the configuration loader"), mfs) {
 		t.Error(problem)
 	}
 }

@@ -1,7 +1,10 @@
-// Package daemon runs what a configuration sets going: the embedded hubs,
-// the Web PubSub event handler they call, the scheduler of every scenario
-// and the metrics they record into. It applies a reloaded configuration in
-// place, and it runs a single scenario once on the same parts.
+// Package daemon runs what a configuration sets going: the embedded hubs
+// (a reference hub for each embedded target, kept in step with the
+// configuration), the Web PubSub event handler they call, the scheduler of
+// every scenario and the metrics and pages they record into. It serves
+// them on the web listeners it claims (ListenWeb, Serve), applies a
+// reloaded configuration in place, and runs a single scenario once on the
+// same parts.
 package daemon
 
 import (
@@ -22,6 +25,7 @@ import (
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/capacity"
 	"github.com/hubprobe/hubprobe/scenarios/schedule"
+	"github.com/hubprobe/hubprobe/statuspage"
 )
 
 // historySize is how many recent runs the status page lists.
@@ -57,8 +61,8 @@ type Daemon struct {
 	metrics *exporter.Metrics
 	// monitorMetrics are the Azure Monitor readers' series.
 	monitorMetrics *monitor.Metrics
-	history        *exporter.History
-	capacity       *exporter.CapacityLog
+	history        *statuspage.History
+	capacity       *statuspage.CapacityLog
 	config         *config.SafeConfig
 	parts          parts
 	sched          *schedule.Scheduler
@@ -102,7 +106,7 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 // what the runs record into.
 func newMetrics(opts Options) (*Daemon, error) {
 	d := &Daemon{opts: opts, reg: prometheus.NewRegistry(),
-		history: exporter.NewHistory(historySize), capacity: exporter.NewCapacityLog(),
+		history: statuspage.NewHistory(historySize), capacity: statuspage.NewCapacityLog(),
 		creds: azure.Credentials{Options: azure.CredentialOptions{Transport: opts.AzureTransport}}}
 	d.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	var err error

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/webpubsub/eventhandler"
 )
@@ -14,17 +13,17 @@ import (
 // echo needs no setup.
 type parts struct {
 	events *eventhandler.Served
-	hubs   *hub.Embedded
+	hubs   *embeddedHubs
 }
 
 // startParts starts them. The event handler tells obs of the events it
 // serves, the hubs report their load to sink (nil: nowhere for either).
-func startParts(ctx context.Context, opts Options, obs eventhandler.Observer, sink hub.LoadSink) (parts, error) {
+func startParts(ctx context.Context, opts Options, obs eventhandler.Observer, sink loadSink) (parts, error) {
 	events, err := eventhandler.Serve(opts.Logger, obs, opts.EventHandlerAddr)
 	if err != nil {
 		return parts{}, err
 	}
-	hubs := hub.NewEmbedded(ctx, opts.Logger, sink)
+	hubs := newEmbeddedHubs(ctx, opts.Logger, sink)
 	hubs.SetWebPubSubEventHandler(events.Template)
 	return parts{events: events, hubs: hubs}, nil
 }

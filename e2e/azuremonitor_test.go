@@ -12,7 +12,7 @@ import (
 
 	"github.com/hubprobe/hubprobe/alerts"
 	"github.com/hubprobe/hubprobe/azure/monitortest"
-	"github.com/hubprobe/hubprobe/internal/catalogue"
+	"github.com/hubprobe/hubprobe/internal/cataloguetest"
 )
 
 // The Azure Monitor test normally takes about 20 s: the readers read at
@@ -31,7 +31,7 @@ var metricName = regexp.MustCompile(`hubprobe_\w+`)
 // readsAzureMonitor reports whether expr reads a metric only a target with
 // azure_monitor has.
 func readsAzureMonitor(expr string) bool {
-	rows, err := catalogue.Read(filepath.Join("..", "docs", "metrics.md"))
+	rows, err := cataloguetest.Read(filepath.Join("..", "docs", "metrics.md"))
 	if err != nil {
 		panic(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hubprobe/hubprobe/internal/catalogue"
+	"github.com/hubprobe/hubprobe/internal/cataloguetest"
 )
 
 // ingestion is one way a Prometheus stores hubprobe's histograms. hubprobe
@@ -115,11 +115,11 @@ scrape_configs:
 
 // documentedHistograms lists the histograms of the metric catalogue.
 func documentedHistograms() []string {
-	rows, err := catalogue.Read(filepath.Join("..", "docs", "metrics.md"))
+	rows, err := cataloguetest.Read(filepath.Join("..", "docs", "metrics.md"))
 	if err != nil {
 		panic(err)
 	}
-	return catalogue.Histograms(rows)
+	return cataloguetest.Histograms(rows)
 }
 
 // checkStorage makes sure a Prometheus stores exactly the forms its mode

@@ -16,17 +16,6 @@ func (m *Metrics) ScenarioRecorder(s config.Scenario) scenarios.Recorder {
 	return m.Recorder(ScenarioInfoOf(s))
 }
 
-// ScenarioStatuses lists configured scenarios for the status page.
-func ScenarioStatuses(list []config.Scenario) []ScenarioStatus {
-	out := make([]ScenarioStatus, 0, len(list))
-	for _, s := range list {
-		out = append(out, ScenarioStatus{
-			Name: s.Name, Target: s.Target, Kind: s.Kind, Schedule: s.Schedule, Profile: s.ProfileSummary(), Mode: s.Mode,
-		})
-	}
-	return out
-}
-
 // ApplyTiers exports the published limits of every target that declares a
 // tier and drops those of targets that no longer do.
 func (m *Metrics) ApplyTiers(targets []config.Target) {

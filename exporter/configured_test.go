@@ -32,14 +32,9 @@ func TestApplyTiersFollowsTheConfig(t *testing.T) {
 	}
 }
 
-func TestScenarioStatusesAndInfoFollowTheConfig(t *testing.T) {
+func TestScenarioInfoFollowsTheConfig(t *testing.T) {
 	s := config.DefaultScenario
 	s.Name, s.Target, s.Kind, s.Schedule, s.Transport, s.Protocol = "echo", "local", "echo", "@every 1m", "websockets", "json"
-	got := ScenarioStatuses([]config.Scenario{s})
-	want := ScenarioStatus{Name: "echo", Target: "local", Kind: "echo", Schedule: "@every 1m", Mode: s.Mode}
-	if len(got) != 1 || got[0] != want {
-		t.Errorf("statuses %+v, want [%+v]", got, want)
-	}
 	if info := ScenarioInfoOf(s); info != (ScenarioInfo{Target: "local", Scenario: "echo", Kind: "echo", Transport: "websockets", Protocol: "json"}) {
 		t.Errorf("info %+v", info)
 	}

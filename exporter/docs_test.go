@@ -3,7 +3,7 @@ package exporter
 import (
 	"testing"
 
-	"github.com/hubprobe/hubprobe/internal/catalogue"
+	"github.com/hubprobe/hubprobe/internal/cataloguetest"
 )
 
 const catalogueDoc = "../docs/metrics.md"
@@ -11,11 +11,11 @@ const catalogueDoc = "../docs/metrics.md"
 // TestCatalogueDocumented keeps docs/metrics.md and NewMetrics in step:
 // same names, types and label names, both ways.
 func TestCatalogueDocumented(t *testing.T) {
-	rows, err := catalogue.Read(catalogueDoc)
+	rows, err := cataloguetest.Read(catalogueDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := catalogue.InSection(rows, "Catalogue")
+	doc := cataloguetest.InSection(rows, "Catalogue")
 	if len(doc) == 0 {
 		t.Fatalf("no metric rows found in %s", catalogueDoc)
 	}
@@ -29,7 +29,7 @@ func TestCatalogueDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, problem := range catalogue.Compare(doc, mfs) {
+	for _, problem := range cataloguetest.Compare(doc, mfs) {
 		t.Errorf("%s (%s)", problem, catalogueDoc)
 	}
 }

@@ -26,7 +26,7 @@ func labelsOf(e *dto.Exemplar) map[string]string {
 // delivery fell in (le 2.5), on no other bucket, and among the native
 // histogram's exemplars.
 func TestLatencyExemplarInProtobuf(t *testing.T) {
-	srv, _ := statusServer(t, 10, 1)
+	srv := metricsServer(t)
 	h := scenarioMetric(t, scrapeProtobuf(t, srv.URL, "hubprobe_message_latency_seconds"), "echo-ws").GetHistogram()
 	for _, b := range h.GetBucket() {
 		e := b.GetExemplar()
@@ -46,7 +46,7 @@ func TestLatencyExemplarInProtobuf(t *testing.T) {
 // OpenMetrics shows the exemplar after its bucket (its labels in any
 // order); the plain text format, which has no exemplars, does not.
 func TestLatencyExemplarInOpenMetrics(t *testing.T) {
-	srv, _ := statusServer(t, 10, 1)
+	srv := metricsServer(t)
 	const bucket = `hubprobe_message_latency_seconds_bucket{` + wantLabels + `,le="2.5"} 9 # {`
 	_, openMetrics := do(t, http.MethodGet, srv.URL+"/metrics", http.Header{"Accept": {"application/openmetrics-text; version=1.0.0"}})
 	var line string

@@ -6,8 +6,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-
-	"github.com/hubprobe/hubprobe/azure/monitor"
 )
 
 // maxScrapesInFlight bounds concurrent /metrics requests; a scrape is
@@ -23,39 +21,14 @@ type HandlerOptions struct {
 	Ready func() bool
 	// Reload re-reads the configuration; nil makes /-/reload answer 501.
 	Reload func() error
-	// History feeds the recent-runs list of the status page; may be nil.
-	History *History
-	// Scenarios lists the configured scenarios; may be nil.
-	Scenarios func() []ScenarioStatus
-	// Capacity feeds the capacity searches of the status page and their
-	// plots; may be nil.
-	Capacity *CapacityLog
-	// ServiceMetrics lists how the reading of each target's service
-	// metrics from Azure Monitor stands; may be nil.
-	ServiceMetrics func() []monitor.Status
-	// Version is shown on the status page.
-	Version string
-	// Routes are more handlers, by mux pattern: the Web PubSub event
-	// handler under /webpubsub/. May be nil.
+	// Routes are more handlers, by mux pattern: the status pages
+	// (package statuspage) and the Web PubSub event handler under
+	// /webpubsub/. May be nil.
 	Routes map[string]http.Handler
 }
 
-// ScenarioStatus describes a configured scenario for the status page.
-type ScenarioStatus struct {
-	Name     string
-	Target   string
-	Kind     string
-	Schedule string
-	// Profile says what the scenario's tier profile resolved to; empty
-	// without one.
-	Profile string
-	// Mode is "run" or "capacity_search".
-	Mode string
-}
-
-// NewHandler returns the mux with /metrics, /-/healthy, /-/ready, /-/reload,
-// / (status page), /status.json, /runs/{run_id} (a kept run's page) and
-// the Routes.
+// NewHandler returns the mux with /metrics, /-/healthy, /-/ready,
+// /-/reload and the Routes.
 func NewHandler(opts HandlerOptions) http.Handler {
 	gatherer := opts.Gatherer
 	if gatherer == nil {
@@ -74,11 +47,6 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	})
 	mux.HandleFunc("GET /-/ready", readyHandler(opts.Ready))
 	mux.HandleFunc("POST /-/reload", reloadHandler(opts.Reload))
-	status := &statusPage{opts: opts}
-	mux.HandleFunc("GET /{$}", status.serveHTML)
-	mux.HandleFunc("GET /status.json", status.serveJSON)
-	mux.HandleFunc("GET /runs/{id}", status.serveRun)
-	mux.HandleFunc("GET /capacity/{target}/{scenario}/plot.svg", status.servePlot)
 	for pattern, h := range opts.Routes {
 		mux.Handle(pattern, h)
 	}

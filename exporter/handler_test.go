@@ -1,7 +1,6 @@
 package exporter
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,8 +13,6 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
-
-	"github.com/hubprobe/hubprobe/scenarios"
 )
 
 var testClient = &http.Client{Timeout: 5 * time.Second}
@@ -103,102 +100,18 @@ func TestReloadNotConfigured(t *testing.T) {
 	}
 }
 
-// statusServer runs a handler over metrics fed with one failed run,
-// followed by enough successful runs of another scenario to push that
-// failure out of the recent list.
-func statusServer(t *testing.T, limit, successes int) (*httptest.Server, *History) {
+// metricsServer serves the handler over metrics fed with one run.
+func metricsServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	h := NewHistory(limit)
-	reg, m := newTestMetrics(t, WithHistory(h))
+	reg, m := newTestMetrics(t)
 	feed(m, m.Recorder(echoWS), echoWS)
-	m.Recorder(ScenarioInfo{Target: "hub-a", Scenario: "broadcast", Kind: "broadcast"})
-	for i := range successes {
-		m.RunFinished(scenarios.Result{
-			Target: "hub-a", Scenario: "broadcast", Outcome: scenarios.ResultSuccess, Start: runStart.Add(time.Duration(i+1) * time.Minute),
-			Received: 5, Latency: scenarios.Quantiles{P99: 40 * time.Millisecond},
-		})
-	}
-	srv := httptest.NewServer(NewHandler(HandlerOptions{
-		Gatherer: reg, History: h, Version: "1.2.3",
-		Scenarios: func() []ScenarioStatus {
-			return []ScenarioStatus{
-				{Name: "echo-ws", Target: "hub-a", Kind: "echo", Schedule: "@every 1m"},
-				{Name: "broadcast", Target: "hub-a", Kind: "broadcast", Schedule: "*/5 * * * *"},
-				{Name: "stream", Target: "hub-b", Kind: "streaming", Schedule: "@every 10m"},
-			}
-		},
-	}))
+	srv := httptest.NewServer(NewHandler(HandlerOptions{Gatherer: reg}))
 	t.Cleanup(srv.Close)
-	return srv, h
-}
-
-func TestStatusPageShowsEscapedError(t *testing.T) {
-	srv, _ := statusServer(t, 100, 2)
-	code, body := get(t, srv.URL+"/")
-	if code != 200 {
-		t.Fatalf("GET /: %d", code)
-	}
-	errText := failedRun().Error
-	if !strings.Contains(body, templateEscaped(errText)) {
-		t.Fatalf("status page lacks the escaped error %q:\n%s", templateEscaped(errText), body)
-	}
-	if strings.Contains(body, errText) {
-		t.Fatal("status page contains the raw, unescaped error text")
-	}
-	for _, want := range []string{"hub-a", "echo-ws", "@every 1m", "*/5 * * * *", "not run yet", "1.2s", "failure", "1.2.3"} {
-		if !strings.Contains(body, want) {
-			t.Errorf("status page lacks %q", want)
-		}
-	}
-	if code, _ := get(t, srv.URL+"/nope"); code != http.StatusNotFound {
-		t.Errorf("GET /nope: %d, want 404", code)
-	}
-}
-
-// templateEscaped is how html/template writes text content: it escapes
-// quotes as numeric references.
-func templateEscaped(s string) string {
-	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;")
-	return r.Replace(s)
-}
-
-func TestStatusKeepsFailureAfterRecentListMovesOn(t *testing.T) {
-	srv, h := statusServer(t, 3, 10)
-	if got := len(h.Recent()); got != 3 {
-		t.Fatalf("%d recent runs, want 3", got)
-	}
-	_, body := get(t, srv.URL+"/")
-	if !strings.Contains(body, "Earlier failures") || !strings.Contains(body, templateEscaped(failedRun().Error)) {
-		t.Fatalf("pushed-out failure not shown:\n%s", body)
-	}
-
-	code, raw := get(t, srv.URL+"/status.json")
-	if code != 200 {
-		t.Fatalf("GET /status.json: %d", code)
-	}
-	var st statusView
-	if err := json.Unmarshal([]byte(raw), &st); err != nil {
-		t.Fatal(err)
-	}
-	if len(st.Recent) != 3 || len(st.OlderFailures) != 1 || len(st.Scenarios) != 3 {
-		t.Fatalf("status.json: %d recent, %d older failures, %d scenarios; want 3, 1, 3",
-			len(st.Recent), len(st.OlderFailures), len(st.Scenarios))
-	}
-	f := st.OlderFailures[0]
-	if f.Error != failedRun().Error || f.Lost != 1 || f.Latency == nil || f.Latency.P99 != 1.2 {
-		t.Fatalf("older failure = %+v", f)
-	}
-	echo := st.Scenarios[1] // sorted: broadcast, echo-ws, then hub-b's stream
-	if echo.Scenario != "echo-ws" || echo.LastRun == nil || echo.LastRun.Outcome != "failure" || echo.LastRun.Sent != 10 {
-		t.Fatalf("echo-ws row = %+v", echo)
-	}
-	if st.Scenarios[2].LastRun != nil {
-		t.Fatalf("never-run scenario has a last run: %+v", st.Scenarios[2].LastRun)
-	}
+	return srv
 }
 
 func TestMetricsEndpoint(t *testing.T) {
-	srv, _ := statusServer(t, 10, 1)
+	srv := metricsServer(t)
 	code, body := get(t, srv.URL+"/metrics")
 	if code != 200 {
 		t.Fatalf("GET /metrics: %d", code)
@@ -212,7 +125,7 @@ func TestMetricsEndpoint(t *testing.T) {
 // TestMetricsNativeHistogram checks a scraper that negotiates protobuf gets
 // the native buckets next to the classic ones.
 func TestMetricsNativeHistogram(t *testing.T) {
-	srv, _ := statusServer(t, 10, 1)
+	srv := metricsServer(t)
 	mf := scrapeProtobuf(t, srv.URL, "hubprobe_message_latency_seconds")
 	h := scenarioMetric(t, mf, "echo-ws").GetHistogram()
 	if h.GetSchema() != 3 || len(h.GetPositiveSpan()) == 0 || len(h.GetBucket()) != len(latencyBuckets) {

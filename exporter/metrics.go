@@ -1,7 +1,10 @@
-// Package exporter turns what scenario runs measure into Prometheus metrics
-// and serves them, together with health, reload and status endpoints.
-// It knows nothing of wire protocols: scenarios report through
-// scenarios.Recorder, which this package implements.
+// Package exporter is hubprobe's metric catalogue: it turns what scenario
+// runs measure into Prometheus metrics and serves them at /metrics, beside
+// the health, readiness and reload endpoints and whatever routes the
+// daemon adds (the status pages of package statuspage). It knows nothing
+// of wire protocols: scenarios report through scenarios.Recorder, which
+// this package implements, and each finished run and capacity search also
+// goes to the RunHistory and CapacityLog the pages show.
 package exporter
 
 import (
@@ -100,7 +103,7 @@ type Metrics struct {
 
 	// webPubSubEvents counts the answers of the Web PubSub event handler.
 	webPubSubEvents *prometheus.CounterVec
-	history         *History
+	history         RunHistory
 
 	mu     sync.Mutex
 	states map[scenarioKey]*scenarioState
@@ -109,9 +112,16 @@ type Metrics struct {
 // Option adjusts NewMetrics.
 type Option func(*Metrics)
 
-// WithHistory makes every finished run also land in h, which feeds the
-// status page.
-func WithHistory(h *History) Option {
+// RunHistory keeps finished runs for the status page
+// (statuspage.History is one): a recorder adds every run it finishes, and
+// Forget drops what the history keeps of a scenario.
+type RunHistory interface {
+	Add(res scenarios.Result)
+	Forget(target, scenario string)
+}
+
+// WithHistory makes every finished run also land in h.
+func WithHistory(h RunHistory) Option {
 	return func(m *Metrics) { m.history = h }
 }
 

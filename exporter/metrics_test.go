@@ -15,6 +15,7 @@ import (
 
 	"github.com/hubprobe/hubprobe/probe/clientconn"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/statuspage"
 	"github.com/hubprobe/hubprobe/throttle"
 )
 
@@ -486,7 +487,7 @@ func TestNegativeCountsIgnored(t *testing.T) {
 }
 
 func TestForgetRemovesScenarioSeries(t *testing.T) {
-	h := NewHistory(10)
+	h := statuspage.NewHistory(10)
 	reg, m := newTestMetrics(t, WithHistory(h))
 	other := ScenarioInfo{Target: "hub-b", Scenario: "broadcast", Kind: "broadcast", Transport: "sse", Protocol: "json"}
 	rec := m.Recorder(echoWS)

@@ -17,15 +17,6 @@ const (
 	DirectionOutbound = "outbound"
 )
 
-// Resources of hubprobe_tier_limit, named after the tier tables' columns.
-const (
-	ResourceConnections               = "connections"
-	ResourceInboundBytesPerSecond     = "inbound_bytes_per_second"
-	ResourceOutboundBytesPerSecond    = "outbound_bytes_per_second"
-	ResourceInboundMessagesPerSecond  = "inbound_messages_per_second"
-	ResourceOutboundMessagesPerSecond = "outbound_messages_per_second"
-)
-
 // planningMetrics are the series that compare a hub with its capacity: what
 // capacity searches found, and the published limits of declared tiers.
 type planningMetrics struct {
@@ -37,7 +28,7 @@ type planningMetrics struct {
 	tierLimit         *prometheus.GaugeVec
 	tierInfo          *prometheus.GaugeVec
 
-	log *CapacityLog
+	log CapacityLog
 
 	mu    sync.Mutex
 	tiers map[string]tiers.TierLimits
@@ -77,9 +68,16 @@ func (p *planningMetrics) scenarioVecs() []partialDeleter {
 	return []partialDeleter{p.capacityMessages, p.capacityBandwidth, p.capacitySteps, p.capacitySenders, p.capacityStop}
 }
 
-// WithCapacityLog makes every measured capacity search also land in l,
-// which feeds the status page and its plots.
-func WithCapacityLog(l *CapacityLog) Option {
+// CapacityLog keeps the last capacity search of each scenario for the
+// status page and its plots (statuspage.CapacityLog is one): a recorder
+// adds every search it exports, and Forget drops a scenario's.
+type CapacityLog interface {
+	Add(target, scenario string, c capacity.Capacity)
+	Forget(target, scenario string)
+}
+
+// WithCapacityLog makes every measured capacity search also land in l.
+func WithCapacityLog(l CapacityLog) Option {
 	return func(m *Metrics) { m.planning.log = l }
 }
 
@@ -94,13 +92,7 @@ func (m *Metrics) SetTier(target string, l tiers.TierLimits) {
 	}
 	p.tiers[target] = l
 	p.tierInfo.WithLabelValues(target, l.Service, strconv.Itoa(l.Units)).Set(1)
-	for resource, v := range map[string]int64{
-		ResourceConnections:               l.Connections,
-		ResourceInboundBytesPerSecond:     l.InboundBytesPerSecond,
-		ResourceOutboundBytesPerSecond:    l.OutboundBytesPerSecond,
-		ResourceInboundMessagesPerSecond:  l.InboundMessagesPerSecond,
-		ResourceOutboundMessagesPerSecond: l.OutboundMessagesPerSecond,
-	} {
+	for resource, v := range l.ByResource() {
 		p.tierLimit.WithLabelValues(target, resource).Set(float64(v))
 	}
 }
@@ -156,6 +148,6 @@ func (r *recorder) CapacityFound(c capacity.Capacity) {
 		p.capacityStop.WithLabelValues(t, s, reason).Set(v)
 	}
 	if p.log != nil {
-		p.log.add(t, s, c)
+		p.log.Add(t, s, c)
 	}
 }

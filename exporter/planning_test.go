@@ -1,11 +1,6 @@
 package exporter
 
 import (
-	"encoding/json"
-	"encoding/xml"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +10,7 @@ import (
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/capacity"
+	"github.com/hubprobe/hubprobe/statuspage"
 	"github.com/hubprobe/hubprobe/tiers"
 )
 
@@ -121,7 +117,7 @@ func TestCapacityWithoutPassingStepIsZero(t *testing.T) {
 }
 
 func TestForgetRemovesCapacity(t *testing.T) {
-	log := NewCapacityLog()
+	log := statuspage.NewCapacityLog()
 	reg, m := newTestMetrics(t, WithCapacityLog(log))
 	feedPlanning(t, m)
 	if _, ok := log.Last("hub-a", "echo-ws"); !ok {
@@ -162,7 +158,7 @@ hubprobe_tier_info{service="signalr",target="hub-a",units="10"} 1
 	if n := testutil.CollectAndCount(reg, "hubprobe_tier_info"); n != 1 {
 		t.Errorf("%d tier_info series after a tier change, want 1", n)
 	}
-	if got := testutil.ToFloat64(m.planning.tierLimit.WithLabelValues("hub-a", ResourceConnections)); got != 1000 {
+	if got := testutil.ToFloat64(m.planning.tierLimit.WithLabelValues("hub-a", tiers.ResourceConnections)); got != 1000 {
 		t.Errorf("connections limit after the change = %g, want 1000", got)
 	}
 	m.RemoveTier("hub-a")
@@ -171,53 +167,5 @@ hubprobe_tier_info{service="signalr",target="hub-a",units="10"} 1
 	}
 	if len(m.Tiers()) != 0 {
 		t.Errorf("Tiers() = %v after RemoveTier", m.Tiers())
-	}
-}
-
-func TestStatusShowsProfileCapacityAndPlot(t *testing.T) {
-	log := NewCapacityLog()
-	_, m := newTestMetrics(t, WithCapacityLog(log))
-	feedPlanning(t, m)
-	srv := httptest.NewServer(NewHandler(HandlerOptions{
-		Capacity: log,
-		Scenarios: func() []ScenarioStatus {
-			return []ScenarioStatus{{Name: "echo-ws", Target: "hub-a", Kind: "echo", Schedule: "@daily",
-				Mode: "capacity_search", Profile: "signalr echo, unit 10 × 0.01: 100 connections, 100 senders"}}
-		},
-	}))
-	defer srv.Close()
-	_, page := do(t, http.MethodGet, srv.URL+"/", nil)
-	for _, want := range []string{"signalr echo, unit 10 × 0.01: 100 connections", "echo (capacity search)",
-		"Capacity searches", "slow_messages", "40.00", `href="capacity/hub-a/echo-ws/plot.svg"`} {
-		if !strings.Contains(page, want) {
-			t.Errorf("status page lacks %q", want)
-		}
-	}
-	_, body := do(t, http.MethodGet, srv.URL+"/status.json", nil)
-	var status struct {
-		Scenarios []struct{ Profile, Mode string } `json:"scenarios"`
-		Capacity  []capacityView                   `json:"capacity_searches"`
-	}
-	if err := json.Unmarshal([]byte(body), &status); err != nil {
-		t.Fatal(err)
-	}
-	if len(status.Capacity) != 1 || status.Capacity[0].InboundMessagesPerSecond != 40 || status.Capacity[0].Senders != 4 ||
-		status.Scenarios[0].Mode != "capacity_search" || status.Scenarios[0].Profile == "" {
-		t.Errorf("status.json: %+v", status)
-	}
-	resp, err := testClient.Get(srv.URL + "/capacity/hub-a/echo-ws/plot.svg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	svg, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/svg+xml" {
-		t.Fatalf("plot: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
-	}
-	if err := xml.Unmarshal(svg, new(struct{})); err != nil {
-		t.Errorf("plot is not well-formed XML: %v", err)
-	}
-	if code, _ := do(t, http.MethodGet, srv.URL+"/capacity/hub-a/nope/plot.svg", nil); code != http.StatusNotFound {
-		t.Errorf("plot of a scenario without a search: %d, want 404", code)
 	}
 }

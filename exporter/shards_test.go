@@ -64,22 +64,3 @@ func TestPublishStepKeepsTheLastStep(t *testing.T) {
 		t.Errorf("%d step series left after Forget", n)
 	}
 }
-
-// The aggregator's query sums one step's series by figure, and its answer
-// is read back into the totals the search judges.
-func TestStepQueryAndTotals(t *testing.T) {
-	key := capacity.StepKey{Target: "hub", Scenario: "ramp", Run: "abc", Step: 3}
-	if q := stepQuery(key); q != `sum by (figure) (hubprobe_capacity_step{target="hub", scenario="ramp", run="abc", step="3"})` {
-		t.Errorf("query %s", q)
-	}
-	got := totalsOf(map[string]int64{
-		FigureShards: 3, FigureConnections: 30, FigureSaturated: 1, FigureSenders: 6, FigureSent: 60, FigureExpected: 60,
-		FigureReceived: 58, FigureSlow: 2, FigureUnsent: 1, FigureThrottled: 4, FigureFailedConnections: 2,
-	}, 3)
-	want := capacity.StepTotals{Shards: 3, Connections: 30, Saturated: 1, Step: capacity.Step{
-		Number: 3, Senders: 6, Sent: 60, Expected: 60, Received: 58, Slow: 2, Unsent: 1, Throttled: 4, FailedConnections: 2,
-	}}
-	if got != want {
-		t.Errorf("totals %+v\nwant   %+v", got, want)
-	}
-}

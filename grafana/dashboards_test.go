@@ -14,7 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hubprobe/hubprobe/alerts/promtooltest"
-	"github.com/hubprobe/hubprobe/internal/catalogue"
+	"github.com/hubprobe/hubprobe/internal/cataloguetest"
 )
 
 // repoRoot is the repository root as seen from this package's directory.
@@ -22,15 +22,15 @@ const repoRoot = ".."
 
 // documented is every metric docs/metrics.md lists: the exporter's, the
 // configuration loader's and the embedded hub's.
-func documented() map[string]catalogue.Row {
-	rows, err := catalogue.Read("../docs/metrics.md")
+func documented() map[string]cataloguetest.Row {
+	rows, err := cataloguetest.Read("../docs/metrics.md")
 	if err != nil {
 		panic(err)
 	}
 	return rows
 }
 
-func inCatalogue(name string) bool { return catalogue.Series(documented(), name) }
+func inCatalogue(name string) bool { return cataloguetest.Series(documented(), name) }
 
 func TestCommittedFilesMatchGenerator(t *testing.T) {
 	files, err := Files()
@@ -199,11 +199,11 @@ func TestHistogramsAreReadInBothForms(t *testing.T) {
 				for _, use := range metricUses(tg.Expr) {
 					names = append(names, use.name)
 				}
-				if !slices.ContainsFunc(names, func(n string) bool { _, _, ok := catalogue.HistogramOf(rows, n); return ok }) {
+				if !slices.ContainsFunc(names, func(n string) bool { _, _, ok := cataloguetest.HistogramOf(rows, n); return ok }) {
 					continue
 				}
 				readers++
-				for _, h := range catalogue.OneFormOnly(rows, names) {
+				for _, h := range cataloguetest.OneFormOnly(rows, names) {
 					t.Errorf("%s: panel %q query %s reads %s in one form only: %s", name, p.Title, tg.RefID, h, tg.Expr)
 				}
 			}

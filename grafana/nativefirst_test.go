@@ -3,7 +3,7 @@ package grafana
 import (
 	"testing"
 
-	"github.com/hubprobe/hubprobe/internal/catalogue"
+	"github.com/hubprobe/hubprobe/internal/cataloguetest"
 	"github.com/hubprobe/hubprobe/internal/histogramql/histogramqltest"
 )
 
@@ -18,7 +18,7 @@ func TestGeneratedDashboardsKeepTheNativeAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	histograms := catalogue.Histograms(documented())
+	histograms := cataloguetest.Histograms(documented())
 	readers := 0
 	for _, q := range queries {
 		if err := histogramqltest.NativeFirst(q.Expr, histograms...); err != nil {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/hubprobe/hubprobe/internal/catalogue"
+	"github.com/hubprobe/hubprobe/internal/cataloguetest"
 )
 
 // metricUse is one metric name in an expression and the function call it
@@ -153,7 +153,7 @@ func skipNumber(s string, i int) int {
 // increase(): counters, and histograms in either form (a native histogram
 // counts up like its classic series).
 func isCounterLike(name string) bool {
-	if _, _, ok := catalogue.HistogramOf(documented(), name); ok {
+	if _, _, ok := cataloguetest.HistogramOf(documented(), name); ok {
 		return true
 	}
 	// A gauge of the catalogue is one whatever its name says

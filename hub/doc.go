@@ -111,8 +111,10 @@
 // invocation's result) back for a while, to show what a slow hub looks
 // like on the dashboards.
 //
-// This package is the hub's facade: its options, the server, the embedded
-// hubs of a configuration, the hub's metrics and its load. The work is
+// This package is the hub's facade: its options, the server, the
+// standalone hub, the hub's metrics and its load; it knows nothing of
+// hubprobe's configuration (package daemon runs a hub for each embedded
+// target and keeps it in step with the configuration). The work is
 // done in internal packages: core (what every protocol shares: lifecycle,
 // rosters, quota, authorization, slow mode), transport (the HTTP
 // transports), signalrhub (ASP.NET Core SignalR and Azure SignalR

@@ -5,12 +5,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/hubprobe/hubprobe/internal/catalogue"
+	"github.com/hubprobe/hubprobe/internal/cataloguetest"
 )
 
 // The hub's own metrics are the ones docs/metrics.md lists for it.
 func TestMetricsDocumented(t *testing.T) {
-	rows, err := catalogue.Read("../docs/metrics.md")
+	rows, err := cataloguetest.Read("../docs/metrics.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +22,7 @@ func TestMetricsDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, problem := range catalogue.Compare(catalogue.InSection(rows, "Registered by the embedded hub"), mfs) {
+	for _, problem := range cataloguetest.Compare(cataloguetest.InSection(rows, "Registered by the embedded hub"), mfs) {
 		t.Error(problem)
 	}
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/hubprobe/hubprobe/aspnet"
-	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/azure/entratest"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
@@ -91,13 +90,7 @@ func confusedToken(t *testing.T, rig *entratest.Server, resource string, method 
 func TestDisableLocalAuth(t *testing.T) {
 	_, srv, rig := startEntraHub(t, hub.Options{DisableLocalAuth: true})
 	keyed := wiretest.MustConnectionString(t, "Endpoint="+srv.Origin()+";AccessKey="+wiretest.AccessKey+";Version=1.0;")
-	restTok := func(path string) string {
-		tok, err := azure.RESTToken(keyed, srv.Origin()+path, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tok
-	}
+	restTok := func(path string) string { return wiretest.RESTToken(t, wiretest.AccessKey, srv.Origin()+path) }
 	for _, c := range []struct{ method, path, token string }{
 		{http.MethodPost, "/api/v1/hubs/chat", restTok("/api/v1/hubs/chat")},
 		{http.MethodPost, "/api/hubs/chat/:generateToken?api-version=2024-12-01", restTok("/api/hubs/chat/:generateToken")},
@@ -125,12 +118,9 @@ func TestDisableLocalAuth(t *testing.T) {
 // token signed with the access key gets a SignalR client token from a
 // SignalR version and a Web PubSub one from a Web PubSub version.
 func TestGenerateTokenWithTheAccessKey(t *testing.T) {
-	_, srv, cs := startAzureHub(t, hub.Options{})
+	_, srv, _ := startAzureHub(t, hub.Options{})
 	path := "/api/hubs/chat/:generateToken"
-	bearer, err := azure.RESTToken(cs, srv.Origin()+path, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bearer := wiretest.RESTToken(t, wiretest.AccessKey, srv.Origin()+path)
 	signalR := wiretest.ClaimsOf(t, wiretest.GenerateToken(t, srv, path+"?api-version=2022-06-01&userId=dave", bearer))
 	if signalR["aud"] != srv.Origin()+"/client/?hub=chat" || signalR["nameid"] != "dave" {
 		t.Errorf("SignalR client token %v", signalR)

@@ -17,7 +17,7 @@ import (
 )
 
 // EmbeddedHubs finds the reference hubs hubprobe runs itself for targets
-// with embedded: true (hub.Embedded is one).
+// with embedded: true (the daemon's are).
 type EmbeddedHubs interface {
 	// URL is the hub's base URL; ok is false when no hub runs for target.
 	URL(target string) (url string, ok bool)

@@ -1,7 +1,6 @@
 package scenarios_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -9,6 +8,7 @@ import (
 
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/hub"
+	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/wire/corewire"
 )
@@ -37,13 +37,42 @@ func resolveConfig(targets ...config.Target) *config.Config {
 	return cfg
 }
 
-func newResolver(t *testing.T, cfg *config.Config) (scenarios.Resolver, *hub.Embedded) {
+// embeddedHubs are reference hubs by target: the resolver's EmbeddedHubs,
+// as the daemon's are.
+type embeddedHubs map[string]*hub.Server
+
+// startEmbedded serves a hub for each embedded target of cfg, with the
+// access key of its embedded_hub section, until the test ends.
+func startEmbedded(t *testing.T, cfg *config.Config) embeddedHubs {
 	t.Helper()
-	hubs := hub.NewEmbedded(context.Background(), zerolog.Nop(), nil)
-	t.Cleanup(hubs.Close)
-	if err := hubs.Sync(cfg); err != nil {
-		t.Fatal(err)
+	hubs := embeddedHubs{}
+	for _, target := range cfg.Targets {
+		if target.Embedded {
+			hubs[target.Name] = hubtest.Start(t, hub.Options{AccessKey: string(target.EmbeddedHub.AccessKey)})
+		}
 	}
+	return hubs
+}
+
+func (h embeddedHubs) URL(target string) (string, bool) {
+	srv, ok := h[target]
+	if !ok {
+		return "", false
+	}
+	return srv.URL(), true
+}
+
+func (h embeddedHubs) ConnectionString(target string) (string, bool) {
+	srv, ok := h[target]
+	if !ok || srv.ConnectionString() == "" {
+		return "", false
+	}
+	return srv.ConnectionString(), true
+}
+
+func newResolver(t *testing.T, cfg *config.Config) (scenarios.Resolver, embeddedHubs) {
+	t.Helper()
+	hubs := startEmbedded(t, cfg)
 	return scenarios.Resolver{Hubs: hubs, Recorder: scenarios.Discarding, Logger: zerolog.Nop()}, hubs
 }
 
@@ -87,7 +116,7 @@ func coreTarget(t *testing.T, j scenarios.Job) corewire.Target {
 	return w.Target
 }
 
-func mustEndpointURL(t *testing.T, hubs *hub.Embedded, target string) string {
+func mustEndpointURL(t *testing.T, hubs embeddedHubs, target string) string {
 	t.Helper()
 	url, ok := hubs.URL(target)
 	if !ok {

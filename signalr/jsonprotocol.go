@@ -183,18 +183,6 @@ func (s *scratch) release() {
 	scratches.Put(s)
 }
 
-// ParseJSONMessage decodes one record (without its separator) and checks the
-// fields each message type requires. It accepts exactly what encoding/json
-// would decode into the protocol's fields, in one validating pass. The
-// message does not alias record: Arguments, Item and Result share one copy
-// of their text, made once per record.
-func ParseJSONMessage(record []byte) (Message, error) {
-	var m Message
-	err := parseJSONRecordInto(record, &m, &spare{})
-	m.Detach()
-	return m, err
-}
-
 // parseJSONRecordInto decodes record into m, leaving the raw values
 // pointing into record, with what sp lends, and keeps in sp what m can lend
 // the next record.

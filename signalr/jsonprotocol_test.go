@@ -210,7 +210,7 @@ func TestJSONProtocolEncodesStreamIDsAsJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := ParseJSONMessage(b[:len(b)-1])
+	got, err := parseJSONMessage(b[:len(b)-1])
 	if err != nil {
 		t.Fatalf("encoder output %q does not parse: %v", b, err)
 	}

@@ -28,8 +28,18 @@ type jsonWireMessage struct {
 	SequenceID     *uint64           `json:"sequenceId"`
 }
 
-// parseJSONMessageReference is the encoding/json decoder that
-// ParseJSONMessage replaced; the scanner must agree with it on every input.
+// parseJSONMessage decodes one record (without its separator) with the
+// scanner JSONProtocol.ParseMessages uses, into a message that does not
+// alias record, as a reader that keeps the message has it.
+func parseJSONMessage(record []byte) (Message, error) {
+	var m Message
+	err := parseJSONRecordInto(record, &m, &spare{})
+	m.Detach()
+	return m, err
+}
+
+// parseJSONMessageReference is the encoding/json decoder that the scanner
+// replaced; the scanner must agree with it on every input.
 func parseJSONMessageReference(record []byte) (Message, error) {
 	var w jsonWireMessage
 	if err := json.Unmarshal(record, &w); err != nil {
@@ -72,7 +82,7 @@ func checkMatchesReference(t *testing.T, record []byte) {
 	if len(record) > 300 {
 		record = append(record[:300:300], "..."...) // for messages only
 	}
-	got, gotErr := ParseJSONMessage(input)
+	got, gotErr := parseJSONMessage(input)
 	for i := range input {
 		input[i] = '#'
 	}
@@ -155,16 +165,16 @@ func TestJSONParseMatchesEncodingJSONOnEdgeCases(t *testing.T) {
 	for _, n := range []int{9998, 9999, 10000} {
 		checkMatchesReference(t, []byte(deep(n)))
 	}
-	if _, err := ParseJSONMessage([]byte(deep(9999))); err != nil {
+	if _, err := parseJSONMessage([]byte(deep(9999))); err != nil {
 		t.Errorf("nesting of 10000 levels: %v", err)
 	}
-	if _, err := ParseJSONMessage([]byte(deep(10000))); !errors.Is(err, ErrProtocol) {
+	if _, err := parseJSONMessage([]byte(deep(10000))); !errors.Is(err, ErrProtocol) {
 		t.Errorf("nesting of 10001 levels: err = %v, want ErrProtocol", err)
 	}
 }
 
 func TestJSONParseDecodesStringsLikeEncodingJSON(t *testing.T) {
-	m, err := ParseJSONMessage([]byte("{\"type\":1,\"target\":\"\\ud83d\\ude00\\ud800x\xff\\u00e9\",\"headers\":{\"\\n\":\"\\/\"}}"))
+	m, err := parseJSONMessage([]byte("{\"type\":1,\"target\":\"\\ud83d\\ude00\\ud800x\xff\\u00e9\",\"headers\":{\"\\n\":\"\\/\"}}"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +190,7 @@ func TestJSONParseDecodesStringsLikeEncodingJSON(t *testing.T) {
 // of the read buffer and cannot overwrite one another when appended to.
 func TestJSONParseValuesOwnTheirBytes(t *testing.T) {
 	record := []byte(`{"type":3,"invocationId":"1","result":[1, 2]}`)
-	m, err := ParseJSONMessage(record)
+	m, err := parseJSONMessage(record)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +198,7 @@ func TestJSONParseValuesOwnTheirBytes(t *testing.T) {
 	if string(m.Result) != `[1, 2]` {
 		t.Errorf("result = %q after the record was overwritten", m.Result)
 	}
-	m, err = ParseJSONMessage([]byte(`{"type":1,"target":"t","arguments":["a","b"],"item":7}`))
+	m, err = parseJSONMessage([]byte(`{"type":1,"target":"t","arguments":["a","b"],"item":7}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +208,7 @@ func TestJSONParseValuesOwnTheirBytes(t *testing.T) {
 	}
 }
 
-// FuzzJSONParseMatchesEncodingJSON checks ParseJSONMessage against the
+// FuzzJSONParseMatchesEncodingJSON checks parseJSONMessage against the
 // encoding/json decoder on arbitrary bytes: same message, same verdict.
 func FuzzJSONParseMatchesEncodingJSON(f *testing.F) {
 	for _, c := range scannerEdgeCases {
@@ -263,7 +273,7 @@ func benchmarkParse(b *testing.B, parse func([]byte) (Message, error)) {
 }
 
 // BenchmarkParseInvocation2KiB parses one Invocation with a 2 KiB payload.
-func BenchmarkParseInvocation2KiB(b *testing.B) { benchmarkParse(b, ParseJSONMessage) }
+func BenchmarkParseInvocation2KiB(b *testing.B) { benchmarkParse(b, parseJSONMessage) }
 
 // BenchmarkParseInvocation2KiBEncodingJSON is the same with encoding/json,
 // for comparison.

@@ -1,8 +1,6 @@
 package tiers
 
 import (
-	"fmt"
-	"math"
 	"slices"
 )
 
@@ -117,22 +115,6 @@ func Plan(w Workload) (Recommendation, error) {
 	}
 	p := newPlanner(svc, w)
 	return p.recommend(), nil
-}
-
-// Evaluate checks w against one tier of its service, without choosing.
-func Evaluate(w Workload, units int) ([]Check, error) {
-	w = w.withDefaults()
-	svc, err := lookupService(w.Service)
-	if err != nil {
-		return nil, &FieldError{Path: "service", Msg: err.Error()}
-	}
-	if ferr := w.validate(svc); ferr != nil {
-		return nil, ferr
-	}
-	if !slices.Contains(svc.units, units) {
-		return nil, fmt.Errorf("%w: %s unit %d (known units %v)", ErrUnknownTier, w.Service, units, svc.units)
-	}
-	return newPlanner(svc, w).checks(units), nil
 }
 
 // planner holds a validated workload turned into demands.
@@ -314,11 +296,4 @@ func (sc *scenario) rowAt(units int) (messageRates, bool) {
 
 func scaleRates(r TableRow, f float64) messageRates {
 	return messageRates{float64(r.InboundMessagesPerSecond) * f, float64(r.OutboundMessagesPerSecond) * f}
-}
-
-// MaxReceivers inverts the formula as the guide's worked example does:
-// outboundConnections = outboundBandwidth × sendInterval / messageSize.
-func MaxReceivers(outboundBytesPerSecond int64, sendIntervalSeconds float64, messageSize int64) int64 {
-	counted := max(messageSize, MinCountedMessageSize)
-	return int64(math.Floor(float64(outboundBytesPerSecond) * sendIntervalSeconds / float64(counted)))
 }

@@ -164,11 +164,6 @@ func NewUserEvent(hub, connectionID, event string, dataType DataType) *CloudEven
 	return e
 }
 
-// NewSystemEvent is NewUserEvent for connect, connected and disconnected.
-func NewSystemEvent(hub, connectionID, event string) *CloudEvent {
-	return newEvent(hub, connectionID, SystemTypePrefix, event)
-}
-
 func newEvent(hub, connectionID, prefix, event string) *CloudEvent {
 	return &CloudEvent{
 		SpecVersion:  SpecVersion,

@@ -146,7 +146,7 @@ func TestNewEventsWriteHeader(t *testing.T) {
 	if !reflect.DeepEqual(h, want) {
 		t.Errorf("got  %v\nwant %v", h, want)
 	}
-	s := NewSystemEvent("chat", "c1", EventDisconnected)
+	s := newEvent("chat", "c1", SystemTypePrefix, EventDisconnected)
 	h = http.Header{}
 	s.WriteHeader(h)
 	if h.Get(HeaderType) != "azure.webpubsub.sys.disconnected" || h.Get("Content-Type") != "application/json; charset=utf-8" {

@@ -7,13 +7,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/hubprobe/hubprobe/azure/monitortest"
-	"github.com/hubprobe/hubprobe/internal/catalogue"
+	"github.com/hubprobe/hubprobe/internal/cataloguetest"
 )
 
 // docs/metrics.md lists exactly the reader's metrics, with their types and
 // labels, in its own section, and promlint finds nothing to say of them.
 func TestMetricsDocumented(t *testing.T) {
-	rows, err := catalogue.Read("../../docs/metrics.md")
+	rows, err := cataloguetest.Read("../../docs/metrics.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func TestMetricsDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, problem := range catalogue.Compare(catalogue.InSection(rows, "Registered by the Azure Monitor reader"), mfs) {
+	for _, problem := range cataloguetest.Compare(cataloguetest.InSection(rows, "Registered by the Azure Monitor reader"), mfs) {
 		t.Error(problem)
 	}
 	problems, err := testutil.GatherAndLint(g.reg)

@@ -27,11 +27,7 @@ func TestHubCommandTakesEntraTokens(t *testing.T) {
 	addr := startHubEnv(t, []string{"SSL_CERT_FILE=" + rig.CAFile()},
 		"--access-key-file", keyFile, "--entra.issuer", rig.Issuer(), "--disable-local-auth")
 	origin := "http://" + addr
-	cs, err := azure.ParseConnectionString("Endpoint=" + origin + ";AccessKey=hub-flag-key;Version=1.0;")
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyed, err := azure.RESTToken(cs, origin+"/api/v1/hubs/signalrbench", 0)
+	keyed, err := azure.MintToken([]byte("hub-flag-key"), azure.TokenClaims{Audience: origin + "/api/v1/hubs/signalrbench", ExpiresAt: time.Now().Add(time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/daemon"
 	"github.com/hubprobe/hubprobe/hub"
 )
 
@@ -33,7 +34,7 @@ func (f hubFlags) options(log zerolog.Logger) (hub.Options, error) {
 		}
 		f.settings.AccessKey = config.Secret(key)
 	}
-	opts := hub.EmbeddedOptions(f.settings)
+	opts := daemon.HubOptions(f.settings)
 	opts.Logger, opts.PollTimeout, opts.WebPubSubEventHandler = log, f.pollTimeout, f.wpsEventHandler
 	return opts, nil
 }

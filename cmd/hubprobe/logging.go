@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"log/slog"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -17,9 +16,4 @@ func newLogger(w io.Writer, level, format string) zerolog.Logger {
 		lvl = zerolog.InfoLevel
 	}
 	return zerolog.New(w).Level(lvl).With().Timestamp().Logger()
-}
-
-// slogFor bridges to libraries that log through log/slog (exporter-toolkit).
-func slogFor(l zerolog.Logger) *slog.Logger {
-	return slog.New(zerolog.NewSlogHandler(l))
 }

@@ -121,13 +121,13 @@ func TestHubCommandEmulatesTheService(t *testing.T) {
 		t.Fatal(err)
 	}
 	dial := func() (*signalrclient.Conn, error) {
-		opts, err := signalrclient.ServerlessOptions(cs, "signalrbench", "user-1")
+		token, err := azure.ClientToken(cs, "signalrbench", "user-1", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		dctx, dcancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer dcancel()
-		return signalrclient.Dial(dctx, opts)
+		return signalrclient.Dial(dctx, signalrclient.Options{URL: cs.ClientURL("signalrbench"), AccessToken: token})
 	}
 	first, err := dial()
 	if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -10,9 +9,9 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 
-	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/capacity"
+	"github.com/hubprobe/hubprobe/scenarios/capacity/stepquery"
 )
 
 // Environment variables the shard flags read: the chart's StatefulSet sets
@@ -97,14 +96,9 @@ func (f serveSettings) searchOptions() (capacity.SearchOptions, error) {
 	if f.prometheusURL == "" {
 		return opts, nil
 	}
-	u, err := url.Parse(f.prometheusURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		// The URL is not quoted: it may carry credentials.
-		return opts, fmt.Errorf("--capacity.prometheus-url is not an http or https URL")
-	}
-	agg, err := exporter.NewStepAggregator(f.prometheusURL)
+	agg, err := stepquery.New(f.prometheusURL)
 	if err != nil {
-		return opts, fmt.Errorf("--capacity.prometheus-url: %w", err)
+		return opts, fmt.Errorf("--capacity.prometheus-url is %w", err)
 	}
 	opts.Aggregator = agg
 	return opts, nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/internal/toxitest"
@@ -56,4 +57,23 @@ func StartDistant(t testing.TB, opts hub.Options, delay time.Duration) (string, 
 	proxy, url := toxitest.Start(t, srv.URL)
 	toxitest.Add(t, proxy, toxitest.Latency("downstream", int(delay/time.Millisecond), 0))
 	return url, srv.Client()
+}
+
+// WebPubSubClient is where a Web PubSub client of hub connects to the hub
+// at origin (its scheme and address, as Start's Server.Origin or
+// StartDistant's URL) whose access key is key, and a client token for
+// user, as the service SDK mints it.
+func WebPubSubClient(t testing.TB, origin, key, hub, user string) (url, token string) {
+	t.Helper()
+	cs, err := azure.ParseConnectionString("Endpoint=" + origin + ";AccessKey=" + key + ";Version=1.0;")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if url, err = cs.WebPubSubClientURL(hub); err != nil {
+		t.Fatal(err)
+	}
+	if token, err = azure.WebPubSubClientToken(cs, hub, user, nil, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	return url, token
 }

@@ -64,7 +64,7 @@ func CheckNoLeak(t testing.TB, baseline int) {
 	}
 }
 
-// WaitDone fails t unless c, a connection of either client, has ended
+// WaitDone fails t unless c, a connection of any client, has ended
 // within d.
 func WaitDone(t testing.TB, c interface{ Done() <-chan struct{} }, d time.Duration) {
 	t.Helper()

@@ -2,7 +2,7 @@ package clientconn
 
 import "time"
 
-// OrDefault is v, or def when v is zero or negative: how both clients fill
+// OrDefault is v, or def when v is zero or negative: how every client fills
 // in the durations and sizes an Options left unset.
 func OrDefault[T time.Duration | int64](v, def T) T {
 	if v <= 0 {

@@ -10,8 +10,8 @@ import (
 	"os"
 )
 
-// ErrClosed is returned by calls on a connection of either client that has
-// ended, joined with the reason it ended. Like every failure both clients
+// ErrClosed is returned by calls on a connection of any client that has
+// ended, joined with the reason it ended. Like every failure the clients
 // share, its text starts "probe:", the name their errors have always had.
 var ErrClosed = errors.New("probe: connection closed")
 

@@ -10,7 +10,7 @@ import (
 	"github.com/hubprobe/hubprobe/throttle"
 )
 
-// Connection phases named by ConnectError.Phase, the same for both clients
+// Connection phases named by ConnectError.Phase, the same for every client
 // so that failures are counted alike.
 const (
 	PhaseNegotiate = "negotiate"
@@ -26,7 +26,7 @@ const (
 // server timeout.
 var ErrServerTimeout = errors.New("probe: server timeout")
 
-// ConnectError is a failed Dial of either client. StatusCode and Body are
+// ConnectError is a failed Dial of any client. StatusCode and Body are
 // set when the failure was an HTTP response (negotiate, the WebSocket
 // upgrade, the event stream, the first poll, the handshake POST), so
 // callers can classify throttling (HTTP 429, "Connection count reaches
@@ -128,7 +128,7 @@ type httpRefusal interface {
 	HTTPStatus() (code int, body string)
 }
 
-// ClassifyThrottle tells whether err, a failure of either client, is the
+// ClassifyThrottle tells whether err, a failure of any client, is the
 // hub throttling the probe, and which throttle reason applies. The texts
 // matched are the ones Azure SignalR Service and Web PubSub send
 // ("Connection count reaches limit.", "Message count reaches limit.").
@@ -178,7 +178,7 @@ func connect429Reason(body string) string {
 	return throttle.HTTP429
 }
 
-// Observer receives what a connection of either client sees on the wire,
+// Observer receives what a connection of any client sees on the wire,
 // so callers can count HTTP responses and bandwidth without the clients
 // knowing about their metrics. Implementations must be safe for concurrent
 // use and must not block: they are called from the read goroutine and from

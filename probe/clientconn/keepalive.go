@@ -63,8 +63,8 @@ type KeepAliveConn interface {
 	MeasureRoundTrip()
 }
 
-// DefaultRoundTripInterval is how often both clients measure their
-// transport's round trip when their options leave it unset: often enough
+// DefaultRoundTripInterval is how often every client measures its
+// transport's round trip when its options leave it unset: often enough
 // that each delivery has a recent one to be set against. Every connection
 // measures, so a connection sending once a second sends one ping per 5
 // messages: a few bytes beside a message's kilobytes, but a write and a

@@ -11,7 +11,7 @@ import (
 	"github.com/hubprobe/hubprobe/internal/grid"
 )
 
-// Liveness tells a half-open WebSocket from a slow one, for either client.
+// Liveness tells a half-open WebSocket from a slow one, for every client.
 // Every WebSocket peer answers pings while it reads, whatever its hub
 // layer does, so no pong, and no byte from the peer either, within a wait
 // means it stopped reading; its socket stays open, and reads would wait for

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Settings are the options both clients take alike. Each client's Options
+// Settings are the options every client takes alike. Each client's Options
 // embeds them, says what they mean over its own transports and keeps its
 // own defaults (its Default* constants), which it hands to WithDefaults.
 type Settings struct {
@@ -41,7 +41,7 @@ type Settings struct {
 	Observer Observer
 }
 
-// The defaults both clients share, for the settings their own defaults
+// The defaults every client shares, for the settings their own defaults
 // leave unset.
 const (
 	// DefaultHandshakeTimeout is the official SignalR clients' handshake

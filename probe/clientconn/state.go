@@ -11,7 +11,7 @@
 // Observer all tell what crosses the wire and how long it took, and the
 // HTTP helpers of the SignalR clients. No client imports another.
 //
-// What is on the per-message path of both clients (the write turn, the
+// What is on the per-message path of every client (the write turn, the
 // keep-alive's stamp, the buffers) is kept to plain fields and small
 // functions the compiler inlines; State lives inside the connection's own
 // struct rather than behind a pointer.

@@ -16,7 +16,7 @@ import (
 	"github.com/hubprobe/hubprobe/internal/rawsock"
 )
 
-// WebSocketDialer is the dialer of both clients' WebSocket upgrades:
+// WebSocketDialer is the dialer of every client's WebSocket upgrades:
 // bounded by HandshakeTimeout, with small buffers from the shared pool,
 // and with HTTPClient's proxy, dialer and TLS configuration when its
 // Transport is an *http.Transport (the environment's proxy otherwise).

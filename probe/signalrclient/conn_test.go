@@ -395,7 +395,7 @@ func TestInvocationOutcomes(t *testing.T) {
 			if err != nil {
 				return
 			}
-			m, err := signalr.ParseJSONMessage(data[:len(data)-1])
+			m, err := readMessage(data)
 			if err != nil {
 				t.Errorf("client sent %q: %v", data, err)
 				return
@@ -462,7 +462,7 @@ func TestStreamCancel(t *testing.T) {
 		if err != nil {
 			return
 		}
-		m, _ := signalr.ParseJSONMessage(data[:len(data)-1])
+		m, _ := readMessage(data)
 		_ = writeText(ws, "{\"type\":2,\"invocationId\":\""+m.InvocationID+"\",\"item\":\"a\"}\x1e")
 		if _, data, err = ws.ReadMessage(); err == nil {
 			cancelled <- string(data)
@@ -882,7 +882,7 @@ func TestSlowStreamReaderIsNotServerSilence(t *testing.T) {
 		if err != nil {
 			return
 		}
-		m, _ := signalr.ParseJSONMessage(data[:len(data)-1])
+		m, _ := readMessage(data)
 		var b strings.Builder
 		item := `"` + strings.Repeat("i", 1024) + `"`
 		for range items {
@@ -935,7 +935,7 @@ func TestResultsAndItemsOutliveTheReadBuffer(t *testing.T) {
 			if err != nil {
 				return
 			}
-			m, _ := signalr.ParseJSONMessage(data[:len(data)-1])
+			m, _ := readMessage(data)
 			switch m.Target {
 			case "Value":
 				_ = writeText(ws, "{\"type\":3,\"invocationId\":\""+m.InvocationID+"\",\"result\":"+value+"}\x1e")

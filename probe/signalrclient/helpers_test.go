@@ -3,6 +3,7 @@ package signalrclient
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -16,7 +17,23 @@ import (
 
 	"github.com/hubprobe/hubprobe/internal/localtest"
 	"github.com/hubprobe/hubprobe/probe/clientconn/clientconntest"
+	"github.com/hubprobe/hubprobe/signalr"
 )
+
+// readMessage decodes the one JSON record of data, its separator
+// included, as the connection's reader does, into a message of its own.
+func readMessage(data []byte) (signalr.Message, error) {
+	var m signalr.Message
+	rest, err := signalr.JSONProtocol{}.ParseMessages(data, func(read *signalr.Message) error {
+		m = *read
+		m.Detach()
+		return nil
+	})
+	if err == nil && len(rest) > 0 {
+		err = fmt.Errorf("%q is not one whole record", data)
+	}
+	return m, err
+}
 
 // recordingObserver keeps everything a connection reports.
 type recordingObserver struct {

@@ -41,7 +41,7 @@ type Options struct {
 	// id. Server-sent events and long polling need negotiate.
 	SkipNegotiation bool
 
-	// Settings are what both clients take alike (clientconn.Settings).
+	// Settings are what every client takes alike (clientconn.Settings).
 	// Here HandshakeTimeout bounds the WebSocket upgrade (or the wait for
 	// the event stream's or first poll's response headers) and,
 	// separately, the wait for the hub's handshake response; the

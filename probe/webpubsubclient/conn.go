@@ -8,11 +8,11 @@
 // connection alive with pings. It does not reconnect or recover a
 // dropped connection: a probe reports the drop instead.
 //
-// Its failures are the ones both clients share (package clientconn):
+// Its failures are the ones every client shares (package clientconn):
 // *ConnectError (with its phases) for a failed Dial, *CloseError when the
 // service said why it ended the connection, ErrClosed and
-// ErrServerTimeout. The scenarios and ClassifyThrottle then read both
-// clients' failures alike, and one Observer counts both clients' bytes.
+// ErrServerTimeout. The scenarios and ClassifyThrottle then read every
+// client's failures alike, and one Observer counts every client's bytes.
 // Only what SignalR has no word for is new here: ErrProtocol and the
 // failed ack, *AckError.
 package webpubsubclient

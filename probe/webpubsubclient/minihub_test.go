@@ -3,7 +3,6 @@ package webpubsubclient
 import (
 	"sync"
 
-	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
@@ -55,7 +54,7 @@ func (h *miniHub) handle(c *svcConn, f *webpubsub.Frame) error {
 	case webpubsub.KindJoinGroup, webpubsub.KindLeaveGroup:
 		return h.membership(c, f)
 	case webpubsub.KindSendToGroup:
-		if !c.hasRole(azure.WebPubSubRoleSendToGroup) {
+		if !c.hasRole(roleSendToGroup) {
 			return h.ack(c, f, webpubsub.AckError{Name: webpubsub.ErrorForbidden, Message: "no sendToGroup role"})
 		}
 		h.deliver(c, f)
@@ -80,7 +79,7 @@ func (h *miniHub) membership(c *svcConn, f *webpubsub.Frame) error {
 	if e, scripted := scriptedAckErrors[f.Group]; scripted {
 		return h.ack(c, f, e)
 	}
-	if !c.hasRole(azure.WebPubSubRoleJoinLeaveGroup) {
+	if !c.hasRole(roleJoinLeaveGroup) {
 		return h.ack(c, f, webpubsub.AckError{Name: webpubsub.ErrorForbidden, Message: "no joinLeaveGroup role"})
 	}
 	h.mu.Lock()

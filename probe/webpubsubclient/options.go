@@ -42,7 +42,7 @@ type Options struct {
 	Protocol string
 	// Headers are added to the WebSocket upgrade request.
 	Headers http.Header
-	// Settings are what both clients take alike (clientconn.Settings).
+	// Settings are what every client takes alike (clientconn.Settings).
 	// Here HandshakeTimeout bounds the upgrade and, separately, the wait
 	// for the connected message; Dial's ctx bounds both together. The
 	// keep-alive sends a ping frame, and the pings draw pongs, so a live

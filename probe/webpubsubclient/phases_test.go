@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/internal/localtest"
@@ -25,18 +24,7 @@ func dialDistantService(t *testing.T, obs *clientconntest.Timings, roundTrips ti
 	t.Helper()
 	const key = "phase-test-key-0123456789abcdef"
 	url, httpClient := hubtest.StartDistant(t, hub.Options{AccessKey: key}, linkDelay)
-	cs, err := azure.ParseConnectionString("Endpoint=" + url + ";AccessKey=" + key + ";Version=1.0;")
-	if err != nil {
-		t.Fatal(err)
-	}
-	clientURL, err := cs.WebPubSubClientURL("chat")
-	if err != nil {
-		t.Fatal(err)
-	}
-	token, err := azure.WebPubSubClientToken(cs, "chat", "u1", nil, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clientURL, token := hubtest.WebPubSubClient(t, url, key, "chat", "u1")
 	began := time.Now()
 	c, err := webpubsubclient.Dial(localtest.Ctx(t, 20*time.Second), webpubsubclient.Options{URL: clientURL, AccessToken: token,
 		Settings: clientconn.Settings{HTTPClient: httpClient, Observer: obs, RoundTripInterval: roundTrips}})

@@ -35,9 +35,12 @@ func userEvent(event string, dataType webpubsub.DataType, body []byte, keys ...s
 	return signed(ev, body, keys)
 }
 
-// systemEvent is userEvent for connect, connected and disconnected.
+// systemEvent is userEvent for connect, connected and disconnected: the
+// same attributes but the type, with a JSON body.
 func systemEvent(event string, body []byte, keys ...string) request {
-	return signed(webpubsub.NewSystemEvent(testHub, testConn, event), body, keys)
+	ev := webpubsub.NewUserEvent(testHub, testConn, event, webpubsub.DataTypeJSON)
+	ev.Type = webpubsub.SystemTypePrefix + event
+	return signed(ev, body, keys)
 }
 
 func signed(ev *webpubsub.CloudEvent, body []byte, keys []string) request {

@@ -136,14 +136,15 @@ func (r *rig) openStream(u string) *bufio.Reader {
 	return bufio.NewReader(resp.Body)
 }
 
-// envelope decodes a frame that must be an envelope.
+// envelope decodes a frame that must be an envelope, as the clients read
+// frames.
 func envelope(t *testing.T, frame []byte) aspnet.Envelope {
 	t.Helper()
-	var e aspnet.Envelope
-	if err := aspnet.DecodeEnvelope(frame, &e); err != nil {
-		t.Fatalf("%q: %v", frame, err)
+	var f aspnet.Frame
+	if err := aspnet.DecodeFrame(frame, &f); err != nil || f.Kind != aspnet.EnvelopeFrame {
+		t.Fatalf("%q: %v, want an envelope", frame, err)
 	}
-	return e
+	return f.Envelope
 }
 
 // measureArgs returns the arguments of the Measure call message must be.

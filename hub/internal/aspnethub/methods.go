@@ -22,8 +22,8 @@ type method struct {
 }
 
 // methods are Signalrbench's, as Azure/azure-signalr-bench's
-// AspNetAppServer has them; names match without regard to case, as
-// HubDispatcher matches them.
+// AspNetAppServer has them, and hubprobe's own BatchTest (batch.go);
+// names match without regard to case, as HubDispatcher matches them.
 var methods = map[string]method{
 	"echo":             {2, (*Hub).echo},
 	"broadcast":        {2, (*Hub).broadcast},
@@ -31,6 +31,7 @@ var methods = map[string]method{
 	"joingroup":        {1, (*Hub).joinGroup},
 	"leavegroup":       {1, (*Hub).leaveGroup},
 	"groupbroadcast":   {3, (*Hub).groupBroadcast},
+	"batchtest":        {2, (*Hub).batchTest},
 }
 
 // lookupMethod finds the method called name, without regard to case. An

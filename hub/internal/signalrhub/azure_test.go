@@ -138,13 +138,7 @@ func TestAzureRESTStatusCodes(t *testing.T) {
 	rest := func(method, path, token, body string) wiretest.HTTPResult {
 		return wiretest.Request(t, method, srv.Origin()+path, token, body)
 	}
-	restToken := func(path string) string {
-		tok, err := azure.RESTToken(cs, srv.Origin()+path, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tok
-	}
+	restToken := func(path string) string { return wiretest.RESTToken(t, wiretest.AccessKey, srv.Origin()+path) }
 	// A token from an independent JWT implementation is accepted.
 	jwtToken := func(key, aud string) string {
 		tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{

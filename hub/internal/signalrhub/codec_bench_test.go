@@ -19,13 +19,16 @@ func BenchmarkParseRecord(b *testing.B) {
 		b.Run(fmt.Sprintf("blob=%d", size), func(b *testing.B) {
 			b.SetBytes(int64(len(record)))
 			for i := 0; i < b.N; i++ {
-				if _, err := signalr.ParseJSONMessage(record[:len(record)-1]); err != nil {
+				if _, err := (signalr.JSONProtocol{}).ParseMessages(record, discardMessage); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 	}
 }
+
+// discardMessage is a reader that keeps nothing of what it reads.
+func discardMessage(*signalr.Message) error { return nil }
 
 // BenchmarkRoutingField isolates the routing-field peek of SendToConnection
 // and SendToGroup, on the payload of BenchmarkParseRecord: the route first,

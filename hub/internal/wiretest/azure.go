@@ -39,12 +39,7 @@ func ClientToken(t testing.TB, cs azure.ConnectionString, hub, user string) stri
 // client of a serverless Azure SignalR Service does.
 func Serverless(t testing.TB, cs azure.ConnectionString, hub, user string, proto signalr.HubProtocol) signalrclient.Options {
 	t.Helper()
-	o, err := signalrclient.ServerlessOptions(cs, hub, user)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.Protocol = proto
-	return o
+	return signalrclient.Options{URL: cs.ClientURL(hub), AccessToken: ClientToken(t, cs, hub, user), Protocol: proto}
 }
 
 // Received is one invocation a probe connection received.

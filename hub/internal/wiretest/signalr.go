@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -142,7 +143,13 @@ func (c *RawClient) Next() signalr.Message {
 	c.T.Helper()
 	for {
 		rec := c.NextRecord()
-		m, err := signalr.ParseJSONMessage(rec)
+		var m signalr.Message
+		record := slices.Concat(rec, []byte{signalr.RecordSeparator})
+		_, err := signalr.JSONProtocol{}.ParseMessages(record, func(read *signalr.Message) error {
+			m = *read
+			m.Detach() // m outlives the pooled message ParseMessages reads into
+			return nil
+		})
 		if err != nil {
 			c.T.Fatalf("parse %q: %v", rec, err)
 		}

@@ -1,5 +1,5 @@
 // Package clientconntest keeps what hubprobe's client connections report
-// of their timing, for the tests of both clients.
+// of their timing, for the tests of every client.
 package clientconntest
 
 import (

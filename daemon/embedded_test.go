@@ -1,7 +1,9 @@
-package hub
+package daemon
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -11,8 +13,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/rs/zerolog"
 
+	"github.com/hubprobe/hubprobe/azure"
 	"github.com/hubprobe/hubprobe/config"
-	"github.com/hubprobe/hubprobe/hub/internal/wiretest"
+	"github.com/hubprobe/hubprobe/hub"
+	"github.com/hubprobe/hubprobe/probe/signalrclient"
 )
 
 // loadSinkLog records which targets' load is reported.
@@ -57,10 +61,10 @@ func embeddedConfig(delay time.Duration, maxMessageSize int64) *config.Config {
 }
 
 // syncedEmbedded runs the hubs of embeddedConfig until the test ends.
-func syncedEmbedded(t *testing.T) (*Embedded, *loadSinkLog) {
+func syncedEmbedded(t *testing.T) (*embeddedHubs, *loadSinkLog) {
 	t.Helper()
 	sink := &loadSinkLog{sources: map[string]func() float64{}}
-	e := NewEmbedded(context.Background(), zerolog.Nop(), sink)
+	e := newEmbeddedHubs(context.Background(), zerolog.Nop(), sink)
 	t.Cleanup(e.Close)
 	if err := e.Sync(embeddedConfig(0, 0)); err != nil {
 		t.Fatal(err)
@@ -68,7 +72,7 @@ func syncedEmbedded(t *testing.T) (*Embedded, *loadSinkLog) {
 	return e, sink
 }
 
-func mustURL(t *testing.T, e *Embedded, target string) string {
+func mustURL(t *testing.T, e *embeddedHubs, target string) string {
 	t.Helper()
 	url, ok := e.URL(target)
 	if !ok {
@@ -86,6 +90,33 @@ func negotiates(url string) bool {
 	}
 	resp.Body.Close()
 	return resp.StatusCode == http.StatusOK
+}
+
+// echoTakes is how long the hub at url takes to deliver an Echo back to
+// its caller.
+func echoTakes(t *testing.T, url string) time.Duration {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	delivered := make(chan struct{}, 1)
+	c, err := signalrclient.Dial(ctx, signalrclient.Options{URL: url, Handlers: map[string]signalrclient.Handler{
+		"RecordLatency": func([]json.RawMessage) { delivered <- struct{}{} },
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	began := time.Now()
+	if err := c.Send(ctx, "Echo", json.RawMessage(`{"n":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-delivered:
+		return time.Since(began)
+	case <-ctx.Done():
+		t.Fatal("the echo never came back")
+		return 0
+	}
 }
 
 // connectionsByTarget is what each embedded hub adds to /metrics, labelled
@@ -130,8 +161,8 @@ func TestEmbeddedSyncFollowsTheConfig(t *testing.T) {
 	if got := mustURL(t, e, "plain"); got != plain {
 		t.Errorf("a changed delivery delay restarted the hub (%s, then %s)", plain, got)
 	}
-	if got := e.running["plain"].hub.host.DeliveryDelay(); got != int64(300*time.Millisecond) {
-		t.Errorf("delivery delay %v after the change, want 300ms", time.Duration(got))
+	if took := echoTakes(t, plain); took < 300*time.Millisecond {
+		t.Errorf("an echo took %v after the change, want the delivery delay of 300ms at least", took)
 	}
 	if got := mustURL(t, e, "keyed"); got == keyed || negotiates(keyed) || !negotiates(got) {
 		t.Errorf("a changed message size kept the old hub at %s (now %s)", keyed, got)
@@ -155,7 +186,7 @@ func TestEmbeddedSyncFollowsTheConfig(t *testing.T) {
 // target into a Web PubSub one restarts its hub with the handler and a key.
 func TestEmbeddedWebPubSubEventHandler(t *testing.T) {
 	const template = "http://127.0.0.1:9/webpubsub/{hub}/events"
-	e := NewEmbedded(context.Background(), zerolog.Nop(), nil)
+	e := newEmbeddedHubs(context.Background(), zerolog.Nop(), nil)
 	t.Cleanup(e.Close)
 	e.SetWebPubSubEventHandler(template)
 	cfg := &config.Config{Targets: []config.Target{
@@ -165,7 +196,7 @@ func TestEmbeddedWebPubSubEventHandler(t *testing.T) {
 	if err := e.Sync(cfg); err != nil {
 		t.Fatal(err)
 	}
-	handlerOf := func(target string) string { return e.running[target].hub.opts.WebPubSubEventHandler }
+	handlerOf := func(target string) string { return e.running[target].opts.WebPubSubEventHandler }
 	if got := handlerOf("wps"); got != template {
 		t.Errorf("Web PubSub target's hub sends events to %q, want %q", got, template)
 	}
@@ -175,7 +206,7 @@ func TestEmbeddedWebPubSubEventHandler(t *testing.T) {
 	// Without a key in the config the Web PubSub hub makes one up, the
 	// same for every hub of the process; the SignalR hub emulates nothing.
 	cs, ok := e.ConnectionString("wps")
-	if key := e.running["wps"].hub.opts.AccessKey; !ok || len(key) < 40 || !strings.Contains(cs, "AccessKey="+key+";") || key != webPubSubKey() {
+	if key := e.running["wps"].opts.AccessKey; !ok || len(key) < 40 || !strings.Contains(cs, "AccessKey="+key+";") || key != webPubSubKey() {
 		t.Errorf("Web PubSub hub without a configured key: connection string given %v, key of %d bytes", ok, len(key))
 	}
 	if _, ok := e.ConnectionString("signalr"); ok {
@@ -185,7 +216,7 @@ func TestEmbeddedWebPubSubEventHandler(t *testing.T) {
 	if err := e.Sync(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if got := handlerOf("signalr"); got != template || !e.running["signalr"].keyed {
+	if got := handlerOf("signalr"); got != template || !e.running["signalr"].opts.EmulatesAzure() {
 		t.Errorf("after turning into a Web PubSub target, its hub sends events to %q, want %q, with a key", got, template)
 	}
 }
@@ -194,18 +225,41 @@ func TestEmbeddedWebPubSubEventHandler(t *testing.T) {
 // the access key no longer signs anything it takes, and its connection
 // string is the keyless one.
 func TestEmbeddedEntraSettings(t *testing.T) {
-	e := NewEmbedded(context.Background(), zerolog.Nop(), nil)
+	e := newEmbeddedHubs(context.Background(), zerolog.Nop(), nil)
 	t.Cleanup(e.Close)
 	hubCfg := config.EmbeddedHub{AccessKey: "embedded-key", EntraIssuer: "https://127.0.0.1:1/tenant/v2.0", DisableLocalAuth: true}
 	if err := e.Sync(&config.Config{Targets: []config.Target{{Name: "entra", Embedded: true, EmbeddedHub: hubCfg}}}); err != nil {
 		t.Fatal(err)
 	}
-	origin := strings.TrimSuffix(mustURL(t, e, "entra"), DefaultPath)
+	origin := strings.TrimSuffix(mustURL(t, e, "entra"), hub.DefaultPath)
 	if cs, ok := e.ConnectionString("entra"); !ok || cs != "Endpoint="+origin+";AuthType=azure;Version=1.0;" {
 		t.Errorf("connection string %q, %v; want the keyless form", cs, ok)
 	}
-	r := wiretest.Request(t, http.MethodPost, origin+"/api/v1/hubs/chat", wiretest.RESTToken(t, "embedded-key", origin+"/api/v1/hubs/chat"), `{"target":"x","arguments":[]}`)
-	if r.Status != http.StatusUnauthorized || r.Body != LocalAuthDisabledText {
-		t.Errorf("access-key REST call: %d %q, want 401 %q", r.Status, r.Body, LocalAuthDisabledText)
+	status, body := restSend(t, origin+"/api/v1/hubs/chat", "embedded-key")
+	if status != http.StatusUnauthorized || body != hub.LocalAuthDisabledText {
+		t.Errorf("access-key REST call: %d %q, want 401 %q", status, body, hub.LocalAuthDisabledText)
 	}
+}
+
+// restSend sends a message through the REST API at url with a token signed
+// with key, and returns the answer.
+func restSend(t *testing.T, url, key string) (int, string) {
+	t.Helper()
+	token, err := azure.MintToken([]byte(key), azure.TokenClaims{Audience: url, ExpiresAt: time.Now().Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"target":"x","arguments":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, strings.TrimSpace(string(b))
 }

@@ -1,8 +1,7 @@
-package exporter
+package statuspage
 
 import (
 	"encoding/json"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -22,17 +21,16 @@ func TestStatusPageShowsServiceMetrics(t *testing.T) {
 		LastRead: failedAt, Failing: true, LastFailure: "forbidden: HTTP 403 AuthorizationFailed", LastFailureAt: failedAt,
 		Dropped: []string{"ServerConnectionLatency", "UserErrors"},
 	}}
-	srv := httptest.NewServer(NewHandler(HandlerOptions{ServiceMetrics: func() []monitor.Status { return list }}))
-	t.Cleanup(srv.Close)
+	pg := routed(Options{ServiceMetrics: func() []monitor.Status { return list }})
 
-	_, body := get(t, srv.URL+"/")
+	_, body := get(pg, "/")
 	for _, want := range []string{"<h2>Azure Monitor</h2>", "forbidden: HTTP 403 AuthorizationFailed", "2025-03-01 12:00:05Z",
 		"ServerConnectionLatency, UserErrors", `class="failure">failing`, `class="success">ok`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("status page lacks %q", want)
 		}
 	}
-	_, raw := get(t, srv.URL+"/status.json")
+	_, raw := get(pg, "/status.json")
 	var st statusView
 	if err := json.Unmarshal([]byte(raw), &st); err != nil {
 		t.Fatal(err)
@@ -45,9 +43,8 @@ func TestStatusPageShowsServiceMetrics(t *testing.T) {
 
 // Without readers the section is not shown.
 func TestStatusPageWithoutServiceMetrics(t *testing.T) {
-	srv := httptest.NewServer(NewHandler(HandlerOptions{}))
-	t.Cleanup(srv.Close)
-	if _, body := get(t, srv.URL+"/"); strings.Contains(body, "Azure Monitor") {
+	pg := routed(Options{})
+	if _, body := get(pg, "/"); strings.Contains(body, "Azure Monitor") {
 		t.Error("Azure Monitor section without readers")
 	}
 }

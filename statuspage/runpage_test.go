@@ -1,4 +1,4 @@
-package exporter
+package statuspage
 
 import (
 	"encoding/json"
@@ -11,8 +11,8 @@ import (
 // page and named in status.json: its figures, its failures in full,
 // escaped, and the report hubprobe run prints. A run no longer kept is 404.
 func TestRunPage(t *testing.T) {
-	srv, _ := statusServer(t, 100, 1)
-	code, page := get(t, srv.URL+"/runs/r1")
+	pg, _ := statusServer(t, 100, 1)
+	code, page := get(pg, "/runs/r1")
 	if code != http.StatusOK {
 		t.Fatalf("GET /runs/r1: %d\n%s", code, page)
 	}
@@ -27,10 +27,10 @@ func TestRunPage(t *testing.T) {
 	if strings.Contains(page, failedRun().Error) {
 		t.Error("run page holds the raw, unescaped error text")
 	}
-	if _, status := get(t, srv.URL+"/"); !strings.Contains(status, `<a href="runs/r1">`) {
+	if _, status := get(pg, "/"); !strings.Contains(status, `<a href="runs/r1">`) {
 		t.Error("status page does not link the run's page")
 	}
-	_, raw := get(t, srv.URL+"/status.json")
+	_, raw := get(pg, "/status.json")
 	var st statusView
 	if err := json.Unmarshal([]byte(raw), &st); err != nil {
 		t.Fatal(err)
@@ -38,7 +38,7 @@ func TestRunPage(t *testing.T) {
 	if r := st.Scenarios[1].LastRun; r == nil || r.RunID != "r1" || r.URL != "runs/r1" {
 		t.Errorf("status.json last run of echo-ws = %+v, want run_id r1 at runs/r1", r)
 	}
-	if code, _ := get(t, srv.URL+"/runs/gone"); code != http.StatusNotFound {
+	if code, _ := get(pg, "/runs/gone"); code != http.StatusNotFound {
 		t.Errorf("GET /runs/gone: %d, want 404", code)
 	}
 }

@@ -1,4 +1,4 @@
-package hub
+package daemon
 
 import (
 	"context"
@@ -12,21 +12,22 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/hub"
 )
 
-// LoadSink is told the load of every embedded hub while it runs, so it can
+// loadSink is told the load of every embedded hub while it runs, so it can
 // be exported per target (exporter.Metrics is one).
-type LoadSink interface {
+type loadSink interface {
 	SetServerLoadSource(target string, load func() float64)
 	RemoveServerLoadSource(target string)
 }
 
-// Embedded runs one reference hub on loopback for every target with
+// embeddedHubs runs one reference hub on loopback for every target with
 // embedded: true, and keeps them in step with the config across reloads.
-type Embedded struct {
+type embeddedHubs struct {
 	ctx  context.Context
 	log  zerolog.Logger
-	sink LoadSink
+	sink loadSink
 	// eventHandler is the URL template the hubs of Web PubSub targets send
 	// user events to; empty sends none.
 	eventHandler string
@@ -36,12 +37,12 @@ type Embedded struct {
 }
 
 type embeddedHub struct {
-	hub     *Hub
-	srv     *Server
+	hub     *hub.Hub
+	srv     *hub.Server
 	reg     *prometheus.Registry
 	cfg     config.EmbeddedHub
 	service string
-	keyed   bool // the hub emulates the Azure services
+	opts    hub.Options // what the hub was started with
 }
 
 // webPubSubKey is the access key of the hubs of Web PubSub targets whose
@@ -54,17 +55,17 @@ var webPubSubKey = sync.OnceValue(func() string {
 	return base64.RawStdEncoding.EncodeToString(raw)
 })
 
-// NewEmbedded runs no hub until Sync. The hubs serve until ctx ends or
+// newEmbeddedHubs runs no hub until Sync. The hubs serve until ctx ends or
 // Close; sink may be nil when nobody exports their load.
-func NewEmbedded(ctx context.Context, log zerolog.Logger, sink LoadSink) *Embedded {
-	return &Embedded{ctx: ctx, log: log, sink: sink, running: map[string]*embeddedHub{}}
+func newEmbeddedHubs(ctx context.Context, log zerolog.Logger, sink loadSink) *embeddedHubs {
+	return &embeddedHubs{ctx: ctx, log: log, sink: sink, running: map[string]*embeddedHub{}}
 }
 
 // SetWebPubSubEventHandler points the hubs of Web PubSub targets that
 // start from now on at the event handler URL template (with {hub}, as
-// Options.WebPubSubEventHandler takes it): hubprobe's own handler, so the
-// upstream echo runs with no setup. Call it before the first Sync.
-func (e *Embedded) SetWebPubSubEventHandler(template string) {
+// hub.Options.WebPubSubEventHandler takes it): hubprobe's own handler, so
+// the upstream echo runs with no setup. Call it before the first Sync.
+func (e *embeddedHubs) SetWebPubSubEventHandler(template string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.eventHandler = template
@@ -73,7 +74,7 @@ func (e *Embedded) SetWebPubSubEventHandler(template string) {
 // Sync starts hubs for new embedded targets, stops those no longer wanted,
 // and applies a changed delivery delay in place; any other change restarts
 // the hub.
-func (e *Embedded) Sync(cfg *config.Config) error {
+func (e *embeddedHubs) Sync(cfg *config.Config) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	wanted := map[string]bool{}
@@ -109,10 +110,11 @@ func sameButDelay(a, b config.EmbeddedHub) bool {
 	return a == b
 }
 
-// EmbeddedOptions are the options an embedded_hub section of the config
-// asks for; the Logger and the timeouts are left to the caller.
-func EmbeddedOptions(cfg config.EmbeddedHub) Options {
-	return Options{
+// HubOptions are the hub options an embedded_hub section of the config
+// asks for (`hubprobe hub` takes the same settings as flags); the Logger
+// and the timeouts are left to the caller.
+func HubOptions(cfg config.EmbeddedHub) hub.Options {
+	return hub.Options{
 		MaxMessageSize:    cfg.MaxMessageSize,
 		DeliveryDelay:     cfg.DeliveryDelay,
 		AccessKey:         string(cfg.AccessKey),
@@ -125,10 +127,10 @@ func EmbeddedOptions(cfg config.EmbeddedHub) Options {
 	}
 }
 
-func (e *Embedded) start(t config.Target) error {
+func (e *embeddedHubs) start(t config.Target) error {
 	name, cfg := t.Name, t.EmbeddedHub
 	reg := prometheus.NewRegistry()
-	opts := EmbeddedOptions(cfg)
+	opts := HubOptions(cfg)
 	opts.Logger = e.log.With().Str("hub", name).Logger()
 	if t.WebPubSub() {
 		opts.WebPubSubEventHandler = e.eventHandler
@@ -136,16 +138,16 @@ func (e *Embedded) start(t config.Target) error {
 			opts.AccessKey = webPubSubKey()
 		}
 	}
-	h, err := New(opts, prometheus.WrapRegistererWith(prometheus.Labels{"target": name}, reg))
+	h, err := hub.New(opts, prometheus.WrapRegistererWith(prometheus.Labels{"target": name}, reg))
 	if err != nil {
 		return fmt.Errorf("embedded hub for target %q: %w", name, err)
 	}
-	srv, err := Start(e.ctx, "127.0.0.1:0", h)
+	srv, err := hub.Start(e.ctx, "127.0.0.1:0", h)
 	if err != nil {
 		h.Close()
 		return fmt.Errorf("embedded hub for target %q: %w", name, err)
 	}
-	e.running[name] = &embeddedHub{hub: h, srv: srv, reg: reg, cfg: cfg, service: t.Service, keyed: opts.EmulatesAzure()}
+	e.running[name] = &embeddedHub{hub: h, srv: srv, reg: reg, cfg: cfg, service: t.Service, opts: opts}
 	if e.sink != nil {
 		e.sink.SetServerLoadSource(name, h.Load)
 	}
@@ -153,7 +155,7 @@ func (e *Embedded) start(t config.Target) error {
 	return nil
 }
 
-func (e *Embedded) stop(name string) {
+func (e *embeddedHubs) stop(name string) {
 	cur := e.running[name]
 	delete(e.running, name)
 	if e.sink != nil {
@@ -164,7 +166,7 @@ func (e *Embedded) stop(name string) {
 }
 
 // URL is the address scenarios use to reach an embedded target.
-func (e *Embedded) URL(target string) (string, bool) {
+func (e *embeddedHubs) URL(target string) (string, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	cur, ok := e.running[target]
@@ -177,19 +179,19 @@ func (e *Embedded) URL(target string) (string, bool) {
 // ConnectionString is the connection string of an embedded target's
 // emulated service; ok is false without the emulation (which a Web PubSub
 // target always has). It holds the key, unless it is the keyless form of
-// a hub that takes Entra tokens only (Server.ConnectionString).
-func (e *Embedded) ConnectionString(target string) (string, bool) {
+// a hub that takes Entra tokens only (hub.Server.ConnectionString).
+func (e *embeddedHubs) ConnectionString(target string) (string, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	cur, ok := e.running[target]
-	if !ok || !cur.keyed {
+	if !ok || !cur.opts.EmulatesAzure() {
 		return "", false
 	}
 	return cur.srv.ConnectionString(), true
 }
 
 // Gather makes the hubs' own metrics part of /metrics.
-func (e *Embedded) Gather() ([]*dto.MetricFamily, error) {
+func (e *embeddedHubs) Gather() ([]*dto.MetricFamily, error) {
 	e.mu.Lock()
 	gs := make(prometheus.Gatherers, 0, len(e.running))
 	for _, cur := range e.running {
@@ -200,7 +202,7 @@ func (e *Embedded) Gather() ([]*dto.MetricFamily, error) {
 }
 
 // Close stops every hub.
-func (e *Embedded) Close() {
+func (e *embeddedHubs) Close() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for name := range e.running {

@@ -21,8 +21,6 @@ const (
 	BatchTestLast = `"Last"`
 )
 
-func init() { methods["batchtest"] = method{2, (*Hub).batchTest} }
-
 func (h *Hub) batchTest(c *conn, a []json.RawMessage) error {
 	var n int
 	if json.Unmarshal(a[0], &n) != nil || n < 1 || n > replayLimit {

@@ -1,4 +1,4 @@
-package exporter
+package statuspage
 
 import (
 	"sort"
@@ -19,7 +19,8 @@ func NewCapacityLog() *CapacityLog {
 	return &CapacityLog{last: map[scenarioKey]capacity.Capacity{}}
 }
 
-func (l *CapacityLog) add(target, scenario string, c capacity.Capacity) {
+// Add keeps c as the last search of a scenario.
+func (l *CapacityLog) Add(target, scenario string, c capacity.Capacity) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.last[scenarioKey{target, scenario}] = c

@@ -1,4 +1,4 @@
-package exporter
+package statuspage
 
 import (
 	"sync"
@@ -22,6 +22,9 @@ type History struct {
 	failures []historyEntry // oldest first
 	last     map[scenarioKey]scenarios.Result
 }
+
+// scenarioKey names a scenario by its target and name.
+type scenarioKey struct{ target, scenario string }
 
 type historyEntry struct {
 	seq    uint64

@@ -1,4 +1,4 @@
-package exporter
+package statuspage
 
 import (
 	"bytes"
@@ -88,8 +88,9 @@ type latencyView struct {
 	Max float64 `json:"max"`
 }
 
+// statusPage serves the pages from what opts give.
 type statusPage struct {
-	opts HandlerOptions
+	opts Options
 }
 
 func (p *statusPage) serveHTML(w http.ResponseWriter, _ *http.Request) {

@@ -1,4 +1,4 @@
-package exporter
+package statuspage
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ func (p *statusPage) serveRun(w http.ResponseWriter, r *http.Request) {
 		res, found = p.opts.History.Run(r.PathValue("id"))
 	}
 	if !found {
-		writeText(w, http.StatusNotFound, "no such run: hubprobe keeps the last runs and failures only, in memory")
+		http.Error(w, "no such run: hubprobe keeps the last runs and failures only, in memory", http.StatusNotFound)
 		return
 	}
 	var report bytes.Buffer

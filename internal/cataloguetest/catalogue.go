@@ -1,7 +1,7 @@
-// Package catalogue reads hubprobe's metric catalogue from docs/metrics.md,
+// Package cataloguetest reads hubprobe's metric catalogue from docs/metrics.md,
 // the one document that names every metric, so that the exporter, the hub,
 // the rules and the dashboards are all checked against the same list.
-package catalogue
+package cataloguetest
 
 import (
 	"bufio"
