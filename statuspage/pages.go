@@ -47,8 +47,12 @@ type ScenarioStatus struct {
 func ScenarioStatuses(list []config.Scenario) []ScenarioStatus {
 	out := make([]ScenarioStatus, 0, len(list))
 	for _, s := range list {
+		schedule := s.Schedule
+		if s.Held != nil {
+			schedule = "held, reported every " + s.Held.ReportInterval.String()
+		}
 		out = append(out, ScenarioStatus{
-			Name: s.Name, Target: s.Target, Kind: s.Kind, Schedule: s.Schedule, Profile: s.ProfileSummary(), Mode: s.Mode,
+			Name: s.Name, Target: s.Target, Kind: s.Kind, Schedule: schedule, Profile: s.ProfileSummary(), Mode: s.Mode,
 		})
 	}
 	return out

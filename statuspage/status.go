@@ -7,8 +7,11 @@ import (
 	"html/template"
 	"net/http"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/hubprobe/hubprobe/probe/clientconn"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
@@ -21,6 +24,7 @@ var pageFiles embed.FS
 var pages = template.Must(template.New("pages").Funcs(template.FuncMap{
 	"seconds": formatSeconds,
 	"when":    formatTime,
+	"drops":   formatDrops,
 }).ParseFS(pageFiles, "*.html"))
 
 // servePage renders the page template name with data into a buffer, so a
@@ -60,22 +64,26 @@ type scenarioRow struct {
 type runView struct {
 	RunID string `json:"run_id"`
 	// URL is the run's page, relative to the status page.
-	URL               string           `json:"url"`
-	Target            string           `json:"target"`
-	Scenario          string           `json:"scenario"`
-	Kind              string           `json:"kind"`
-	Start             time.Time        `json:"start"`
-	DurationSeconds   float64          `json:"duration_seconds"`
-	Outcome           string           `json:"outcome"`
-	Error             string           `json:"error,omitempty"`
-	MetSLO            bool             `json:"met_slo"`
-	Connections       int              `json:"connections"`
-	Sent              int64            `json:"sent"`
-	Received          int64            `json:"received"`
-	Expected          int64            `json:"expected"`
-	Lost              int64            `json:"lost"`
-	SlowMessages      int64            `json:"slow_messages"`
-	Throttled         map[string]int64 `json:"throttled,omitempty"`
+	URL             string           `json:"url"`
+	Target          string           `json:"target"`
+	Scenario        string           `json:"scenario"`
+	Kind            string           `json:"kind"`
+	Start           time.Time        `json:"start"`
+	DurationSeconds float64          `json:"duration_seconds"`
+	Outcome         string           `json:"outcome"`
+	Error           string           `json:"error,omitempty"`
+	MetSLO          bool             `json:"met_slo"`
+	Connections     int              `json:"connections"`
+	Sent            int64            `json:"sent"`
+	Received        int64            `json:"received"`
+	Expected        int64            `json:"expected"`
+	Lost            int64            `json:"lost"`
+	SlowMessages    int64            `json:"slow_messages"`
+	Throttled       map[string]int64 `json:"throttled,omitempty"`
+	// Drops are the run's connections that ended without the probe
+	// asking, by reason; Reconnects the held connections back after one.
+	Drops             map[string]int64 `json:"drops,omitempty"`
+	Reconnects        int64            `json:"reconnects,omitempty"`
 	MaxSendLagSeconds float64          `json:"max_send_lag_seconds"`
 	// Latency is nil when the run delivered nothing.
 	Latency *latencyView `json:"latency_seconds"`
@@ -164,6 +172,7 @@ func newRunView(r scenarios.Result) runView {
 		Connections: r.Connections, Sent: r.Sent, Received: r.Received,
 		Expected: r.Expected, Lost: r.Lost, SlowMessages: r.SlowMessages,
 		Throttled: r.Throttled, MaxSendLagSeconds: r.MaxSendLag.Seconds(),
+		Drops: r.Drops, Reconnects: r.Reconnects,
 	}
 	if r.Received > 0 {
 		v.Latency = &latencyView{
@@ -172,6 +181,23 @@ func newRunView(r scenarios.Result) runView {
 		}
 	}
 	return v
+}
+
+// formatDrops says how many connections dropped, and why, in the order
+// of clientconn.DropReasons: "2 (server_reconnect 1, transport 1)", or 0.
+func formatDrops(drops map[string]int64) string {
+	var n int64
+	var why []string
+	for _, reason := range clientconn.DropReasons {
+		if c := drops[reason]; c > 0 {
+			n += c
+			why = append(why, reason+" "+strconv.FormatInt(c, 10))
+		}
+	}
+	if n == 0 {
+		return "0"
+	}
+	return strconv.FormatInt(n, 10) + " (" + strings.Join(why, ", ") + ")"
 }
 
 // formatSeconds keeps microseconds for latencies and milliseconds for run

@@ -235,3 +235,36 @@ func TestCapacitySearchesInOrder(t *testing.T) {
 		t.Errorf("searches listed as %v, want by target, then scenario", got)
 	}
 }
+
+// A failed run's throttles and drops reach /status.json and the pages, by
+// reason.
+func TestStatusShowsThrottlesAndDrops(t *testing.T) {
+	h := NewHistory(10)
+	res := failedRun()
+	res.Throttled = map[string]int64{"connection_limit": 2}
+	res.Drops, res.Reconnects = map[string]int64{"server_reconnect": 2, "transport": 1}, 3
+	h.Add(res)
+	pg := routed(Options{History: h})
+	code, body := get(pg, "/status.json")
+	var status struct {
+		Recent []struct {
+			Throttled  map[string]int64 `json:"throttled"`
+			Drops      map[string]int64 `json:"drops"`
+			Reconnects int64            `json:"reconnects"`
+		} `json:"recent_runs"`
+	}
+	if err := json.Unmarshal([]byte(body), &status); err != nil || code != 200 || len(status.Recent) != 1 {
+		t.Fatalf("GET /status.json: %d, %v: %s", code, err, body)
+	}
+	got := status.Recent[0]
+	if got.Throttled["connection_limit"] != 2 || got.Drops["server_reconnect"] != 2 || got.Drops["transport"] != 1 || got.Reconnects != 3 {
+		t.Errorf("status.json run: %+v", got)
+	}
+	const said = "3 (server_reconnect 2, transport 1)"
+	if _, page := get(pg, "/"); !strings.Contains(page, said) {
+		t.Errorf("status page lacks %q", said)
+	}
+	if _, page := get(pg, "/runs/"+res.RunID); !strings.Contains(page, said+"; reconnected 3") {
+		t.Errorf("run page lacks %q", said)
+	}
+}

@@ -34,7 +34,17 @@ type JSON struct {
 	SentBytes     int64            `json:"sent_bytes"`
 	ReceivedBytes int64            `json:"received_bytes"`
 	Throttled     map[string]int64 `json:"throttled"`
-	Latency       Latency          `json:"latency_seconds"`
+	// Drops are the connections that ended without the probe asking, by
+	// reason; Reconnects the held connections back after one.
+	Drops      map[string]int64 `json:"drops"`
+	Reconnects int64            `json:"reconnects"`
+	// Away, AwayLate and AwayLost are set for held connections: what fell
+	// due while a connection was away, and of it what arrived late and
+	// what never did.
+	Away     int64   `json:"away,omitempty"`
+	AwayLate int64   `json:"away_late,omitempty"`
+	AwayLost int64   `json:"away_lost,omitempty"`
+	Latency  Latency `json:"latency_seconds"`
 	// RoundTrip and HubTime say where the latency went: the transport's
 	// round trip as the connections measured it, and each delivery's time
 	// in the hub. Each is omitted when nothing was measured.
@@ -69,17 +79,16 @@ type Latency struct {
 
 // NewJSON converts a run's Result to its JSON form.
 func NewJSON(r scenarios.Result) JSON {
-	throttled := r.Throttled
-	if throttled == nil {
-		throttled = map[string]int64{}
-	}
 	return JSON{
 		Target: r.Target, Scenario: r.Scenario, Kind: r.Kind, RunID: r.RunID, Start: r.Start,
 		DurationSecs: r.Duration.Seconds(), Connections: r.Connections,
 		Sent: r.Sent, Expected: r.Expected, Received: r.Received, Lost: r.Lost,
 		Duplicated: r.Duplicated, Reordered: r.Reordered,
 		SlowMessages: r.SlowMessages, SentBytes: r.SentBytes, ReceivedBytes: r.ReceivedBytes,
-		Throttled:      throttled,
+		Throttled:  orEmpty(r.Throttled),
+		Drops:      orEmpty(r.Drops),
+		Reconnects: r.Reconnects,
+		Away:       r.Away, AwayLate: r.AwayLate, AwayLost: r.AwayLost,
 		Latency:        latencyReport(r.Latency),
 		RoundTrip:      measuredReport(r.RoundTrips, r.RoundTrip),
 		HubTime:        measuredReport(r.HubTimes, r.HubTime),
@@ -93,6 +102,14 @@ func NewJSON(r scenarios.Result) JSON {
 		BatchLatency:   batchReport(r),
 		Outcome:        r.Outcome, Error: r.Error, Success: r.MetSLO(),
 	}
+}
+
+// orEmpty is m, or an empty map for nil: the JSON always holds an object.
+func orEmpty(m map[string]int64) map[string]int64 {
+	if m == nil {
+		return map[string]int64{}
+	}
+	return m
 }
 
 func latencyReport(q scenarios.Quantiles) Latency {
@@ -142,16 +159,35 @@ func WriteText(w io.Writer, r scenarios.Result) error {
 		"    hub time:           " + fmtMeasured(r.HubTimes, r.HubTime),
 		fmt.Sprintf("  Probe send lag: p99 %s, max %s; sent %d of %d scheduled", FormatLatency(r.SendLag.P99), FormatLatency(r.MaxSendLag), r.Sent, r.Scheduled),
 		"  Throttled: " + fmtThrottled(r.Throttled),
+		"  Drops: " + fmtThrottled(r.Drops) + reconnectsSaid(r),
 		"  Result: " + verdict(r),
 	}
-	// Batches go with the latencies, before the send lag and the verdict.
-	lines = append(lines[:len(lines)-3], append(batchLines(r), lines[len(lines)-3:]...)...)
+	// Batches go with the latencies, before the send lag and the verdict;
+	// what fell due while held connections were away, after the drops.
+	lines = append(lines[:len(lines)-4], append(batchLines(r), lines[len(lines)-4:]...)...)
+	lines = append(lines[:len(lines)-1], append(awayLines(r), lines[len(lines)-1:]...)...)
 	for _, l := range lines {
 		if _, err := fmt.Fprintln(w, l); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// reconnectsSaid is how many held connections came back after a drop.
+func reconnectsSaid(r scenarios.Result) string {
+	if r.Reconnects == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; reconnected %d", r.Reconnects)
+}
+
+// awayLines report what fell due while held connections were away.
+func awayLines(r scenarios.Result) []string {
+	if r.Away == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("    While away: %d fell due, %d arrived late, %d lost", r.Away, r.AwayLate, r.AwayLost)}
 }
 
 // batchLines reports the time to the last message of server_push batches.

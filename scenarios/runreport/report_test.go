@@ -39,3 +39,30 @@ func TestReportRatesAreOverTheSendingWindow(t *testing.T) {
 		t.Errorf("json rates %v/%v over %v s, want 100/100 over 10 s", j.SentPerSec, j.ReceivedPerSec, j.SendWindowSecs)
 	}
 }
+
+// A held report says why its connections dropped, how many came back, and
+// what fell due while they were away; in text and in JSON.
+func TestReportSaysDropsAndWhatFellDueAway(t *testing.T) {
+	r := scenarios.Result{Scenario: "held", Kind: "held", Target: "hub", Connections: 2, Outcome: scenarios.ResultSuccess,
+		Drops: map[string]int64{"transport": 2, "server_reconnect": 1}, Reconnects: 3, Away: 20, AwayLate: 12, AwayLost: 8}
+	var text strings.Builder
+	if err := runreport.WriteText(&text, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"\n  Drops: server_reconnect=1, transport=2; reconnected 3\n    While away: 20 fell due, 12 arrived late, 8 lost\n  Result: ",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text report lacks %q:\n%s", want, text.String())
+		}
+	}
+	j := runreport.NewJSON(r)
+	if j.Drops["transport"] != 2 || j.Reconnects != 3 || j.Away != 20 || j.AwayLate != 12 || j.AwayLost != 8 {
+		t.Errorf("JSON drops %v, reconnects %d, away %d/%d/%d", j.Drops, j.Reconnects, j.Away, j.AwayLate, j.AwayLost)
+	}
+	var none strings.Builder
+	_ = runreport.WriteText(&none, scenarios.Result{Outcome: scenarios.ResultSuccess})
+	if !strings.Contains(none.String(), "\n  Drops: none\n  Result: ") || strings.Contains(none.String(), "While away") {
+		t.Errorf("a run without drops reports:\n%s", none.String())
+	}
+}
