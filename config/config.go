@@ -128,7 +128,22 @@ type EmbeddedHub struct {
 	// DisableLocalAuth refuses every token signed with the access key, as a
 	// service with disableLocalAuth does; needs EntraIssuer.
 	DisableLocalAuth bool `yaml:"disable_local_auth,omitempty"`
+	// DropEvery makes the hub end one connection every DropEvery, as Drop
+	// says (one of Drills), so that held connections show their drops: a
+	// standing drill. 0 never.
+	DropEvery time.Duration `yaml:"drop_every,omitempty"`
+	Drop      string        `yaml:"drop,omitempty"`
+	// IdleTimeout cuts a connection whose client sent nothing, not even a
+	// ping, for this long, as a load balancer's idle timeout would; 0
+	// never.
+	IdleTimeout time.Duration `yaml:"idle_timeout,omitempty"`
 }
+
+// Drills are how an embedded hub's standing drill ends a connection: a
+// close with an error, a close allowing reconnect, the protocol's
+// disconnect, the socket cut, or a restart that cuts every connection and
+// refuses new ones for two seconds.
+var Drills = []string{"close_error", "close_reconnect", "disconnect", "abort", "restart"}
 
 // Target modes: how clients reach the hub.
 const (

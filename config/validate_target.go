@@ -92,9 +92,18 @@ func (v *validator) embeddedHub(item string, t *Target) error {
 	if h.RedirectNegotiate && h.AccessKey == "" && h.EntraIssuer == "" {
 		return v.Errorf(keyPath(key, "redirect_negotiate"), "needs access_key or entra_issuer")
 	}
+	if h.DropEvery > 0 {
+		if err := v.oneOf(keyPath(key, "drop"), "drop", h.Drop, Drills); err != nil {
+			return err
+		}
+	} else if h.Drop != "" {
+		return v.Errorf(keyPath(key, "drop"), "needs drop_every")
+	}
 	return firstError(
 		v.entraIssuer(key, h),
 		v.notNegative(keyPath(key, "delivery_delay"), h.DeliveryDelay),
+		v.notNegative(keyPath(key, "drop_every"), h.DropEvery),
+		v.notNegative(keyPath(key, "idle_timeout"), h.IdleTimeout),
 		v.intRange(keyPath(key, "units"), h.Units, 0, MaxUnits, fmt.Sprint(MaxUnits)),
 		v.intRange(keyPath(key, "connection_quota"), h.ConnectionQuota, 0, MaxConnectionQuota, fmt.Sprint(MaxConnectionQuota)),
 		v.secret(keyPath(key, "access_key"), "", &h.AccessKey, nil),

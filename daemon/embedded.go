@@ -124,6 +124,9 @@ func HubOptions(cfg config.EmbeddedHub) hub.Options {
 		RedirectNegotiate: cfg.RedirectNegotiate,
 		EntraIssuer:       cfg.EntraIssuer,
 		DisableLocalAuth:  cfg.DisableLocalAuth,
+		DropEvery:         cfg.DropEvery,
+		DropHow:           hub.Drill(cfg.Drop),
+		IdleTimeout:       cfg.IdleTimeout,
 	}
 }
 

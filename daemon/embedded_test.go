@@ -17,6 +17,7 @@ import (
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/probe/signalrclient"
+	"slices"
 )
 
 // loadSinkLog records which targets' load is reported.
@@ -262,4 +263,15 @@ func restSend(t *testing.T, url, key string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, strings.TrimSpace(string(b))
+}
+
+// The configuration offers the hub's drills, no more and no fewer.
+func TestConfigDrillsAreTheHubs(t *testing.T) {
+	var hubs []string
+	for _, d := range hub.Drills {
+		hubs = append(hubs, string(d))
+	}
+	if !slices.Equal(config.Drills, hubs) {
+		t.Errorf("config.Drills %v, the hub's %v", config.Drills, hubs)
+	}
 }

@@ -3,6 +3,8 @@ package hub
 import (
 	"fmt"
 	"net/http"
+	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -25,6 +27,9 @@ type Hub struct {
 	// nextDrill is when the standing drill (Options.DropEvery) next ends
 	// a connection, on the hub's clock; only the heartbeat uses it.
 	nextDrill int64
+	// restartedUntil is until when a restart drill refuses requests, on
+	// the hub's clock.
+	restartedUntil atomic.Int64
 }
 
 // New builds a hub and registers its metrics with reg; a nil reg keeps the
@@ -69,6 +74,11 @@ func (h *Hub) beat(now int64) {
 // the Azure emulation, Azure SignalR Service's and Azure Web PubSub's
 // client endpoints and REST APIs; any other path is 404.
 func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.host.Now() < h.restartedUntil.Load() {
+		w.Header().Set("Retry-After", strconv.Itoa(int(core.RestartTime/time.Second)))
+		http.Error(w, "The hub is restarting.", http.StatusServiceUnavailable)
+		return
+	}
 	if h.webPubSub.Serves(r) {
 		h.webPubSub.ServeHTTP(w, r)
 		return
@@ -109,14 +119,20 @@ const (
 	DrillCloseReconnect = core.DrillCloseReconnect
 	DrillDisconnect     = core.DrillDisconnect
 	DrillAbort          = core.DrillAbort
+	DrillRestart        = core.DrillRestart
 )
 
 // Drills lists every drill, for flags and configuration to check against.
 var Drills = core.Drills
 
 // Drop ends up to n open connections of every protocol (all of them when
-// n <= 0) as how says, and returns how many it ended.
+// n <= 0) as how says, and returns how many it ended. A restart ends every
+// one, whatever n.
 func (h *Hub) Drop(how Drill, n int) int {
+	if how == DrillRestart {
+		h.restartedUntil.Store(h.host.Now() + int64(core.RestartTime))
+		n = 0
+	}
 	ended := h.signalR.Drop(how, n)
 	if n <= 0 || ended < n {
 		ended += h.webPubSub.Drop(how, n-ended)

@@ -311,6 +311,7 @@ type heldReceiver struct {
 }
 
 func (rx heldReceiver) Deliver(payload json.RawMessage, _ int) {
+	rx.slot.heard.Store(time.Now().UnixNano())
 	rx.h.win.deliver(rx.conn, payload)
 	if at := rx.slot.droppedAt.Swap(0); at != 0 {
 		rx.slot.reconnected(time.Since(time.Unix(0, at)))

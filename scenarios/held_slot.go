@@ -20,9 +20,13 @@ type heldSlot struct {
 	// droppedAt is when the connection last dropped (Unix nanoseconds),
 	// until a message arrives on its successor: 0 otherwise.
 	droppedAt atomic.Int64
-	retired   chan struct{}
-	move      chan chan struct{} // reconnect now, and say when connected
-	moved     chan struct{}      // closed once connected after a move
+	// heard is when a message last arrived (Unix nanoseconds); checking
+	// is true while a liveness check of the connection runs.
+	heard    atomic.Int64
+	checking atomic.Bool
+	retired  chan struct{}
+	move     chan chan struct{} // reconnect now, and say when connected
+	moved    chan struct{}      // closed once connected after a move
 
 	conn    wire.Conn
 	opened  time.Time
@@ -67,6 +71,7 @@ func (s *heldSlot) run(ctx context.Context) {
 	next, retryAt, attempt := s.firstDue(), time.Now(), 0
 	for {
 		next = s.sendDue(ctx, next)
+		s.checkAlive(ctx)
 		if s.conn == nil && !time.Now().Before(retryAt) {
 			if s.connect(ctx) {
 				attempt = 0
@@ -98,6 +103,23 @@ func (s *heldSlot) firstDue() time.Time {
 	every := rn.Scenario.SendInterval
 	offset := every * time.Duration(s.i) / time.Duration(max(rn.Connections(), 1))
 	return gridAfter(time.Now(), every).Add(offset)
+}
+
+// checkAlive pings a connection on which nothing arrived for the loss
+// timeout and two sends: a hub, or a path, that swallows every byte
+// leaves the socket open, and a held connection would wait for its
+// server timeout. One that does not answer within the stall wait ends,
+// as a keepalive drop.
+func (s *heldSlot) checkAlive(ctx context.Context) {
+	rn := s.h.runner()
+	silent := time.Since(time.Unix(0, max(s.heard.Load(), s.opened.UnixNano())))
+	if s.conn == nil || silent < rn.Scenario.LossTimeout+2*rn.Scenario.SendInterval || !s.checking.CompareAndSwap(false, true) {
+		return
+	}
+	go func(conn wire.Conn) {
+		defer s.checking.Store(false)
+		_ = conn.CheckAlive(ctx, rn.stallWait())
+	}(s.conn)
 }
 
 // wait is how long until the next send or, while disconnected, the next
@@ -139,6 +161,7 @@ func (s *heldSlot) connect(ctx context.Context) bool {
 	}
 	s.conn, s.opened = conn, time.Now()
 	s.open.Store(true)
+	s.heard.Store(s.opened.UnixNano())
 	rn.Recorder.Event(Event{Kind: ConnectionOpened})
 	if s.moved != nil {
 		close(s.moved)

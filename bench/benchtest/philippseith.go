@@ -46,6 +46,9 @@ func (h *Hub) Echo(p map[string]any) {
 	switch fault {
 	case EchoDrop:
 		return
+	case EchoClose:
+		_ = h.Close(CloseText, false)
+		return
 	case EchoTwice:
 		caller.Send("RecordLatency", p)
 	}
@@ -61,7 +64,11 @@ const (
 	EchoAnswer EchoFault = iota // answer once
 	EchoDrop                    // answer nothing
 	EchoTwice                   // answer twice
+	EchoClose                   // close the caller's connection with CloseText
 )
+
+// CloseText is the error of the Close an EchoClose sends.
+const CloseText = "benchtest: closed on purpose"
 
 // SetEchoPlan makes plan decide every Echo, by its number across the
 // server, from 0.

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
+	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/internal/procs"
 	"github.com/hubprobe/hubprobe/scenarios/runreport"
@@ -187,6 +188,9 @@ func (c *cli) addHubCommand() {
 	cmd.Flag("redirect-negotiate", "Make negotiate redirect to the emulated service, as an app server in default mode (classic: ASP.NET mode) does (needs --access-key-file).").BoolVar(&f.settings.RedirectNegotiate)
 	cmd.Flag("poll-timeout", "How long a Long Polling request waits for data before it is answered empty.").Default("90s").DurationVar(&f.pollTimeout)
 	cmd.Flag("entra.issuer", "Azure emulation: also accept Microsoft Entra ID bearer tokens from this OpenID issuer (an https URL) on the REST APIs and :generateToken; its certificate is checked against the system roots (SSL_CERT_FILE).").StringVar(&f.settings.EntraIssuer)
+	cmd.Flag("drop-every", "A standing drill: end one connection every this long, as --drop says (0: never).").Default("0s").DurationVar(&f.settings.DropEvery)
+	cmd.Flag("drop", "How the standing drill ends a connection: close_error, close_reconnect, disconnect, abort or restart.").Default("abort").EnumVar(&f.settings.Drop, config.Drills...)
+	cmd.Flag("idle-timeout", "Cut a connection whose client sent nothing, not even a ping, for this long, as a load balancer would (0: never).").Default("0s").DurationVar(&f.settings.IdleTimeout)
 	cmd.Flag("disable-local-auth", "Azure emulation: refuse every token signed with the access key, as a service with disableLocalAuth does (needs --entra.issuer).").BoolVar(&f.settings.DisableLocalAuth)
 }
 

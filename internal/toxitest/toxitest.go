@@ -4,6 +4,7 @@
 package toxitest
 
 import (
+	"context"
 	"encoding/json"
 	"net/url"
 	"strings"
@@ -57,6 +58,17 @@ func Start(t testing.TB, serverURL string) (*toxiproxy.Proxy, string) {
 	t.Cleanup(proxy.Stop)
 	u.Host = proxy.Listen
 	return proxy, u.String()
+}
+
+// Remove takes toxics off proxy, failing the test (not stopping it) for
+// each that toxiproxy does not have.
+func Remove(t testing.TB, proxy *toxiproxy.Proxy, toxics ...Toxic) {
+	t.Helper()
+	for _, x := range toxics {
+		if err := proxy.Toxics.RemoveToxic(context.Background(), x.Name()); err != nil {
+			t.Errorf("removing toxic %s: %v", x.Name(), err)
+		}
+	}
 }
 
 // Add puts toxics on proxy, failing the test (not stopping it) for each

@@ -43,7 +43,7 @@ type Tally struct {
 	Failed, Throttled, Dropped  map[string]int64
 	// FailedAt are the times of the failed connects, in order.
 	FailedAt []time.Time
-	HTTP                        map[HTTPResponse]int64
+	HTTP     map[HTTPResponse]int64
 }
 
 // HTTPResponse is one kind of HTTP response a Tally counts.

@@ -136,7 +136,7 @@ func (c *conn) sayFarewell(env *aspnet.Envelope) {
 // drop ends c as how says: at once for an abort, or with the envelope it
 // is owed.
 func (c *conn) drop(how core.Drill) {
-	if how == core.DrillAbort {
+	if how == core.DrillAbort || how == core.DrillRestart {
 		c.hub.disconnect(c)
 		return
 	}

@@ -179,7 +179,7 @@ func (c *conn) drop(how core.Drill) {
 		c.requestClose(&signalr.Message{Type: signalr.CloseType, Error: core.DrillText, HasError: true, AllowReconnect: true})
 	case core.DrillDisconnect:
 		c.requestClose(&signalr.Message{Type: signalr.CloseType})
-	case core.DrillAbort:
+	case core.DrillAbort, core.DrillRestart:
 		c.requestClose(nil)
 		c.t.Abort()
 	}

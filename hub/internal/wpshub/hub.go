@@ -251,7 +251,7 @@ func (c *conn) drop(how core.Drill) {
 		c.requestClose(closeCause{code: websocket.CloseServiceRestart, quiet: true})
 	case core.DrillDisconnect:
 		c.requestClose(closeCause{code: websocket.CloseGoingAway, reason: core.DrillText})
-	case core.DrillAbort:
+	case core.DrillAbort, core.DrillRestart:
 		c.requestClose(closeCause{quiet: true})
 		if c.ws != nil {
 			_ = c.ws.NetConn().Close()

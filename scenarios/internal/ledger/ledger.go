@@ -95,9 +95,6 @@ func (ids *Ledger) See(receiver int, id uint64, pos uint64) Verdict {
 	return ids.receivers[receiver].see(receiver, sender, pos)
 }
 
-// receiverLog is one receiver's record of the streams it gets. The stream
-// of its own sends (echo, streaming, server push) is kept inline; others
-// (fan-out kinds) in a map by sender.
 // Seen reports whether receiver saw message id, at position pos of its
 // sender's stream.
 func (ids *Ledger) Seen(receiver int, id uint64, pos uint64) bool {
@@ -108,6 +105,9 @@ func (ids *Ledger) Seen(receiver int, id uint64, pos uint64) bool {
 	return ids.receivers[receiver].seen(receiver, sender, pos)
 }
 
+// receiverLog is one receiver's record of the streams it gets. The stream
+// of its own sends (echo, streaming, server push) is kept inline; others
+// (fan-out kinds) in a map by sender.
 type receiverLog struct {
 	mu     sync.Mutex
 	self   trail
