@@ -83,20 +83,24 @@ func (h *Held) runner() *Runner {
 // from each connection's next send, or the next report.
 func (h *Held) Update(rn *Runner) error {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	moved := wireChanged(h.rn, rn)
 	if moved {
 		dialer, err := h.openDialer(rn)
 		if err != nil {
+			h.mu.Unlock()
 			return err
 		}
 		h.dialer = dialer
 	}
 	h.rn = rn
-	h.resizeLocked(rn.Connections())
+	grown := h.resizeLocked(rn.Connections())
 	if moved {
 		h.wg.Add(1)
-		go h.moveOver(h.slots)
+		go h.moveOver(slices.Clone(h.slots))
+	}
+	h.mu.Unlock()
+	if w := h.win.now(); grown && w != nil && w.slots < rn.Connections() {
+		h.endWindow(time.Now(), rn.Connections())
 	}
 	return nil
 }
@@ -123,24 +127,23 @@ func (h *Held) moveOver(slots []*heldSlot) {
 	}
 }
 
-// resizeLocked starts or retires slots until there are n; a report whose
-// ledger has no room for a new connection gives way to a new one.
-func (h *Held) resizeLocked(n int) {
+// resizeLocked starts or retires slots until there are n, and reports
+// whether it started any: a report whose ledger has no room for them must
+// give way to a new one.
+func (h *Held) resizeLocked(n int) (grown bool) {
 	for len(h.slots) > n {
 		last := h.slots[len(h.slots)-1]
 		h.slots = h.slots[:len(h.slots)-1]
 		last.retire()
 	}
-	grown := len(h.slots) < n
+	grown = len(h.slots) < n
 	for len(h.slots) < n {
 		s := newHeldSlot(h, len(h.slots))
 		h.slots = append(h.slots, s)
 		h.wg.Add(1)
 		go s.run(h.ctx)
 	}
-	if w := h.win.now(); grown && w != nil && w.slots < n {
-		h.endWindow(time.Now(), n)
-	}
+	return grown
 }
 
 // Stop closes every connection and reports what the current report
@@ -230,6 +233,7 @@ func (h *Held) endWindow(now time.Time, slots int) {
 	next.end = gridAfter(now, rn.Scenario.Held.ReportInterval)
 	if w := h.win.now(); w != nil {
 		w.end = now
+		next.tracker.keepRoundTrips(w.tracker)
 	}
 	if due := h.win.rotate(next, now.Add(rn.Scenario.LossTimeout)); due != nil {
 		h.report(due.result(rn, h.Open()))

@@ -15,6 +15,7 @@ import (
 	"github.com/hubprobe/hubprobe/probe/clientconn"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
+	"github.com/hubprobe/hubprobe/throttle"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
 
@@ -190,9 +191,10 @@ func TestHeldConnectionClosedByAThirdPartyServer(t *testing.T) {
 func checkOneDrop(t *testing.T, r *heldRig, reason string) {
 	t.Helper()
 	tally := r.rec.Tally()
-	if len(tally.Dropped) != 1 || tally.Dropped[reason] != 1 || tally.Reconnected != 1 || tally.Opened != 2 {
-		t.Errorf("dropped %v, reconnected %d, opened %d; want one drop for %s, one reconnect, two connects",
-			tally.Dropped, tally.Reconnected, tally.Opened, reason)
+	if len(tally.Dropped) != 1 || tally.Dropped[reason] != 1 || tally.Reconnected != 1 || tally.Opened != 2 ||
+		tally.Failed[scenarios.FailClosed] != 1 {
+		t.Errorf("dropped %v, reconnected %d, opened %d, failed %v; want one drop for %s (a closed failure too), one reconnect, two connects",
+			tally.Dropped, tally.Reconnected, tally.Opened, tally.Failed, reason)
 	}
 }
 
@@ -231,5 +233,24 @@ func TestHeldConnectionsThroughNetworkFaults(t *testing.T) {
 			r.Stop()
 			checkOneDrop(t, r, c.drop)
 		})
+	}
+}
+
+// Past the hub's message rate limit the held connections are closed for
+// the message quota: they drop as throttled, the target pauses, and the
+// sends that fall due meanwhile are counted as throttled, never sent.
+func TestHeldConnectionsHonourTheThrottlePause(t *testing.T) {
+	srv := hubtest.Start(t, hub.Options{MessageRateLimit: 5})
+	r := startHeld(t, scenariostest.SignalR(srv.URL()), heldScenario(2, time.Second))
+	waitUntil(t, 10*time.Second, func() bool { return r.rec.Tally().Dropped[clientconn.DropThrottled] >= 1 })
+	time.Sleep(500 * time.Millisecond)
+	r.Stop()
+	tally := r.rec.Tally()
+	var paused int64
+	for _, res := range r.results.All() {
+		paused += res.Paused
+	}
+	if tally.Throttled[throttle.MessageLimit] < 1 || paused < 1 {
+		t.Errorf("throttled %v, paused %d sends; want the message limit counted and sends held while paused", tally.Throttled, paused)
 	}
 }

@@ -200,9 +200,18 @@ func (s *heldSlot) failed(ctx context.Context, rn *Runner, err error) {
 	rn.Recorder.Event(Event{Kind: ConnectionFailed, Reason: failureReason(err, FailTransport)})
 }
 
-// dropped counts the end of a connection the probe did not ask for.
+// dropped counts the end of a connection the probe did not ask for; one
+// the hub closed for a quota pauses the target, as a refused send does.
 func (s *heldSlot) dropped() {
 	reason, at := s.conn.Dropped()
+	failure := FailClosed
+	if quota, throttled := throttledBy(s.conn.Err()); throttled {
+		failure = FailThrottled
+		s.h.runner().pause().Throttle(quota, 0, time.Now())
+		if w := s.h.win.now(); w != nil {
+			w.tracker.throttle(quota)
+		}
+	}
 	s.conn = nil
 	clientconn.ForgetIdleConnections()
 	s.open.Store(false)
@@ -211,6 +220,7 @@ func (s *heldSlot) dropped() {
 	if w := s.h.win.now(); w != nil {
 		w.tracker.dropped(reason)
 	}
+	rn.Recorder.Event(Event{Kind: ConnectionFailed, Reason: failure})
 	rn.Recorder.Event(Event{Kind: ConnectionDropped, Reason: reason, Duration: at.Sub(s.opened)})
 	rn.Recorder.Event(Event{Kind: ConnectionClosed})
 }

@@ -51,6 +51,11 @@ func TestHeldConnectionsStayAcrossReports(t *testing.T) {
 		if r.RunID == "" || (i < len(results)-1 && r.Connections != 3) || r.Outcome != scenarios.ResultSuccess {
 			t.Errorf("report %d: run %q, %d connections, %s (%s); want a named success with 3", i, r.RunID, r.Connections, r.Outcome, r.Error)
 		}
+		// Round trips carry over: from the second report on, every
+		// delivery has its hub time.
+		if i > 0 && r.HubTimes != r.Received {
+			t.Errorf("report %d: %d hub times for %d deliveries", i, r.HubTimes, r.Received)
+		}
 	}
 	tally := rec.Tally()
 	if sent < 60 || received != sent || lost != 0 || tally.Sent != sent || tally.Received != received {

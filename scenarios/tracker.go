@@ -175,6 +175,15 @@ func (t *tracker) countDelivery(d Delivery) {
 	t.mu.Unlock()
 }
 
+// keepRoundTrips takes each connection's latest round trip from prev, the
+// tracker of the same connections before: a held connection's next
+// report charges the network's share from its first delivery on.
+func (t *tracker) keepRoundTrips(prev *tracker) {
+	for i := range min(len(t.roundTrips), len(prev.roundTrips)) {
+		t.roundTrips[i].Store(prev.roundTrips[i].Load())
+	}
+}
+
 // roundTrip records connection conn's latest transport round trip.
 func (t *tracker) roundTrip(conn int, d time.Duration) {
 	d = max(d, time.Nanosecond)
