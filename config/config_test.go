@@ -13,7 +13,7 @@ import (
 
 // testKinds stands in for the scenario registry, which config must not import.
 var testKinds = Kinds{
-	"echo": all, "broadcast": classicOrCore, "send_to_group": all, "send_to_client": classicOrCore,
+	"echo": all, "held": all, "broadcast": classicOrCore, "send_to_group": all, "send_to_client": classicOrCore,
 	"streaming_echo": signalROnly, "server_push": signalROnly, "rest_broadcast": both,
 	"rest_send_to_user": both, "rest_send_to_group": both, "rest_send_to_connection": {ServiceWebPubSub},
 }
@@ -48,8 +48,8 @@ var invalidConfigs = map[string]string{
 	"duplicate-target":                `:4: targets[1].name: duplicate target name "local" (first defined at line 2)`,
 	"unknown-target":                  `:6: scenarios[0].target: unknown target "remote"`,
 	"target-ambiguous":                `:7: scenarios[0].target: must not be empty when there is more than one target`,
-	"unknown-kind":                    `:7: scenarios[0].kind: unknown kind "ping" (valid: broadcast, echo, rest_broadcast, rest_send_to_connection, rest_send_to_group, rest_send_to_user, send_to_client, send_to_group, server_push, streaming_echo)`,
-	"empty-kind":                      `:5: scenarios[0].kind: must not be empty (valid: broadcast, echo, rest_broadcast, rest_send_to_connection, rest_send_to_group, rest_send_to_user, send_to_client, send_to_group, server_push, streaming_echo)`,
+	"unknown-kind":                    `:7: scenarios[0].kind: unknown kind "ping" (valid: broadcast, echo, held, rest_broadcast, rest_send_to_connection, rest_send_to_group, rest_send_to_user, send_to_client, send_to_group, server_push, streaming_echo)`,
+	"empty-kind":                      `:5: scenarios[0].kind: must not be empty (valid: broadcast, echo, held, rest_broadcast, rest_send_to_connection, rest_send_to_group, rest_send_to_user, send_to_client, send_to_group, server_push, streaming_echo)`,
 	"schedule":                        `:8: scenarios[0].schedule: invalid schedule "every 30s": expected exactly 5 fields, found 2: [every 30s]`,
 	"schedule-cron-range":             `:8: scenarios[0].schedule: invalid schedule "61 * * * *": end of range (61) above maximum (59): 61`,
 	"schedule-subsecond":              `:8: scenarios[0].schedule: invalid schedule "@every 1500ms": interval must be a whole number of seconds, at least 1s`,
@@ -112,8 +112,8 @@ var invalidConfigs = map[string]string{
 	"webpubsub-no-hub":                `:2: targets[0]: hub is required with connection_string`,
 	"webpubsub-mode":                  `:6: targets[0].mode: not allowed with service: webpubsub, which has no modes`,
 	"webpubsub-authorization-header":  `:6: targets[0].headers.authorization: not allowed with service: webpubsub (hubprobe mints the client tokens)`,
-	"signalr-kind-webpubsub-target":   `:8: scenarios[0].kind: "broadcast" does not run on target "wps" (service: webpubsub); its kinds: echo, rest_broadcast, rest_send_to_connection, rest_send_to_group, rest_send_to_user, send_to_group`,
-	"webpubsub-kind-signalr-target":   `:8: scenarios[0].kind: "rest_send_to_connection" does not run on target "azure" (service: signalr); its kinds: broadcast, echo, rest_broadcast, rest_send_to_group, rest_send_to_user, send_to_client, send_to_group, server_push, streaming_echo`,
+	"signalr-kind-webpubsub-target":   `:8: scenarios[0].kind: "broadcast" does not run on target "wps" (service: webpubsub); its kinds: echo, held, rest_broadcast, rest_send_to_connection, rest_send_to_group, rest_send_to_user, send_to_group`,
+	"webpubsub-kind-signalr-target":   `:8: scenarios[0].kind: "rest_send_to_connection" does not run on target "azure" (service: signalr); its kinds: broadcast, echo, held, rest_broadcast, rest_send_to_group, rest_send_to_user, send_to_client, send_to_group, server_push, streaming_echo`,
 	"webpubsub-protocol":              `:8: scenarios[0].protocol: unknown subprotocol "messagepack" (valid: json.reliable.webpubsub.azure.v1, json.webpubsub.azure.v1)`,
 	"subprotocol-signalr-target":      `:7: scenarios[0].protocol: unknown protocol "json.webpubsub.azure.v1" (valid: json, messagepack)`,
 	"webpubsub-transport":             `:8: scenarios[0].transport: unknown transport "sse" (valid: websockets)`,
@@ -122,6 +122,13 @@ var invalidConfigs = map[string]string{
 	"tier-not-a-mapping":              `:4: targets[0].tier: expected a mapping, got "standard"`,
 	"mode":                            `:9: scenarios[0].mode: unknown mode "capacity" (valid: capacity_search, run)`,
 	"capacity-without-mode":           `:9: scenarios[0].capacity_search: only allowed with mode: capacity_search`,
+	"held-without-kind":               `:7: scenarios[0].held: only allowed with kind: held`,
+	"held-report-interval":            `:8: scenarios[0].held.report_interval: must be between 10s and 1h0m0s, got 5s`,
+	"held-within-loss-timeout":        `:9: scenarios[0].held.report_interval: 30s must be longer than loss_timeout (30s)`,
+	"held-send-interval":              `:7: scenarios[0].send_interval: 2m0s must not be longer than held.report_interval (1m0s)`,
+	"held-capacity-search":            `:7: scenarios[0].mode: a held scenario runs as long as hubprobe does; mode must be run`,
+	"drop-without-every":              `:5: targets[0].embedded_hub.drop: needs drop_every`,
+	"drop-how":                        `:6: targets[0].embedded_hub.drop: unknown drop "explode" (valid: abort, close_error, close_reconnect, disconnect, restart)`,
 	"capacity-base-sending":           `:11: scenarios[0].capacity_search.base_sending: must be between 1 and connections (20), got 21`,
 	"capacity-step":                   `:11: scenarios[0].capacity_search.step: must be between 1 and connections (20), got 0`,
 	"capacity-step-duration":          `:11: scenarios[0].capacity_search.step_duration: must be greater than 0, got 0s`,
@@ -171,7 +178,7 @@ var invalidConfigs = map[string]string{
 	"aspnet-transport":                `:8: scenarios[0].transport: unknown transport "webSocket" (valid: foreverFrame, foreverframe, longPolling, longpolling, serverSentEvents, sse, webSockets, websockets)`,
 	"aspnet-fallback-transport":       `:9: scenarios[0].fallback_transports[1]: unknown transport "iframe" (valid: foreverFrame, foreverframe, longPolling, longpolling, serverSentEvents, sse, webSockets, websockets)`,
 	"aspnet-protocol":                 `:8: scenarios[0].protocol: unknown protocol "messagepack" (valid: json)`,
-	"aspnet-kind":                     `:7: scenarios[0].kind: "streaming_echo" does not run on target "classic" (service: aspnet_signalr); its kinds: broadcast, echo, send_to_client, send_to_group`,
+	"aspnet-kind":                     `:7: scenarios[0].kind: "streaming_echo" does not run on target "classic" (service: aspnet_signalr); its kinds: broadcast, echo, held, send_to_client, send_to_group`,
 	"aspnet-tier":                     `:6: targets[0].tier.service: must be signalr, the target's service, got "webpubsub"`,
 	"aspnet-hub":                      `:5: targets[0].hub: invalid hub name "bench-hub": use a letter, then letters, digits or "_"`,
 	"foreverframe-signalr-target":     `:7: scenarios[0].transport: unknown transport "foreverframe" (valid: longpolling, sse, websockets)`,
@@ -430,8 +437,8 @@ func TestDefault(t *testing.T) {
 		t.Errorf("default tier %+v, want signalr unit 1", tier)
 	}
 	wantKinds := []string{"echo", "broadcast", "send_to_group", "send_to_client"}
-	if len(c.Scenarios) != len(wantKinds)+4 {
-		t.Fatalf("%d default scenarios, want %d", len(c.Scenarios), len(wantKinds)+4)
+	if len(c.Scenarios) != len(wantKinds)+5 {
+		t.Fatalf("%d default scenarios, want %d", len(c.Scenarios), len(wantKinds)+5)
 	}
 	if s := c.Scenarios[len(wantKinds)+2]; s.Target != "classic" || s.Kind != "echo" || s.Name != "classic_echo" || s.Transport != "sse" {
 		t.Errorf("default classic scenario: %+v", s)
@@ -440,6 +447,11 @@ func TestDefault(t *testing.T) {
 		if s := c.Scenarios[len(wantKinds)+i]; s.Target != "webpubsub" || s.Kind != kind || s.Name != "webpubsub_"+kind || s.Protocol != "json.webpubsub.azure.v1" {
 			t.Errorf("default Web PubSub scenario %d: %+v", i, s)
 		}
+	}
+	// A few held connections, echoing every 10 s, reported every minute.
+	if held := c.Scenarios[len(c.Scenarios)-2]; held.Kind != KindHeld || held.Connections != 3 || held.SendInterval != 10*time.Second ||
+		held.Held == nil || held.Held.ReportInterval != time.Minute {
+		t.Errorf("default held scenario: %+v", held)
 	}
 	// The last one is a capacity search sized by the unit-1 echo profile:
 	// 5 steps of 2s (2 to 10 senders) fit well within its 15m schedule.
