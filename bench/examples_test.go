@@ -14,10 +14,10 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/bench"
-	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/internal/localtest"
+	"github.com/hubprobe/hubprobe/internal/peerhub/peerhubtest"
 	"github.com/hubprobe/hubprobe/scenarios/capacity"
 )
 
@@ -140,7 +140,7 @@ func runExample(t *testing.T, ex example) {
 	if ex.rest {
 		target["connectionString"] = startService(t)
 	} else {
-		target["webAppTarget"] = benchtest.StartTest(t).URL
+		target["webAppTarget"] = peerhubtest.Start(t).URL
 	}
 	path := scaledCopy(t, ex.file, target)
 	rep := runFile(t, path)

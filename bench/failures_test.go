@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/bench"
-	"github.com/hubprobe/hubprobe/bench/benchtest"
+	"github.com/hubprobe/hubprobe/internal/peerhub/peerhubtest"
 )
 
 // runQuickEcho runs the quick-start file, scaled, against srvURL.
@@ -25,7 +25,7 @@ func runQuickEcho(t *testing.T, url string) (*bench.Report, string) {
 // stop in the first step: the ramp ends there, the report still shows it.
 func TestSlowHubStopsTheRamp(t *testing.T) {
 	t.Parallel()
-	srv := benchtest.StartTest(t)
+	srv := peerhubtest.Start(t)
 	srv.EchoDelay.Store(int64(1200 * time.Millisecond))
 	rep, out := runQuickEcho(t, srv.URL)
 	if rep.Passed() || len(rep.Items) != 1 || rep.Planned != 2 {
@@ -52,7 +52,7 @@ func TestSlowHubStopsTheRamp(t *testing.T) {
 // for too few deliveries, and the run fails.
 func TestLossyHubFails(t *testing.T) {
 	t.Parallel()
-	srv := benchtest.StartTest(t)
+	srv := peerhubtest.Start(t)
 	srv.DropEcho.Store(true)
 	rep, out := runQuickEcho(t, srv.URL)
 	if rep.Passed() || len(rep.Items) == 0 {
@@ -75,7 +75,7 @@ func TestLossyHubFails(t *testing.T) {
 // A hub that is not there fails the run with a report that says why.
 func TestUnreachableHubFails(t *testing.T) {
 	t.Parallel()
-	srv := benchtest.StartTest(t)
+	srv := peerhubtest.Start(t)
 	url := srv.URL
 	srv.Close()
 	rep, out := runQuickEcho(t, url)

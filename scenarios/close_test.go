@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubprobe/hubprobe/probe/faulttest"
+	"github.com/hubprobe/hubprobe/internal/faulthubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
@@ -12,7 +12,7 @@ import (
 // closes rather than dropped sockets.
 func TestRunClosesEveryConnectionCleanly(t *testing.T) {
 	t.Parallel()
-	srv, err := faulttest.Start(faulttest.Script{Fault: faulttest.Healthy})
+	srv, err := faulthubtest.Start(faulthubtest.Script{Fault: faulthubtest.Healthy})
 	if err != nil {
 		t.Fatal(err)
 	}

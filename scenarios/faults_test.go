@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/internal/faulthubtest"
 	"github.com/hubprobe/hubprobe/probe/clientconn"
-	"github.com/hubprobe/hubprobe/probe/faulttest"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
 	"github.com/hubprobe/hubprobe/throttle"
@@ -29,7 +29,7 @@ var failureReasons = []string{
 // faultCase is one way a target misbehaves and what hubprobe must report.
 type faultCase struct {
 	name   string
-	script faulttest.Script
+	script faulthubtest.Script
 	// url, when set, is the target instead of a fault server.
 	url   func(t *testing.T) string
 	conns int // connections per run; 2 when zero
@@ -84,45 +84,45 @@ func connectFaultCases() []faultCase {
 			errText: `connect failed \(negotiate\) in dns: lookup hubprobe-does-not-exist\.invalid: no such host`,
 		},
 		{
-			name: "negotiate never answered", script: faulttest.Script{Fault: faulttest.Silent},
+			name: "negotiate never answered", script: faulthubtest.Script{Fault: faulthubtest.Silent},
 			reason: scenarios.FailTimeout, bound: connectBound,
 			errText: `^2 of 2 connections failed: not connected within connect_timeout 1s: probe: connect failed \(timeout\) in negotiate: negotiate did not finish in time`,
 		},
 		{
-			name: "negotiate 500", script: faulttest.Script{Fault: faulttest.NegotiateStatus, Status: 500, Bodies: []string{"boom"}},
+			name: "negotiate 500", script: faulthubtest.Script{Fault: faulthubtest.NegotiateStatus, Status: 500, Bodies: []string{"boom"}},
 			reason: scenarios.FailNegotiate, bound: connectBound,
 			errText: `connect failed \(negotiate\): HTTP 500: unexpected HTTP status 500$`,
 		},
 		{
-			name: "negotiate malformed JSON", script: faulttest.Script{Fault: faulttest.NegotiateBody, Bodies: []string{`{"connectionId":`}},
+			name: "negotiate malformed JSON", script: faulthubtest.Script{Fault: faulthubtest.NegotiateBody, Bodies: []string{`{"connectionId":`}},
 			reason: scenarios.FailNegotiate, bound: connectBound,
 			errText: `connect failed \(negotiate\): protocol error: invalid negotiate response: unexpected end of JSON input`,
 		},
 		{
-			name: "negotiate without ids", script: faulttest.Script{Fault: faulttest.NegotiateBody, Bodies: []string{`{"negotiateVersion":1}`}},
+			name: "negotiate without ids", script: faulthubtest.Script{Fault: faulthubtest.NegotiateBody, Bodies: []string{`{"negotiateVersion":1}`}},
 			reason: scenarios.FailNegotiate, bound: connectBound,
 			errText: `connect failed \(negotiate\): protocol error: negotiate response has no connectionId`,
 		},
 		{
-			name: "negotiate without transports", script: faulttest.Script{Fault: faulttest.NegotiateBody,
+			name: "negotiate without transports", script: faulthubtest.Script{Fault: faulthubtest.NegotiateBody,
 				Bodies: []string{`{"negotiateVersion":1,"connectionId":"a","connectionToken":"b"}`}},
 			reason: scenarios.FailNegotiate, bound: connectBound,
 			errText: `connect failed \(negotiate\): server does not offer the WebSockets transport`,
 		},
 		upgradeRefused(400), upgradeRefused(404), upgradeRefused(409),
 		{
-			name: "handshake never answered", script: faulttest.Script{Fault: faulttest.HandshakeSilent},
+			name: "handshake never answered", script: faulthubtest.Script{Fault: faulthubtest.HandshakeSilent},
 			reason: scenarios.FailTimeout, bound: connectBound,
 			errText: `not connected within connect_timeout 1s: probe: connect failed \(timeout\) in handshake: handshake`,
 		},
 		{
-			name: "handshake error", script: faulttest.Script{Fault: faulttest.HandshakeError, Message: "Requested protocol 'json' is not available."},
+			name: "handshake error", script: faulthubtest.Script{Fault: faulthubtest.HandshakeError, Message: "Requested protocol 'json' is not available."},
 			reason: scenarios.FailHandshake, bound: connectBound,
 			errText: `connect failed \(handshake\): handshake refused: Requested protocol 'json' is not available\.$`,
 		},
 		{
 			name: "429 storm", conns: 4, reason: scenarios.FailThrottled, bound: connectBound,
-			script: faulttest.Script{Fault: faulttest.NegotiateStatus, Status: http.StatusTooManyRequests,
+			script: faulthubtest.Script{Fault: faulthubtest.NegotiateStatus, Status: http.StatusTooManyRequests,
 				Bodies: []string{"Too Many Requests", "Connection count reaches limit."}},
 			throttled: map[string]float64{throttle.HTTP429: 2, throttle.ConnectionLimit: 2},
 			errText:   `^4 of 4 connections failed: throttled \((http_429|connection_limit)\): probe: connect failed \(negotiate\): HTTP 429: unexpected HTTP status 429$`,
@@ -133,30 +133,30 @@ func connectFaultCases() []faultCase {
 func midRunFaultCases() []faultCase {
 	const internalErr = "Internal server error."
 	return []faultCase{
-		midRun("close message", faulttest.Script{Fault: faulttest.CloseMessage, Message: internalErr}, clientconn.DropServerError,
+		midRun("close message", faulthubtest.Script{Fault: faulthubtest.CloseMessage, Message: internalErr}, clientconn.DropServerError,
 			`closed during the run: probe: server closed the connection: Internal server error\.$`),
-		midRun("abrupt TCP close", faulttest.Script{Fault: faulttest.AbruptClose}, clientconn.DropTransport,
+		midRun("abrupt TCP close", faulthubtest.Script{Fault: faulthubtest.AbruptClose}, clientconn.DropTransport,
 			`closed during the run: probe: (server closed the WebSocket without a Close message: websocket: close 1006 \(abnormal closure\): unexpected EOF|(connection lost|write failed): .*(connection reset by peer|broken pipe))$`),
-		midRun("half-open", faulttest.Script{Fault: faulttest.HalfOpen}, clientconn.DropKeepAlive,
+		midRun("half-open", faulthubtest.Script{Fault: faulthubtest.HalfOpen}, clientconn.DropKeepAlive,
 			`closed during the run: probe: server timeout: no answer to a WebSocket ping within 1s; the connection is half-open$`),
 		func() faultCase {
 			// Here the socket buffers fill up first: a write stalls.
-			fc := midRun("half-open under heavy sends", faulttest.Script{Fault: faulttest.HalfOpen}, clientconn.DropKeepAlive,
+			fc := midRun("half-open under heavy sends", faulthubtest.Script{Fault: faulthubtest.HalfOpen}, clientconn.DropKeepAlive,
 				`closed during the run: probe: server timeout: a write did not finish within 1s; the server stopped reading$`)
 			fc.tweak = func(s *config.Scenario) { s.MessageSize = 512 << 10; s.SendInterval = 20 * time.Millisecond }
 			return fc
 		}(),
-		midRun("garbage frame", faulttest.Script{Fault: faulttest.Frames, Frames: []faulttest.Frame{faulttest.Text("\x00\xffgarbage\x1e")}}, clientconn.DropProtocol,
+		midRun("garbage frame", faulthubtest.Script{Fault: faulthubtest.Frames, Frames: []faulthubtest.Frame{faulthubtest.Text("\x00\xffgarbage\x1e")}}, clientconn.DropProtocol,
 			`closed during the run: protocol error: invalid JSON record: invalid character`),
-		midRun("binary frame on a text connection", faulttest.Script{Fault: faulttest.Frames, Frames: []faulttest.Frame{faulttest.Binary([]byte{0x93, 1, 2, 3})}}, clientconn.DropProtocol,
+		midRun("binary frame on a text connection", faulthubtest.Script{Fault: faulthubtest.Frames, Frames: []faulthubtest.Frame{faulthubtest.Binary([]byte{0x93, 1, 2, 3})}}, clientconn.DropProtocol,
 			`closed during the run: protocol error: binary frame where text frames were expected$`),
-		midRun("invalid JSON", faulttest.Script{Fault: faulttest.Frames, Frames: []faulttest.Frame{faulttest.Text(`{"type":1,"target":"RecordLatency","arguments":[` + "\x1e")}}, clientconn.DropProtocol,
+		midRun("invalid JSON", faulthubtest.Script{Fault: faulthubtest.Frames, Frames: []faulthubtest.Frame{faulthubtest.Text(`{"type":1,"target":"RecordLatency","arguments":[` + "\x1e")}}, clientconn.DropProtocol,
 			`closed during the run: protocol error: invalid JSON record: unexpected end of JSON input$`),
-		midRun("record separator missing", faulttest.Script{Fault: faulttest.Frames, Frames: faulttest.Repeat(17, 64<<10)}, clientconn.DropProtocol,
+		midRun("record separator missing", faulthubtest.Script{Fault: faulthubtest.Frames, Frames: faulthubtest.Repeat(17, 64<<10)}, clientconn.DropProtocol,
 			`closed during the run: protocol error: record larger than 1048576 bytes$`),
-		midRun("oversized frame", faulttest.Script{Fault: faulttest.Frames, Frames: []faulttest.Frame{faulttest.BigRecord(2 << 20)}}, clientconn.DropProtocol,
+		midRun("oversized frame", faulthubtest.Script{Fault: faulthubtest.Frames, Frames: []faulthubtest.Frame{faulthubtest.BigRecord(2 << 20)}}, clientconn.DropProtocol,
 			`closed during the run: protocol error: record larger than 1048576 bytes$`),
-		midRun("unknown message type", faulttest.Script{Fault: faulttest.Frames, Frames: []faulttest.Frame{faulttest.UnknownType(42)}}, clientconn.DropProtocol,
+		midRun("unknown message type", faulthubtest.Script{Fault: faulthubtest.Frames, Frames: []faulthubtest.Frame{faulthubtest.UnknownType(42)}}, clientconn.DropProtocol,
 			`closed during the run: protocol error: unknown message type 42$`),
 	}
 }
@@ -164,7 +164,7 @@ func midRunFaultCases() []faultCase {
 func deliveryFaultCases() []faultCase {
 	return []faultCase{
 		{
-			name: "hub delivers nothing", script: faulttest.Script{Fault: faulttest.Mute}, bound: midRunBound,
+			name: "hub delivers nothing", script: faulthubtest.Script{Fault: faulthubtest.Mute}, bound: midRunBound,
 			errText: `^the hub delivered none of 20 expected messages within loss_timeout 500ms$`,
 			check:   lostAll,
 		},
@@ -177,14 +177,14 @@ func deliveryFaultCases() []faultCase {
 			check:   lostAll,
 		},
 		{
-			name: "slow beyond the run", script: faulttest.Script{Fault: faulttest.Slow, Delay: 3 * time.Second}, bound: midRunBound,
+			name: "slow beyond the run", script: faulthubtest.Script{Fault: faulthubtest.Slow, Delay: 3 * time.Second}, bound: midRunBound,
 			errText: `^the hub delivered none of 20 expected messages within loss_timeout 500ms$`,
 			check:   lostAll,
 		},
 		{
 			// Late, but alive: what arrived is measured, the rest is lost,
 			// and the run itself succeeds (the alerts judge the hub).
-			name: "slow", script: faulttest.Script{Fault: faulttest.Slow, Delay: 1200 * time.Millisecond},
+			name: "slow", script: faulthubtest.Script{Fault: faulthubtest.Slow, Delay: 1200 * time.Millisecond},
 			tweak:   func(s *config.Scenario) { s.Duration = 2 * time.Second },
 			success: true, bound: midRunBound, check: lostSome,
 		},
@@ -195,13 +195,13 @@ func upgradeRefused(status int) faultCase {
 	text := `connect failed \(transport\) in upgrade: HTTP ` + strconv.Itoa(status) + `: unexpected HTTP status ` + strconv.Itoa(status)
 	return faultCase{
 		name:   "upgrade refused " + strconv.Itoa(status),
-		script: faulttest.Script{Fault: faulttest.UpgradeRefused, Status: status},
+		script: faulthubtest.Script{Fault: faulthubtest.UpgradeRefused, Status: status},
 		reason: scenarios.FailTransport, bound: connectBound, errText: text,
 	}
 }
 
 // midRun strikes on each connection's fourth echo, after three deliveries.
-func midRun(name string, script faulttest.Script, drop, errText string) faultCase {
+func midRun(name string, script faulthubtest.Script, drop, errText string) faultCase {
 	script.After = 3
 	return faultCase{
 		name: name, script: script, reason: scenarios.FailClosed, drop: drop, bound: midRunBound,
@@ -243,7 +243,7 @@ func thirdPartyDroppingEchoes(t *testing.T) string {
 }
 
 func closedPort(t *testing.T) string {
-	u, err := faulttest.ClosedPortURL()
+	u, err := faulthubtest.ClosedPortURL()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,12 +281,12 @@ func TestTargetFaults(t *testing.T) {
 
 func runFaultTwice(t *testing.T, fc faultCase) {
 	url := ""
-	var srv *faulttest.Server
+	var srv *faulthubtest.Server
 	if fc.url != nil {
 		url = fc.url(t)
 	} else {
 		var err error
-		if srv, err = faulttest.Start(fc.script); err != nil {
+		if srv, err = faulthubtest.Start(fc.script); err != nil {
 			t.Fatal(err)
 		}
 		defer srv.Close()
@@ -315,15 +315,15 @@ func runFaultTwice(t *testing.T, fc faultCase) {
 
 // checkTried makes sure the fault was exercised: the server saw the step
 // it was scripted to spoil, once per connection and run (or per echo).
-func checkTried(t *testing.T, fault faulttest.Fault, c faulttest.Counts, attempts, sent int64) {
+func checkTried(t *testing.T, fault faulthubtest.Fault, c faulthubtest.Counts, attempts, sent int64) {
 	t.Helper()
 	got, want, what := c.Struck, attempts, "mid-run faults struck"
 	switch fault {
-	case faulttest.Silent, faulttest.NegotiateStatus, faulttest.NegotiateBody, faulttest.UpgradeRefused:
+	case faulthubtest.Silent, faulthubtest.NegotiateStatus, faulthubtest.NegotiateBody, faulthubtest.UpgradeRefused:
 		got, what = c.Negotiations, "negotiate requests"
-	case faulttest.HandshakeSilent, faulttest.HandshakeError:
+	case faulthubtest.HandshakeSilent, faulthubtest.HandshakeError:
 		got, what = c.Handshakes, "handshakes"
-	case faulttest.Mute, faulttest.Slow:
+	case faulthubtest.Mute, faulthubtest.Slow:
 		got, want, what = c.Echoes, sent, "echoes read"
 	}
 	if got != want {
@@ -424,7 +424,7 @@ func runBounded(t *testing.T, rn *scenarios.Runner) scenarios.Result {
 // never answers does not stall the schedule: runs keep coming, each fails
 // on connect_timeout, and Stop is prompt.
 func schedulerAgainstHungTarget(t *testing.T) {
-	srv, err := faulttest.Start(faulttest.Script{Fault: faulttest.Silent})
+	srv, err := faulthubtest.Start(faulthubtest.Script{Fault: faulthubtest.Silent})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
 	"github.com/hubprobe/hubprobe/internal/localtest"
+	"github.com/hubprobe/hubprobe/internal/peerhub"
 	"github.com/hubprobe/hubprobe/internal/toxitest"
 	"github.com/hubprobe/hubprobe/probe/clientconn"
 	"github.com/hubprobe/hubprobe/scenarios"
@@ -174,11 +174,11 @@ func TestHeldMessagesSentWhileAwayAreLateOrLost(t *testing.T) {
 // connection comes back.
 func TestHeldConnectionClosedByAThirdPartyServer(t *testing.T) {
 	srv := startThirdParty(t)
-	srv.SetEchoPlan(func(n int64) benchtest.EchoFault {
+	srv.SetEchoPlan(func(n int64) peerhub.EchoFault {
 		if n == 3 {
-			return benchtest.EchoClose
+			return peerhub.EchoClose
 		}
-		return benchtest.EchoAnswer
+		return peerhub.EchoAnswer
 	})
 	r := startHeld(t, scenariostest.SignalR(srv.URL), heldScenario(1, time.Second))
 	waitUntil(t, 10*time.Second, func() bool { return r.rec.Tally().Reconnected == 1 })

@@ -4,11 +4,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
-	"github.com/hubprobe/hubprobe/probe/faulttest"
+	"github.com/hubprobe/hubprobe/internal/faulthubtest"
+	"github.com/hubprobe/hubprobe/internal/peerhub"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
@@ -27,14 +27,14 @@ func identityEcho() (s config.Scenario, sends int64) {
 func TestLossAndDuplicatesCountedByIdentity(t *testing.T) {
 	t.Parallel()
 	srv := startThirdParty(t)
-	srv.SetEchoPlan(func(n int64) benchtest.EchoFault {
+	srv.SetEchoPlan(func(n int64) peerhub.EchoFault {
 		switch n % 100 {
 		case 50:
-			return benchtest.EchoDrop
+			return peerhub.EchoDrop
 		case 10:
-			return benchtest.EchoTwice
+			return peerhub.EchoTwice
 		}
-		return benchtest.EchoAnswer
+		return peerhub.EchoAnswer
 	})
 	s, sends := identityEcho()
 	o := runAgainst(t, srv.URL, s)
@@ -57,7 +57,7 @@ func TestLossAndDuplicatesCountedByIdentity(t *testing.T) {
 // them behind a later message of the same sender.
 func TestReorderingCountedPerSenderAndReceiver(t *testing.T) {
 	t.Parallel()
-	srv, err := faulttest.Start(faulttest.Script{Fault: faulttest.Reorder, After: 10})
+	srv, err := faulthubtest.Start(faulthubtest.Script{Fault: faulthubtest.Reorder, After: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,9 +9,9 @@ import (
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
+	"github.com/hubprobe/hubprobe/internal/faulthubtest"
 	"github.com/hubprobe/hubprobe/internal/toxitest"
 	"github.com/hubprobe/hubprobe/probe/clientconn"
-	"github.com/hubprobe/hubprobe/probe/faulttest"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
 	"github.com/hubprobe/hubprobe/scenarios/wire/corewire"
@@ -55,7 +55,7 @@ type netFault struct {
 	name string
 	// script, when set, runs a fault server behind the proxy instead of
 	// the embedded hub.
-	script *faulttest.Script
+	script *faulthubtest.Script
 	toxics []toxic // there from the start
 	// strike is added during the first run, once each connection had 3
 	// deliveries, and stays for the second.
@@ -103,7 +103,7 @@ func netFaults() []netFault {
 			// The hub hangs up after 3 echoes; slow_close holds its FIN
 			// back for 3 s, longer than the rest of the run.
 			name:   "hub hangs up behind a 3 s slow close",
-			script: &faulttest.Script{Fault: faulttest.AbruptClose, After: 3},
+			script: &faulthubtest.Script{Fault: faulthubtest.AbruptClose, After: 3},
 			toxics: []toxic{{Type: "slow_close", Stream: "downstream", Toxicity: 1, Attributes: map[string]any{"delay": 3000}}},
 			runs:   twice(closedMidRun(clientconn.DropKeepAlive, halfOpen)),
 		},
@@ -188,11 +188,11 @@ func TestNetworkFaults(t *testing.T) {
 const toxiproxyPackage = "github.com/Shopify/toxiproxy/"
 
 func runNetFault(t *testing.T, nf netFault) {
-	var srv *faulttest.Server
+	var srv *faulthubtest.Server
 	hubURL := ""
 	if nf.script != nil {
 		var err error
-		if srv, err = faulttest.Start(*nf.script); err != nil {
+		if srv, err = faulthubtest.Start(*nf.script); err != nil {
 			t.Fatal(err)
 		}
 		defer srv.Close()

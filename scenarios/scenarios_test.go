@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/internal/peerhub"
+	"github.com/hubprobe/hubprobe/internal/peerhub/peerhubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
 )
@@ -49,7 +50,7 @@ func checkCount[N int64 | float64](t *testing.T, what string, got N, want float6
 	}
 }
 
-func startThirdParty(t *testing.T) *benchtest.Server { return benchtest.StartTest(t) }
+func startThirdParty(t *testing.T) *peerhub.Server { return peerhubtest.Start(t) }
 
 func assertCounts(t *testing.T, o runOutcome, sent, expected int64) {
 	t.Helper()

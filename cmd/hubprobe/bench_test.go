@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/hubprobe/hubprobe/bench"
-	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/internal/peerhub/peerhubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
 )
 
@@ -52,7 +52,7 @@ func small(target, value string) map[string]string {
 // `hubprobe bench` exits 0 for a ramp that held, prints the benchmark's
 // report, and --output json carries the same steps.
 func TestBenchRunsAFileAndExitsZero(t *testing.T) {
-	file := benchCopy(t, "quickstart-echo.yaml", small("webAppTarget", benchtest.StartTest(t).URL))
+	file := benchCopy(t, "quickstart-echo.yaml", small("webAppTarget", peerhubtest.Start(t).URL))
 	code, out, errOut := runCLI(t, context.Background(), "bench", file)
 	if code != exitOK || !strings.Contains(out, " Connections/sendingStep: 10/10 in ") || !strings.Contains(out, " Result: PASS") {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
@@ -72,7 +72,7 @@ func TestBenchRunsAFileAndExitsZero(t *testing.T) {
 
 // A run that loses messages exits 1.
 func TestBenchExitsOneOnLoss(t *testing.T) {
-	srv := benchtest.StartTest(t)
+	srv := peerhubtest.Start(t)
 	srv.DropEcho.Store(true)
 	code, out, _ := runCLI(t, context.Background(), "bench", benchCopy(t, "quickstart-echo.yaml", small("webAppTarget", srv.URL)))
 	if code != exitFailed || !strings.Contains(out, " Result: FAIL (step 1: 5 of 5 expected deliveries lost)") {

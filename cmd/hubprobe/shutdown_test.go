@@ -6,14 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubprobe/hubprobe/probe/faulttest"
+	"github.com/hubprobe/hubprobe/internal/faulthubtest"
 )
 
 // SIGTERM on a real process in the middle of a run: the run is cancelled,
 // every probe connection sends a Close message, the log says so and the
 // process exits 0, all within a bounded time.
 func TestSIGTERMClosesConnectionsAndExitsZero(t *testing.T) {
-	hub, err := faulttest.Start(faulttest.Script{})
+	hub, err := faulthubtest.Start(faulthubtest.Script{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,8 +15,8 @@ import (
 
 	"github.com/philippseith/signalr"
 
-	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/internal/localtest"
+	"github.com/hubprobe/hubprobe/internal/peerhub"
 	"github.com/hubprobe/hubprobe/probe/clientconn"
 )
 
@@ -147,7 +147,7 @@ func TestThirdPartySSECleanClose(t *testing.T) {
 // TestBenchHubOverSSE runs the benchmark hub contract (Echo answered by
 // RecordLatency) over SSE.
 func TestBenchHubOverSSE(t *testing.T) {
-	srv, err := benchtest.Start()
+	srv, err := peerhub.Start()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,10 +12,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/hub"
 	"github.com/hubprobe/hubprobe/hub/hubtest"
+	"github.com/hubprobe/hubprobe/internal/peerhub/peerhubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/capacity"
 	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
@@ -166,7 +166,7 @@ func checkSteps(t *testing.T, c capacity.Capacity) {
 // saturates: every connection ends up sending and the search says the
 // capacity is at least the last step.
 func TestCapacitySearchRunsOutOfSenders(t *testing.T) {
-	srv := benchtest.StartTest(t)
+	srv := peerhubtest.Start(t)
 	s := scenariostest.Scenario("broadcast", 3, time.Second, 100*time.Millisecond)
 	s.Mode = config.ModeCapacitySearch
 	s.CapacitySearch = &config.CapacitySearch{BaseSending: 1, Step: 2, StepDuration: 300 * time.Millisecond}
@@ -201,7 +201,7 @@ func TestCapacitySearchRunsOutOfSenders(t *testing.T) {
 
 // A search that cannot connect reports a failed run and no capacity.
 func TestCapacitySearchThatCannotConnect(t *testing.T) {
-	dead := benchtest.StartTest(t)
+	dead := peerhubtest.Start(t)
 	url := dead.URL
 	dead.Close()
 	s := scenariostest.Scenario("echo", 2, time.Second, 100*time.Millisecond)

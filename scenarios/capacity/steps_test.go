@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/internal/peerhub/peerhubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/capacity"
 	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
@@ -15,7 +15,7 @@ import (
 // A caller's stop rule ends the ramp where it says, and every step counts
 // its deliveries by the caller's latency classes.
 func TestSearchStepsTakesTheCallersRuleAndClasses(t *testing.T) {
-	srv := benchtest.StartTest(t)
+	srv := peerhubtest.Start(t)
 	srv.EchoDelay.Store(int64(120 * time.Millisecond))
 	s := scenariostest.Scenario("echo", 4, time.Second, 100*time.Millisecond)
 	s.Mode = config.ModeCapacitySearch

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubprobe/hubprobe/bench/benchtest"
 	"github.com/hubprobe/hubprobe/config"
+	"github.com/hubprobe/hubprobe/internal/peerhub/peerhubtest"
 	"github.com/hubprobe/hubprobe/scenarios"
 	"github.com/hubprobe/hubprobe/scenarios/scenariostest"
 )
@@ -14,7 +14,7 @@ import (
 // a pass (100 ms) early: the last send here falls due at 1.5 s, so the
 // first run is still on at the tick a second after it began.
 func TestSchedulerSkipsOverlappingRunsAndStopsPromptly(t *testing.T) {
-	srv := benchtest.StartTest(t)
+	srv := peerhubtest.Start(t)
 	f := scenariostest.NewSchedulerFixture(t, srv.URL)
 	s := scenariostest.Scenario("echo", 1, 1800*time.Millisecond, 300*time.Millisecond)
 	s.Schedule, s.Timeout = "@every 1s", 10*time.Second
@@ -31,7 +31,7 @@ func TestSchedulerSkipsOverlappingRunsAndStopsPromptly(t *testing.T) {
 }
 
 func TestSchedulerApplyRemovesScenarios(t *testing.T) {
-	srv := benchtest.StartTest(t)
+	srv := peerhubtest.Start(t)
 	f := scenariostest.NewSchedulerFixture(t, srv.URL)
 	defer f.Sched.Stop()
 	s := scenariostest.Scenario("echo", 1, 30*time.Second, 500*time.Millisecond)
@@ -54,7 +54,7 @@ func TestSchedulerApplyRemovesScenarios(t *testing.T) {
 // all of them gone at once; removed, it closes its connections and
 // reports what it measured.
 func TestSchedulerHoldsAndReloadsHeldScenarios(t *testing.T) {
-	first, second := benchtest.StartTest(t), benchtest.StartTest(t)
+	first, second := peerhubtest.Start(t), peerhubtest.Start(t)
 	f := scenariostest.NewSchedulerFixture(t, first.URL)
 	defer scenariostest.StopBounded(t, f.Sched)
 	s := scenariostest.Scenario(config.KindHeld, 2, time.Second, 100*time.Millisecond)

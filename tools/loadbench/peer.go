@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/hubprobe/hubprobe/bench/benchtest"
+	"github.com/hubprobe/hubprobe/internal/peerhub"
 	"github.com/philippseith/signalr"
 )
 
@@ -32,7 +32,7 @@ func thirdPartyServer(ctx context.Context, args []string, stdout io.Writer) erro
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	srv, err := benchtest.Start(signalr.KeepAliveInterval(thirdPartyKeepAlive))
+	srv, err := peerhub.Start(signalr.KeepAliveInterval(thirdPartyKeepAlive))
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,9 @@
-// Package faulttest is a SignalR hub on 127.0.0.1 that misbehaves on
+// Package faulthubtest is a SignalR hub on 127.0.0.1 that misbehaves on
 // purpose. Healthy, it speaks just enough of the benchmark hub contract for
 // an echo scenario (negotiate, WebSockets, JSON hub protocol, OnConnected,
 // Echo → RecordLatency); a Script makes it fail in one chosen way, so tests
 // can show what hubprobe reports for each fault a real hub can have.
-package faulttest
+package faulthubtest
 
 import (
 	"errors"

@@ -1,15 +1,15 @@
-// Package benchtest hosts the vendor benchmark hub contract on
-// github.com/philippseith/signalr, a SignalR server hubprobe did not write, so
-// tests can hold hubprobe's client and scenarios against a third-party
-// implementation.
-package benchtest
+// Package peerhub is the third-party benchmark hub: the vendor benchmark
+// hub's contract hosted on github.com/philippseith/signalr, a SignalR
+// server hubprobe did not write, with faults to rehearse, so tests (see
+// peerhubtest) and loadbench's peer measurements hold hubprobe's client and
+// scenarios against an implementation of others.
+package peerhub
 
 import (
 	"context"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"github.com/philippseith/signalr"
@@ -164,17 +164,6 @@ func Start(options ...func(signalr.Party) error) (*Server, error) {
 	s.URL = s.http.URL + "/signalrbench"
 	s.cancel = cancel
 	return s, nil
-}
-
-// StartTest starts a server that closes when the test ends.
-func StartTest(t testing.TB) *Server {
-	t.Helper()
-	s, err := Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	return s
 }
 
 // Close stops the server and its connections.
