@@ -16,6 +16,7 @@ func TestKindsRunWhereTheirWireOffersWhatTheyNeed(t *testing.T) {
 	core, classic, wps := config.ServiceSignalR, config.ServiceAspNetSignalR, config.ServiceWebPubSub
 	want := config.Kinds{
 		"echo":                    {classic, core, wps},
+		"held":                    {classic, core, wps},
 		"broadcast":               {classic, core},
 		"send_to_client":          {classic, core},
 		"send_to_group":           {classic, core, wps},

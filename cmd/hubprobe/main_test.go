@@ -114,7 +114,7 @@ func TestBadUsageAndConfigExitTwo(t *testing.T) {
 
 func TestCheckAcceptsTheEmbeddedDefault(t *testing.T) {
 	code, out, errOut := runCLI(t, context.Background(), "check")
-	if code != exitOK || !strings.Contains(out, "OK, 3 targets, 8 scenarios") {
+	if code != exitOK || !strings.Contains(out, "OK, 3 targets, 9 scenarios") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
