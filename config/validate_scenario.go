@@ -25,6 +25,7 @@ func (v *validator) scenarios(c *Config) error {
 			v.kindFitsTarget(item, s, c),
 			v.load(item, s),
 			v.capacitySearch(item, s),
+			v.scenarioSLO(item, s, c),
 		); err != nil {
 			return err
 		}
