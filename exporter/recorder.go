@@ -10,6 +10,7 @@ import (
 
 	"github.com/hubprobe/hubprobe/probe/clientconn"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/slo"
 	"github.com/hubprobe/hubprobe/throttle"
 )
 
@@ -59,6 +60,9 @@ type recorder struct {
 	throttled                [len(throttle.Reasons)]prometheus.Counter
 	failures                 [len(failureReasons)]prometheus.Counter
 	runs                     [len(runResults)]prometheus.Counter
+	// within, over and lostDeliveries are hubprobe_expected_deliveries_total
+	// by outcome.
+	within, over, lostDeliveries prometheus.Counter
 }
 
 var _ scenarios.Recorder = (*recorder)(nil)
@@ -81,6 +85,10 @@ func newRecorder(m *Metrics, st *scenarioState) *recorder {
 		roundTrip:     m.roundTrip.WithLabelValues(t, s),
 		active:        m.connsActive.WithLabelValues(t, s),
 		reconnects:    m.reconnects.WithLabelValues(t, s),
+
+		within:         m.deliveries.WithLabelValues(t, s, slo.OutcomeWithin),
+		over:           m.deliveries.WithLabelValues(t, s, slo.OutcomeOver),
+		lostDeliveries: m.deliveries.WithLabelValues(t, s, slo.OutcomeLost),
 	}
 	for i, phase := range clientconn.ConnectPhases {
 		r.connectPhases[i] = m.connectPhases.WithLabelValues(t, s, phase)
@@ -116,6 +124,11 @@ type exemplarObserver interface {
 // (exemplarLabels).
 func (r *recorder) MessageReceived(d scenarios.Delivery) {
 	r.received.Inc()
+	if slo.OutcomeOf(d.Latency) == slo.OutcomeWithin {
+		r.within.Inc()
+	} else {
+		r.over.Inc()
+	}
 	if d.Slowest {
 		r.latency.ObserveWithExemplar(d.Latency.Seconds(), exemplarLabels(d))
 	} else {
@@ -140,7 +153,10 @@ func exemplarLabels(d scenarios.Delivery) prometheus.Labels {
 
 // Counters panic on negative increments; a zero or negative count carries
 // no information, so such calls are dropped.
-func (r *recorder) MessagesLost(n int)        { addPositive(r.lost, n) }
+func (r *recorder) MessagesLost(n int) {
+	addPositive(r.lost, n)
+	addPositive(r.lostDeliveries, n)
+}
 func (r *recorder) BytesSent(n int)           { addPositive(r.sentBytes, n) }
 func (r *recorder) BytesReceived(n int)       { addPositive(r.receivedBytes, n) }
 func (r *recorder) SendLag(d time.Duration)   { r.sendLag.Observe(max(d, 0).Seconds()) }
