@@ -143,9 +143,9 @@ func TestPyrraChecksRefuseBrokenObjects(t *testing.T) {
 	doc := documents(written(t, FormatPyrra))[0]
 	for broken, want := range map[string]string{
 		strings.Replace(doc, "window:", "windw:", 1):                          `unknown field "windw"`,
-		strings.Replace(doc, `target: "99"`, `target: "0.99"`, 1):              "is a ratio, pyrra takes a percentage",
-		strings.Replace(doc, "window: 30d", "window: a month", 1):            `window "a month"`,
-		strings.Replace(doc, `, outcome=~"over_1s|lost"}`, "}", 1):           "errors metric is the total metric",
+		strings.Replace(doc, `target: "99"`, `target: "0.99"`, 1):             "is a ratio, pyrra takes a percentage",
+		strings.Replace(doc, "window: 30d", "window: a month", 1):             `window "a month"`,
+		strings.Replace(doc, `, outcome=~"over_1s|lost"}`, "}", 1):            "errors metric is the total metric",
 		strings.Replace(doc, "metric: hubprobe_", "metric: sum(hubprobe_", 1): "must be vector selectors",
 	} {
 		var s pyrraSLO

@@ -78,9 +78,9 @@ func TestObjectivesRefuseWhatNoToolNames(t *testing.T) {
 	long := strings.Repeat("a", 40)
 	for yaml, want := range map[string]string{
 		"targets: [{name: a_b, embedded: true}, {name: a, embedded: true}]\nscenarios: [{name: c, target: a_b, kind: echo}, {name: b.c, target: a, kind: echo}]\n": `scenario c of target a_b and scenario b.c of target a would both be named "a-b-c": rename one`,
-		"targets: [{name: " + long + ", embedded: true}]\nscenarios: [{name: " + long + ", kind: echo}]\n": `gives the object name "` + long + "-" + long + `": a target and scenario name of 63 characters together at most`,
-		"targets: [{name: _, embedded: true}]\nscenarios: [{name: _, kind: echo}]\n":                         `scenario _ of target _ gives the object name ""`,
-		"targets: [{name: hub, embedded: true}]\nscenarios: [{name: s, kind: echo, mode: capacity_search, schedule: \"@every 1h\"}]\n": "no scenario with mode: run, so no objective",
+		"targets: [{name: " + long + ", embedded: true}]\nscenarios: [{name: " + long + ", kind: echo}]\n":                                                         `gives the object name "` + long + "-" + long + `": a target and scenario name of 63 characters together at most`,
+		"targets: [{name: _, embedded: true}]\nscenarios: [{name: _, kind: echo}]\n":                                                                               `scenario _ of target _ gives the object name ""`,
+		"targets: [{name: hub, embedded: true}]\nscenarios: [{name: s, kind: echo, mode: capacity_search, schedule: \"@every 1h\"}]\n":                             "no scenario with mode: run, so no objective",
 	} {
 		cfg, err := config.Parse([]byte(yaml), "hubprobe.yml", nil)
 		if err != nil {
