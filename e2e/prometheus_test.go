@@ -74,20 +74,23 @@ const slowHub = "    embedded: true\n    embedded_hub:\n      delivery_delay: 1.
 // histogram's exemplars name runs whose pages hubprobe serves, and that a
 // hub slowed past 1 s trips the p99 alert.
 func TestDashboardsAndRulesAgainstRealPrometheus(t *testing.T) {
-	promBin := prometheusBinary(t)
+	promBins := prometheusBins(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testBudget)
 	defer cancel()
 	root := repoRoot(t)
 	start := time.Now()
 
 	hp := startHubprobe(ctx, t, root)
-	proms := startPrometheuses(ctx, t, promBin, filepath.Join(root, "alerts", "hubprobe-rules.yml"), hp.addr)
+	proms := startPrometheuses(ctx, t, promBins, filepath.Join(root, "alerts", "hubprobe-rules.yml"), hp.addr)
 	t.Logf("hubprobe and %d prometheus instances ready after %s", len(proms), since(start))
 
 	inEachMode(t, "data", proms, func(t *testing.T, m modePrometheus) {
 		waitForFirstRuns(ctx, t, m.prom)
 		t.Logf("every scenario ran after %s", since(start))
 		checkStorage(ctx, t, m)
+		if m.mode == classic3 {
+			checkLeNormalised(ctx, t, m.prom)
+		}
 		dataSince := time.Now()
 		// No target of the default configuration has azure_monitor: the
 		// queries of its figures are TestAzureMonitorAgainstRealPrometheus's.
@@ -97,7 +100,7 @@ func TestDashboardsAndRulesAgainstRealPrometheus(t *testing.T) {
 		checkDocumentedQueries(ctx, t, m.prom)
 		checkLatencySeriesFound(ctx, t, m.prom)
 		checkExemplars(ctx, t, m.prom, hp.addr)
-		if m.mode == bothForms {
+		if m.mode.native && m.mode.classic {
 			checkNativeAnswerKept(ctx, t, m.prom)
 		}
 		t.Logf("dashboards and rules checked after %s", since(start))
@@ -105,6 +108,9 @@ func TestDashboardsAndRulesAgainstRealPrometheus(t *testing.T) {
 	if t.Failed() {
 		return
 	}
+	// Where every instance's data agrees: the last run of each scenario
+	// before the slowdown has settled in all of them.
+	before := settledInstants(ctx, t, proms[0].prom, nil)
 
 	reloaded := time.Now()
 	hp.reloadWith(ctx, t, slowHubConfig(t))
@@ -112,6 +118,12 @@ func TestDashboardsAndRulesAgainstRealPrometheus(t *testing.T) {
 		waitForSlowMessageAlert(ctx, t, m.prom)
 		t.Logf("slowed hub checked %s after the reload, %s after the start", since(reloaded), since(start))
 	})
+	if t.Failed() {
+		return
+	}
+	after := settledInstants(ctx, t, proms[0].prom, before)
+	t.Logf("%d figures of the slowed hub's runs agree between 2.x and 3.x, %s after the start",
+		checkVersionsAgree(ctx, t, proms, before, after), since(start))
 }
 
 // inEachMode runs check against every Prometheus at once, one subtest per
