@@ -235,6 +235,13 @@ func prometheusBinary(t *testing.T) string {
 // free loopback address, its data in a directory of its own.
 func startPrometheus(ctx context.Context, t *testing.T, bin, name, cfg string, flags ...string) promAPI {
 	t.Helper()
+	return startPrometheusOn(ctx, t, bin, name, cfg, filepath.Join(t.TempDir(), "data"), flags...)
+}
+
+// startPrometheusOn is startPrometheus with its data in the directory data,
+// which may hold blocks already.
+func startPrometheusOn(ctx context.Context, t *testing.T, bin, name, cfg, data string, flags ...string) promAPI {
+	t.Helper()
 	configPath := filepath.Join(t.TempDir(), "prometheus.yml")
 	if err := os.WriteFile(configPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -242,7 +249,7 @@ func startPrometheus(ctx context.Context, t *testing.T, bin, name, cfg string, f
 	p, addr := startOnFreeAddress(ctx, t, func(addr string) *process {
 		return startProcess(t, name, bin, append([]string{
 			"--config.file=" + configPath,
-			"--storage.tsdb.path=" + filepath.Join(t.TempDir(), "data"),
+			"--storage.tsdb.path=" + data,
 			"--web.listen-address=" + addr,
 			"--log.level=warn",
 		}, flags...)...)
