@@ -373,13 +373,17 @@ func checkRecordingRulesReturnData(ctx context.Context, t *testing.T, prom promA
 	checkReturnData(ctx, t, prom, "recording rules", named)
 }
 
-// checkDocumentedQueries runs the PromQL examples of docs/metrics.md as
-// they are written there.
+// checkDocumentedQueries runs the PromQL examples of docs/metrics.md and
+// the README as they are written there; the README's first, the capacity
+// query, answers only for a slow hub (waitForSlowMessageAlert runs it).
 func checkDocumentedQueries(ctx context.Context, t *testing.T, prom promAPI) {
 	t.Helper()
 	var named []namedQuery
 	for i, block := range promqlBlocks(t, metricsPath) {
 		named = append(named, namedQuery{fmt.Sprintf("%s, query %d", metricsPath, i+1), block})
+	}
+	for i, block := range promqlBlocks(t, readmePath)[1:] {
+		named = append(named, namedQuery{fmt.Sprintf("%s, query %d", readmePath, i+2), block})
 	}
 	checkReturnData(ctx, t, prom, "queries of "+metricsPath, named)
 }
@@ -500,8 +504,8 @@ func waitForSlowMessageAlert(ctx context.Context, t *testing.T, prom promAPI) {
 		}
 	}
 	readme := promqlBlocks(t, readmePath)
-	if len(readme) != 1 {
-		t.Fatalf("%s has %d promql blocks, want the one capacity query", readmePath, len(readme))
+	if len(readme) != 2 || !strings.HasSuffix(readme[0], "> 0.01") {
+		t.Fatalf("%s has %d promql blocks, want the capacity query (> 0.01) first, then the burn rate", readmePath, len(readme))
 	}
 	deadline := time.Now().Add(slowAlertLimit)
 	err := eventually(ctx, slowAlertLimit, func(ctx context.Context) error {
