@@ -29,8 +29,9 @@ type Tool struct {
 	Name, Path string
 }
 
-// gopathBin is $(go env GOPATH)/bin, its first entry.
-var gopathBin = sync.OnceValues(func() (string, error) {
+// GoBin is $(go env GOPATH)/bin (its first entry), where scripts/test.sh
+// installs the Go tools the tests run.
+var GoBin = sync.OnceValues(func() (string, error) {
 	out, err := exec.Command("go", "env", "GOPATH").Output()
 	if err != nil {
 		return "", err
@@ -43,7 +44,7 @@ var gopathBin = sync.OnceValues(func() (string, error) {
 // promtool. A missing one fails the test, never skips it.
 func Prometheus3Dir(t testing.TB) string {
 	t.Helper()
-	bin, err := gopathBin()
+	bin, err := GoBin()
 	if err != nil {
 		t.Fatalf("go env GOPATH: %v", err)
 	}

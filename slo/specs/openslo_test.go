@@ -24,10 +24,12 @@ func decodeOpenSLO(doc string) (any, error) {
 	switch head.Kind {
 	case openslov1.KindService:
 		var s openslov1.Service
-		return s, dec.Decode(&s)
+		err := dec.Decode(&s)
+		return s, err
 	case openslov1.KindSLO:
 		var s openslov1.SLO
-		return s, dec.Decode(&s)
+		err := dec.Decode(&s)
+		return s, err
 	}
 	return nil, nil
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubprobe/hubprobe/alerts/promtooltest"
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/slo"
 )
@@ -124,12 +125,11 @@ func documents(data []byte) []string {
 // $(go env GOPATH)/bin; a missing one fails the test.
 func tool(t *testing.T, name string) string {
 	t.Helper()
-	out, err := exec.Command("go", "env", "GOPATH").Output()
+	bin, err := promtooltest.GoBin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, _, _ := strings.Cut(strings.TrimSpace(string(out)), string(os.PathListSeparator))
-	path := filepath.Join(first, "bin", name)
+	path := filepath.Join(bin, name)
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("%s is not in $(go env GOPATH)/bin: run scripts/test.sh, which installs it with go install at the pinned version", name)
 	}
