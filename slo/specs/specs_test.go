@@ -93,6 +93,16 @@ func TestObjectivesRefuseWhatNoToolNames(t *testing.T) {
 	}
 }
 
+// A name of exactly 63 characters, the longest Kubernetes and OpenSLO
+// take, is kept as it is.
+func TestObjectNameOfTheLongestLength(t *testing.T) {
+	target, scenario := strings.Repeat("t", 31), strings.Repeat("s", 31)
+	list := objectives(t, "targets: [{name: "+target+", embedded: true}]\nscenarios: [{name: "+scenario+", kind: echo}]\n")
+	if want := target + "-" + scenario; len(list) != 1 || list[0].Name != want || len(want) != maxNameLength {
+		t.Errorf("objectives %+v, want one named %s", list, want)
+	}
+}
+
 func TestUnknownFormat(t *testing.T) {
 	err := Write(&bytes.Buffer{}, "nobl9", objectives(t, testConfig))
 	if err == nil || err.Error() != `unknown format "nobl9" (valid: openslo, pyrra, sloth)` {
