@@ -24,14 +24,20 @@ const (
 // alert is the part of an alerting rule that differs between alerts.
 type alert struct {
 	name, severity, forDuration, expr, summary, description string
+	// labels are added to severity, to tell apart alerts of one name.
+	labels map[string]string
 }
 
 func (a alert) rule(cfg Config) Rule {
+	labels := map[string]string{"severity": a.severity}
+	for k, v := range a.labels {
+		labels[k] = v
+	}
 	return Rule{
 		Alert:  a.name,
 		Expr:   a.expr,
 		For:    a.forDuration,
-		Labels: map[string]string{"severity": a.severity},
+		Labels: labels,
 		Annotations: map[string]string{
 			"summary":     a.summary,
 			"description": a.description,
@@ -41,7 +47,7 @@ func (a alert) rule(cfg Config) Rule {
 }
 
 func alertingRules(cfg Config) []Rule {
-	all := append(hubAlerts(cfg), probeAlerts(cfg)...)
+	all := append(append(hubAlerts(cfg), cfg.burnAlerts()...), probeAlerts(cfg)...)
 	rules := make([]Rule, 0, len(all))
 	for _, a := range all {
 		rules = append(rules, a.rule(cfg))
@@ -59,7 +65,7 @@ func (cfg Config) unlessSaturated(expr string) string {
 // hubAlerts are about the hub: its latency, load, throttling and losses.
 func hubAlerts(cfg Config) []alert {
 	return []alert{{
-		name: AlertLatencyP99OverOneSecond, severity: SeverityCritical, forDuration: "10m",
+		name: AlertLatencyP99OverOneSecond, severity: SeverityWarning, forDuration: "10m",
 		expr:    cfg.unlessSaturated(fmt.Sprintf("%s > %g", cfg.slowShareRecord(), cfg.SlowShareMax)),
 		summary: fmt.Sprintf("More than %s of hub messages take over 1 s.", percent(cfg.SlowShareMax)),
 		description: fmt.Sprintf("{{ $value | humanizePercentage }} of the messages of scenario {{ $labels.scenario }} "+
@@ -93,7 +99,7 @@ func hubAlerts(cfg Config) []alert {
 		summary: "Hub messages are being lost.",
 		description: fmt.Sprintf("{{ $value | humanizePercentage }} of the deliveries expected by scenario {{ $labels.scenario }} "+
 			"on target {{ $labels.target }} never arrived over the last %s (limit %s).", cfg.RateWindow, percent(cfg.LostShareMax)),
-	}, cfg.tierHeadroomAlert()}
+	}, cfg.tierHeadroomAlert(), cfg.tierLimitForecastAlert()}
 }
 
 // whereTheTimeGoes is the latency alerts' last sentence: which side of

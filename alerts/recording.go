@@ -77,7 +77,7 @@ func recordingRules(cfg Config) []Rule {
 		{Record: cfg.sendLagP99Record(), Expr: cfg.p99Expr(sendLagHistogram)},
 		{Record: cfg.runFailureShareRecord(), Expr: cfg.runFailureShareExpr()},
 		{Record: ServerLoadRecord, Expr: "max by (target) (" + cfg.selector("hubprobe_server_load_ratio") + ")"},
-	}, append(cfg.tierRecordingRules(), cfg.shardTotalRules()...)...)
+	}, append(append(cfg.tierRecordingRules(), cfg.shardTotalRules()...), cfg.sloRecordingRules()...)...)
 }
 
 // slowShareExpr is the share of delivered messages slower than 1 s. It is

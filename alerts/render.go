@@ -59,10 +59,10 @@ type PrometheusRuleMeta struct {
 // Files renders every rules file, keyed by its path from the repository root.
 func Files(cfg Config) (map[string][]byte, error) {
 	groups := Groups(cfg)
-	files, err := marshalAll(map[string]any{
-		RulesFilePath:      groups,
-		PrometheusRulePath: prometheusRule("hubprobe", groups),
-	})
+	values := alertmanagerFiles()
+	values[RulesFilePath] = groups
+	values[PrometheusRulePath] = prometheusRule("hubprobe", groups)
+	files, err := marshalAll(values)
 	if err != nil {
 		return nil, err
 	}

@@ -66,6 +66,14 @@ type Config struct {
 	// 5 minutes.
 	ServiceMetricsMaxAgeSeconds int
 
+	// BurnRates are the error budget's burn-rate alerts; the error ratio is
+	// recorded over every window they read.
+	BurnRates []BurnRate
+	// ForecastHorizon is how far ahead HubprobeTierLimitForecast projects a
+	// service's usage, and ForecastFit the trend it projects: also the
+	// least data it needs before it says anything.
+	ForecastHorizon, ForecastFit string
+
 	// RunbookBase is where runbook.md is published; each alert links to
 	// RunbookBase + "#" + its lower-cased name.
 	RunbookBase string
@@ -87,6 +95,9 @@ var DefaultConfig = Config{
 	ExpectedRunIntervalSeconds:  300,
 	StaleRuns:                   3,
 	ServiceMetricsMaxAgeSeconds: 900,
+	BurnRates:                   DefaultBurnRates,
+	ForecastHorizon:             "7d",
+	ForecastFit:                 "1d",
 	RunbookBase:                 "https://github.com/hubprobe/hubprobe/blob/main/docs/runbook.md",
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hubprobe/hubprobe/azure/monitor"
 	"github.com/hubprobe/hubprobe/internal/yamldecode"
+	"github.com/hubprobe/hubprobe/slo"
 	"github.com/hubprobe/hubprobe/tiers"
 	"github.com/hubprobe/hubprobe/webpubsub"
 )
@@ -79,6 +80,8 @@ type Target struct {
 	// AzureMonitor reads the service's own server load and usage from
 	// Azure Monitor.
 	AzureMonitor *AzureMonitor `yaml:"azure_monitor,omitempty"`
+	// SLO sets the objective of the target's scenarios (see SLO).
+	SLO *SLO `yaml:"slo,omitempty"`
 }
 
 // AzureMonitor names the Azure resource behind a target, whose metrics
@@ -306,6 +309,11 @@ type Scenario struct {
 	// Held tunes a scenario of KindHeld; after Load it is set exactly
 	// when Kind is KindHeld.
 	Held *Held `yaml:"held,omitempty"`
+	// SLO sets the scenario's objective, over its target's (see SLO).
+	SLO *SLO `yaml:"slo,omitempty"`
+	// Objective is the scenario's objective after Load: its slo: keys,
+	// else its target's, else slo.Default.
+	Objective slo.Objective `yaml:"-"`
 }
 
 // KindHeld is the scenario kind whose connections live as long as the

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/hubprobe/hubprobe/slo"
 )
 
 // testKinds stands in for the scenario registry, which config must not import.
@@ -228,6 +230,7 @@ func TestMinimalConfigGetsDefaults(t *testing.T) {
 			Duration: 10 * time.Second, Connections: 10, ConnectConcurrency: 50,
 			ConnectTimeout: 15 * time.Second, MessageSize: 2048, SendInterval: time.Second,
 			GroupSize: 10, BatchSize: 100, LossTimeout: 5 * time.Second, MaxSendLag: 100 * time.Millisecond, Transport: "websockets", Protocol: "json", Mode: ModeRun,
+			Objective: slo.Default,
 		}},
 	}
 	if !reflect.DeepEqual(c, want) {
@@ -246,6 +249,7 @@ var fullTargets = []Target{{
 		ResourceID: "/subscriptions/00000000-1111-2222-3333-444444444444/resourceGroups/probe/providers/Microsoft.SignalRService/SignalR/probe-west/replicas/probe-east",
 		Endpoint:   "https://management.chinacloudapi.cn", Interval: 5 * time.Minute,
 	},
+	SLO: &SLO{Objective: 0.995, Window: SLOWindow(28 * slo.Day)},
 }, {
 	Name: "embedded.slow", Service: ServiceSignalR, Embedded: true, Mode: TargetModeDefault,
 	EmbeddedHub: EmbeddedHub{DeliveryDelay: 250 * time.Millisecond, MaxMessageSize: 65536,
@@ -273,6 +277,7 @@ var fullScenarios = []Scenario{{
 	ConnectTimeout: 5 * time.Second, MessageSize: 40000, SendInterval: 500 * time.Millisecond,
 	Senders: 50, GroupSize: 25, BatchSize: 1000, LossTimeout: 3 * time.Second, MaxSendLag: 100 * time.Millisecond, Transport: "websockets",
 	Protocol: "json", StreamItemDelay: 10 * time.Millisecond, Mode: ModeRun,
+	SLO: &SLO{Objective: 0.999}, Objective: slo.Objective{Ratio: 0.999, Window: slo.DefaultWindow},
 }, {
 	// From the big-group row of unit 100 at 1/100: 1000 connections in
 	// 10 groups; senders is written and wins over the row's 1.
@@ -286,17 +291,19 @@ var fullScenarios = []Scenario{{
 	},
 	Mode:           ModeCapacitySearch,
 	CapacitySearch: &CapacitySearch{BaseSending: 2, Step: 2, StepDuration: 5 * time.Second, MaxSteps: 3},
+	Objective:      slo.Objective{Ratio: 0.995, Window: 28 * slo.Day},
 }, {
 	Name: "rest", Target: "azure", Kind: "rest_send_to_group", Schedule: "@every 1m",
 	Timeout: 40 * time.Second, Duration: 10 * time.Second, Connections: 10, ConnectConcurrency: 50,
 	ConnectTimeout: 15 * time.Second, MessageSize: 2048, SendInterval: time.Second,
 	GroupSize: 10, BatchSize: 100, LossTimeout: 5 * time.Second, MaxSendLag: 100 * time.Millisecond, Transport: "websockets", Protocol: "json", Mode: ModeRun,
+	Objective: slo.Default,
 }, {
 	Name: "wps-groups", Target: "wps", Kind: "send_to_group", Schedule: "@every 1m",
 	Timeout: 40 * time.Second, Duration: 10 * time.Second, Connections: 10, ConnectConcurrency: 50,
 	ConnectTimeout: 15 * time.Second, MessageSize: 2048, SendInterval: time.Second,
 	GroupSize: 10, BatchSize: 100, LossTimeout: 5 * time.Second, MaxSendLag: 100 * time.Millisecond, Transport: "websockets",
-	Protocol: "json.reliable.webpubsub.azure.v1", Mode: ModeRun,
+	Protocol: "json.reliable.webpubsub.azure.v1", Mode: ModeRun, Objective: slo.Default,
 }}
 
 func TestFullConfigKeepsEveryValue(t *testing.T) {

@@ -18,7 +18,7 @@ func TestConfigurationDocCoversEveryKey(t *testing.T) {
 	for _, typ := range []reflect.Type{
 		reflect.TypeFor[Config](), reflect.TypeFor[Global](), reflect.TypeFor[Target](),
 		reflect.TypeFor[EmbeddedHub](), reflect.TypeFor[Scenario](), reflect.TypeFor[Profile](),
-		reflect.TypeFor[Tier](), reflect.TypeFor[CapacitySearch](), reflect.TypeFor[AzureMonitor](), reflect.TypeFor[Held](),
+		reflect.TypeFor[Tier](), reflect.TypeFor[CapacitySearch](), reflect.TypeFor[AzureMonitor](), reflect.TypeFor[Held](), reflect.TypeFor[SLO](),
 	} {
 		for _, key := range yamldecode.Keys(typ) {
 			if !strings.Contains(string(doc), key+":") {

@@ -26,6 +26,7 @@ func (v *validator) scenarios(c *Config) error {
 			v.load(item, s),
 			v.capacitySearch(item, s),
 			v.held(item, s),
+			v.scenarioSLO(item, s, c),
 		); err != nil {
 			return err
 		}

@@ -27,6 +27,7 @@ func (v *validator) targets(c *Config) error {
 			v.tier(item, t),
 			v.targetMode(item, t),
 			v.azureMonitor(item, t),
+			v.targetSLO(item, t),
 		)
 		if err != nil {
 			return err

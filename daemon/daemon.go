@@ -143,6 +143,7 @@ func (d *Daemon) Apply(cfg *config.Config) error {
 		return err
 	}
 	d.metrics.ApplyTiers(cfg.Targets)
+	d.metrics.ApplyObjectives(cfg.Scenarios)
 	if d.applied != nil {
 		d.metrics.ForgetRemoved(d.applied.Scenarios, cfg.Scenarios)
 	}

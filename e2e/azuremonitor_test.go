@@ -110,7 +110,7 @@ func azureMonitorEnv(rig *monitortest.Server) []string {
 // 85 % of the tier's limit must make HubprobeTierHeadroomLow pending and
 // 30 % must not.
 func TestAzureMonitorAgainstRealPrometheus(t *testing.T) {
-	promBin := prometheusBinary(t)
+	promBins := prometheusBins(t)
 	ctx, cancel := context.WithTimeout(context.Background(), azureMonitorBudget)
 	defer cancel()
 	rig := monitortest.New(t)
@@ -119,7 +119,7 @@ func TestAzureMonitorAgainstRealPrometheus(t *testing.T) {
 	serveUsage(rig, calm, 45, 300)
 	root := repoRoot(t)
 	hp := startHubprobeWith(ctx, t, root, azureMonitorConfig(rig, busy, calm), azureMonitorEnv(rig))
-	proms := startPrometheuses(ctx, t, promBin, filepath.Join(root, "alerts", "hubprobe-rules.yml"), hp.addr)
+	proms := startPrometheuses(ctx, t, promBins, filepath.Join(root, "alerts", "hubprobe-rules.yml"), hp.addr)
 	inEachMode(t, "azure monitor", proms, func(t *testing.T, m modePrometheus) {
 		checkDashboardQueries(ctx, t, m.prom, readsAzureMonitor)
 		checkRecordingRulesReturnData(ctx, t, m.prom, readsAzureMonitor)

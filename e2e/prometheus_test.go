@@ -22,11 +22,12 @@ import (
 	"github.com/hubprobe/hubprobe/grafana"
 )
 
-// Time limits. The whole test normally takes about 40 s: the first scenario
+// Time limits. The whole test normally takes about 45 s: the first scenario
 // runs end within about 25 s of the start (a start offset of up to 10 s,
-// then 10 s of sending), and the slowed hub trips the alert within about
-// 10 s of the reload. The three Prometheus instances are checked at the
-// same time. The limits leave room for a loaded machine.
+// then 10 s of sending), the slowed hub trips the alert within about 10 s
+// of the reload, and the versions are compared once every scenario has run
+// slowed (up to 30 s more). The seven Prometheus instances are checked at
+// the same time. The limits leave room for a loaded machine.
 const (
 	testBudget         = 3 * time.Minute
 	readyLimit         = 30 * time.Second
@@ -74,20 +75,23 @@ const slowHub = "    embedded: true\n    embedded_hub:\n      delivery_delay: 1.
 // histogram's exemplars name runs whose pages hubprobe serves, and that a
 // hub slowed past 1 s trips the p99 alert.
 func TestDashboardsAndRulesAgainstRealPrometheus(t *testing.T) {
-	promBin := prometheusBinary(t)
+	promBins := prometheusBins(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testBudget)
 	defer cancel()
 	root := repoRoot(t)
 	start := time.Now()
 
 	hp := startHubprobe(ctx, t, root)
-	proms := startPrometheuses(ctx, t, promBin, filepath.Join(root, "alerts", "hubprobe-rules.yml"), hp.addr)
+	proms := startPrometheuses(ctx, t, promBins, filepath.Join(root, "alerts", "hubprobe-rules.yml"), hp.addr)
 	t.Logf("hubprobe and %d prometheus instances ready after %s", len(proms), since(start))
 
 	inEachMode(t, "data", proms, func(t *testing.T, m modePrometheus) {
 		waitForFirstRuns(ctx, t, m.prom)
 		t.Logf("every scenario ran after %s", since(start))
 		checkStorage(ctx, t, m)
+		if m.mode == classic3 {
+			checkLeNormalised(ctx, t, m.prom)
+		}
 		dataSince := time.Now()
 		// No target of the default configuration has azure_monitor: the
 		// queries of its figures are TestAzureMonitorAgainstRealPrometheus's.
@@ -97,7 +101,7 @@ func TestDashboardsAndRulesAgainstRealPrometheus(t *testing.T) {
 		checkDocumentedQueries(ctx, t, m.prom)
 		checkLatencySeriesFound(ctx, t, m.prom)
 		checkExemplars(ctx, t, m.prom, hp.addr)
-		if m.mode == bothForms {
+		if m.mode.native && m.mode.classic {
 			checkNativeAnswerKept(ctx, t, m.prom)
 		}
 		t.Logf("dashboards and rules checked after %s", since(start))
@@ -105,6 +109,9 @@ func TestDashboardsAndRulesAgainstRealPrometheus(t *testing.T) {
 	if t.Failed() {
 		return
 	}
+	// Where every instance's data agrees: the last run of each scenario
+	// before the slowdown has settled in all of them.
+	before := settledInstants(ctx, t, proms[0].prom, nil)
 
 	reloaded := time.Now()
 	hp.reloadWith(ctx, t, slowHubConfig(t))
@@ -112,6 +119,12 @@ func TestDashboardsAndRulesAgainstRealPrometheus(t *testing.T) {
 		waitForSlowMessageAlert(ctx, t, m.prom)
 		t.Logf("slowed hub checked %s after the reload, %s after the start", since(reloaded), since(start))
 	})
+	if t.Failed() {
+		return
+	}
+	after := settledInstants(ctx, t, proms[0].prom, before)
+	t.Logf("%d figures of the slowed hub's runs agree between 2.x and 3.x, %s after the start",
+		checkVersionsAgree(ctx, t, proms, before, after), since(start))
 }
 
 // inEachMode runs check against every Prometheus at once, one subtest per
@@ -223,6 +236,13 @@ func prometheusBinary(t *testing.T) string {
 // free loopback address, its data in a directory of its own.
 func startPrometheus(ctx context.Context, t *testing.T, bin, name, cfg string, flags ...string) promAPI {
 	t.Helper()
+	return startPrometheusOn(ctx, t, bin, name, cfg, filepath.Join(t.TempDir(), "data"), flags...)
+}
+
+// startPrometheusOn is startPrometheus with its data in the directory data,
+// which may hold blocks already.
+func startPrometheusOn(ctx context.Context, t *testing.T, bin, name, cfg, data string, flags ...string) promAPI {
+	t.Helper()
 	configPath := filepath.Join(t.TempDir(), "prometheus.yml")
 	if err := os.WriteFile(configPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -230,7 +250,7 @@ func startPrometheus(ctx context.Context, t *testing.T, bin, name, cfg string, f
 	p, addr := startOnFreeAddress(ctx, t, func(addr string) *process {
 		return startProcess(t, name, bin, append([]string{
 			"--config.file=" + configPath,
-			"--storage.tsdb.path=" + filepath.Join(t.TempDir(), "data"),
+			"--storage.tsdb.path=" + data,
 			"--web.listen-address=" + addr,
 			"--log.level=warn",
 		}, flags...)...)
@@ -354,13 +374,17 @@ func checkRecordingRulesReturnData(ctx context.Context, t *testing.T, prom promA
 	checkReturnData(ctx, t, prom, "recording rules", named)
 }
 
-// checkDocumentedQueries runs the PromQL examples of docs/metrics.md as
-// they are written there.
+// checkDocumentedQueries runs the PromQL examples of docs/metrics.md and
+// the README as they are written there; the README's first, the capacity
+// query, answers only for a slow hub (waitForSlowMessageAlert runs it).
 func checkDocumentedQueries(ctx context.Context, t *testing.T, prom promAPI) {
 	t.Helper()
 	var named []namedQuery
 	for i, block := range promqlBlocks(t, metricsPath) {
 		named = append(named, namedQuery{fmt.Sprintf("%s, query %d", metricsPath, i+1), block})
+	}
+	for i, block := range promqlBlocks(t, readmePath)[1:] {
+		named = append(named, namedQuery{fmt.Sprintf("%s, query %d", readmePath, i+2), block})
 	}
 	checkReturnData(ctx, t, prom, "queries of "+metricsPath, named)
 }
@@ -481,8 +505,8 @@ func waitForSlowMessageAlert(ctx context.Context, t *testing.T, prom promAPI) {
 		}
 	}
 	readme := promqlBlocks(t, readmePath)
-	if len(readme) != 1 {
-		t.Fatalf("%s has %d promql blocks, want the one capacity query", readmePath, len(readme))
+	if len(readme) != 2 || !strings.HasSuffix(readme[0], "> 0.01") {
+		t.Fatalf("%s has %d promql blocks, want the capacity query (> 0.01) first, then the burn rate", readmePath, len(readme))
 	}
 	deadline := time.Now().Add(slowAlertLimit)
 	err := eventually(ctx, slowAlertLimit, func(ctx context.Context) error {

@@ -61,7 +61,7 @@ func TestSelfHostedServerLoadOnRealPrometheus(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), selfHostedBudget)
 	defer cancel()
 	cluster := serveCluster(t, loopbackCluster)
-	cfg := prometheusConfig(writeSelfHostedRules(t), scrapeJob("cluster", cluster))
+	cfg := prometheusConfig(writeSelfHostedRules(t), scrapeJob("cluster", []string{cluster}))
 	prom := startPrometheus(ctx, t, promBin, "prometheus-self-hosted", cfg)
 	if err := eventually(ctx, selfHostedLimit, func(ctx context.Context) error {
 		return checkServerLoads(ctx, prom, map[string]float64{"app": 0.75, "control": 0.45})

@@ -3,6 +3,7 @@ package exporter
 import (
 	"testing"
 
+	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/internal/cataloguetest"
 )
 
@@ -25,6 +26,7 @@ func TestCatalogueDocumented(t *testing.T) {
 	feedPlanning(t, m)
 	publishStep(t, m, 1)
 	m.EventAnswered("user", 200)
+	m.ApplyObjectives(config.Default().Scenarios)
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)

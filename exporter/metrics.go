@@ -71,6 +71,7 @@ type Metrics struct {
 	sent          *prometheus.CounterVec
 	received      *prometheus.CounterVec
 	lost          *prometheus.CounterVec
+	deliveries    *prometheus.CounterVec
 	duplicated    *prometheus.CounterVec
 	reordered     *prometheus.CounterVec
 	sentBytes     *prometheus.CounterVec
@@ -98,6 +99,7 @@ type Metrics struct {
 	buildInfo     prometheus.Gauge
 	planning      *planningMetrics
 	shards        shardMetrics
+	objectives    objectiveMetrics
 
 	shardIndex, shardCount int
 
@@ -161,6 +163,9 @@ func newCatalogue() *Metrics {
 	m.sent = counterVec("messages_sent_total", "Messages the probe sent.")
 	m.received = counterVec("messages_received_total", "Distinct expected message deliveries the probe received, fan-out counted per receiver.")
 	m.lost = counterVec("messages_lost_total", "Expected deliveries, by message identity, not seen within the loss timeout.")
+	m.deliveries = counterVec("expected_deliveries_total",
+		"Expected deliveries by outcome: within_1s, over_1s, or lost (never seen within the loss timeout); the capacity SLI is within_1s over all.",
+		"outcome")
 	m.duplicated = counterVec("messages_duplicated_total", "Deliveries of a message the receiver had already seen.")
 	m.reordered = counterVec("messages_reordered_total", "Deliveries behind a later message of the same sender to the same receiver.")
 	m.sentBytes = counterVec("sent_bytes_total", "Bytes the probe wrote to the wire.")
@@ -196,15 +201,16 @@ func newCatalogue() *Metrics {
 	m.serverLoad = newServerLoadCollector()
 	m.planning = newPlanningMetrics()
 	m.webPubSubEvents = newWebPubSubEvents()
+	m.objectives = newObjectiveMetrics()
 	return m
 }
 
 func (m *Metrics) collectors() []prometheus.Collector {
 	return append([]prometheus.Collector{
-		m.info, m.latency, m.sent, m.received, m.lost, m.duplicated, m.reordered, m.sentBytes, m.receivedBytes,
+		m.info, m.latency, m.sent, m.received, m.lost, m.deliveries, m.duplicated, m.reordered, m.sentBytes, m.receivedBytes,
 		m.throttled, m.httpRequests, m.connect, m.connectPhases, m.roundTrip, m.hubTime, m.connFailures, m.connsActive,
 		m.reconnects, m.drops, m.dropAge, m.reconnectTime, m.runs, m.runSuccess, m.runDuration, m.lastRun, m.runConns, m.sendLag,
-		m.runLatency, m.serverLoad, m.buildInfo, m.webPubSubEvents,
+		m.runLatency, m.serverLoad, m.buildInfo, m.webPubSubEvents, m.objectives.ratio, m.objectives.window,
 	}, append(m.planning.collectors(), m.shards.collectors()...)...)
 }
 
@@ -217,10 +223,10 @@ type partialDeleter interface {
 // i.e. what Forget has to clean.
 func (m *Metrics) vecs() []partialDeleter {
 	return append([]partialDeleter{
-		m.info, m.latency, m.sent, m.received, m.lost, m.duplicated, m.reordered, m.sentBytes, m.receivedBytes,
+		m.info, m.latency, m.sent, m.received, m.lost, m.deliveries, m.duplicated, m.reordered, m.sentBytes, m.receivedBytes,
 		m.throttled, m.httpRequests, m.connect, m.connectPhases, m.roundTrip, m.hubTime, m.connFailures, m.connsActive,
 		m.reconnects, m.drops, m.dropAge, m.reconnectTime, m.runs, m.runSuccess, m.runDuration, m.lastRun, m.runConns, m.sendLag,
-		m.shards.step,
+		m.shards.step, m.objectives.ratio, m.objectives.window,
 	}, m.planning.scenarioVecs()...)
 }
 

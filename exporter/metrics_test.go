@@ -253,6 +253,11 @@ hubprobe_messages_received_total{` + wantLabels + `} 9
 # HELP hubprobe_messages_lost_total Expected deliveries, by message identity, not seen within the loss timeout.
 # TYPE hubprobe_messages_lost_total counter
 hubprobe_messages_lost_total{` + wantLabels + `} 1
+# HELP hubprobe_expected_deliveries_total Expected deliveries by outcome: within_1s, over_1s, or lost (never seen within the loss timeout); the capacity SLI is within_1s over all.
+# TYPE hubprobe_expected_deliveries_total counter
+hubprobe_expected_deliveries_total{outcome="lost",` + wantLabels + `} 1
+hubprobe_expected_deliveries_total{outcome="over_1s",` + wantLabels + `} 1
+hubprobe_expected_deliveries_total{outcome="within_1s",` + wantLabels + `} 8
 # HELP hubprobe_messages_duplicated_total Deliveries of a message the receiver had already seen.
 # TYPE hubprobe_messages_duplicated_total counter
 hubprobe_messages_duplicated_total{` + wantLabels + `} 2

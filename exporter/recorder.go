@@ -10,6 +10,7 @@ import (
 
 	"github.com/hubprobe/hubprobe/probe/clientconn"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/slo"
 	"github.com/hubprobe/hubprobe/throttle"
 )
 
@@ -60,6 +61,9 @@ type recorder struct {
 	drops                    [len(clientconn.DropReasons)]prometheus.Counter
 	throttled                [len(throttle.Reasons)]prometheus.Counter
 	failures                 [len(failureReasons)]prometheus.Counter
+	// within, over and lostDeliveries are hubprobe_expected_deliveries_total
+	// by outcome.
+	within, over, lostDeliveries prometheus.Counter
 }
 
 var _ scenarios.Recorder = (*recorder)(nil)
@@ -84,6 +88,10 @@ func newRecorder(m *Metrics, st *scenarioState) *recorder {
 		reconnects:    m.reconnects.WithLabelValues(t, s),
 		dropAge:       m.dropAge.WithLabelValues(t, s),
 		reconnectTime: m.reconnectTime.WithLabelValues(t, s),
+
+		within:         m.deliveries.WithLabelValues(t, s, slo.OutcomeWithin),
+		over:           m.deliveries.WithLabelValues(t, s, slo.OutcomeOver),
+		lostDeliveries: m.deliveries.WithLabelValues(t, s, slo.OutcomeLost),
 	}
 	for i, phase := range clientconn.ConnectPhases {
 		r.connectPhases[i] = m.connectPhases.WithLabelValues(t, s, phase)
@@ -133,6 +141,7 @@ func (r *recorder) Event(e scenarios.Event) {
 		countReason(r.throttled[:], throttle.Reasons[:], e.Reason)
 	case scenarios.MessagesLost:
 		addPositive(r.lost, e.Count)
+		addPositive(r.lostDeliveries, e.Count)
 	}
 }
 
@@ -164,6 +173,11 @@ func (r *recorder) Delivered(d scenarios.Delivery) {
 	r.received.Inc()
 	if d.Reordered {
 		r.reordered.Inc()
+	}
+	if slo.OutcomeOf(d.Latency) == slo.OutcomeWithin {
+		r.within.Inc()
+	} else {
+		r.over.Inc()
 	}
 	if d.Slowest {
 		r.latency.ObserveWithExemplar(d.Latency.Seconds(), exemplarLabels(d))

@@ -21,7 +21,7 @@ func Overview() *dashboard.DashboardBuilder {
 		WithVariable(labelVariable("target", "target", "", true)).
 		WithVariable(labelVariable("scenario", "scenario", `{target=~"$target"}`, true))
 	d = d.WithRow(dashboard.NewRowBuilder("Capacity: 99 % of messages under 1 s, server load under 70 %"))
-	for _, g := range capacityGraphs() {
+	for _, g := range append(capacityGraphs(), budgetOverviewGraph()) {
 		d = d.WithPanel(g.panel())
 	}
 	d = d.WithRow(dashboard.NewRowBuilder("Traffic"))

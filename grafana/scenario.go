@@ -26,6 +26,11 @@ func Scenario() *dashboard.DashboardBuilder {
 	for _, g := range latencyGraphs() {
 		d = d.WithPanel(g.panel())
 	}
+	d = d.WithRow(dashboard.NewRowBuilder("Error budget"))
+	for _, g := range errorBudgetGraphs() {
+		d = d.WithPanel(g.panel())
+	}
+	d = d.WithPanel(objectiveTable())
 	d = d.WithRow(dashboard.NewRowBuilder("Where the time goes"))
 	for _, g := range whereTheTimeGoesGraphs() {
 		d = d.WithPanel(g.panel())

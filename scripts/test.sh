@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # hubprobe's test suite: installs what the tests need that Go modules do not
-# bring (Debian's prometheus package for prometheus and promtool, kubectl for
-# rendering the manifests, helm, ko, crane and golangci-lint built from the Go
-# module proxy, the pinned npm packages of the JavaScript client tests), then
-# vets, lints (.golangci.yml) and tests everything.
+# bring (Debian's prometheus package for prometheus and promtool 2.x, its
+# prometheus-alertmanager for Alertmanager and amtool, kubectl for rendering
+# the manifests; Prometheus 3, helm, ko, crane, sloth and golangci-lint built
+# from the Go module proxy; the pinned npm packages of the JavaScript client
+# tests), then vets, lints (.golangci.yml) and tests everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,12 @@ if ! command -v promtool >/dev/null 2>&1 || ! command -v prometheus >/dev/null 2
   echo "installing Debian's prometheus package (prometheus, promtool)"
   as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+fi
+
+if ! command -v prometheus-alertmanager >/dev/null 2>&1 || ! command -v amtool >/dev/null 2>&1; then
+  echo "installing Debian's prometheus-alertmanager package (prometheus-alertmanager, amtool)"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends prometheus-alertmanager >/dev/null
 fi
 
 if ! command -v kubectl >/dev/null 2>&1; then
@@ -27,19 +34,29 @@ fi
 # $(go env GOPATH)/bin, where the tests look first. A binary that is already
 # that build of that version is kept.
 gobin="$(go env GOPATH | cut -d: -f1)/bin"
+# go_install PKG@VERSION [DIR] installs into DIR, $gobin by default.
 go_install() {
-  local pkg=${1%@*} version=${1#*@} bin
-  bin="$gobin/$(basename "$pkg")"
+  local pkg=${1%@*} version=${1#*@} dir=${2:-$gobin} bin
+  bin="$dir/$(basename "$pkg")"
   if [ -x "$bin" ] && [ "$(go version -m "$bin" 2>/dev/null | awk '$1 == "path" { p = $2 } $1 == "mod" { v = $3 } END { print p "@" v }')" = "$pkg@$version" ]; then
     return
   fi
   echo "go install $1"
-  GOBIN="$gobin" go install "$1"
+  GOBIN="$dir" go install "$1"
 }
 go_install helm.sh/helm/v3/cmd/helm@v3.22.0
 go_install github.com/google/go-containerregistry/cmd/crane@v0.22.1
 go_install github.com/google/ko@v0.19.1
 go_install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
+# sloth validates the SLOs `hubprobe slo --format sloth` writes.
+go_install github.com/slok/sloth/cmd/sloth@v0.16.0
+# Prometheus 3 beside Debian's 2.x, in a directory of its own so that the
+# prometheus and promtool on PATH stay Debian's: the rules, dashboards and
+# end-to-end tests run on both (alerts/promtooltest.Prometheus3Dir). The
+# first build takes minutes (it is a large program); later runs keep it.
+for cmd in prometheus promtool; do
+  go_install "github.com/prometheus/prometheus/cmd/$cmd@v0.316.0" "$gobin/prometheus3"
+done
 
 for lock in $(git ls-files '*package-lock.json'); do
   dir=$(dirname "$lock")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/scenarios"
+	"github.com/hubprobe/hubprobe/slo/specs"
 )
 
 func check(g globalFlags, stdout, stderr io.Writer) int {
@@ -31,4 +32,23 @@ func loadConfig(g globalFlags, stderr io.Writer) (cfg *config.Config, ok bool) {
 		return nil, false
 	}
 	return cfg, true
+}
+
+// writeSLOs prints the configuration's objectives in format: exit 2 for a
+// configuration with none, 1 when the output fails.
+func writeSLOs(g globalFlags, format string, stdout, stderr io.Writer) int {
+	cfg, ok := loadConfig(g, stderr)
+	if !ok {
+		return exitUsage
+	}
+	objectives, err := specs.Objectives(cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, "hubprobe: bad configuration:", err)
+		return exitUsage
+	}
+	if err := specs.Write(stdout, format, objectives); err != nil {
+		fmt.Fprintln(stderr, "hubprobe:", err)
+		return exitFailed
+	}
+	return exitOK
 }

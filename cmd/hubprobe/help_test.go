@@ -30,6 +30,7 @@ var (
 		"--entra.issuer", "--disable-local-auth"}
 	planFlagsOf = []string{"--workload.file", "--output"}
 	benchFlags  = []string{"--output", "--import"}
+	sloFlags    = []string{"--format"}
 )
 
 // helpCases ask every command for help, in each way kingpin offers.
@@ -45,6 +46,7 @@ var helpCases = []helpCase{
 	{[]string{"check", "--help"}, "usage: hubprobe check", rootFlags},
 	{[]string{"plan", "--help"}, "usage: hubprobe plan", append(planFlagsOf, rootFlags...)},
 	{[]string{"bench", "--help"}, "usage: hubprobe bench", append(benchFlags, rootFlags...)},
+	{[]string{"slo", "--help"}, "usage: hubprobe slo", append(sloFlags, rootFlags...)},
 	{[]string{"help", "help"}, "usage: hubprobe help", nil},
 }
 
@@ -135,8 +137,8 @@ func TestHelpCasesCoverEveryCommand(t *testing.T) {
 	}
 	slices.Sort(listed)
 	slices.Sort(tested)
-	if !slices.Equal(listed, tested) || len(listed) != 7 {
-		t.Errorf("commands %v, tested for --help %v; want the same seven", listed, tested)
+	if !slices.Equal(listed, tested) || len(listed) != 8 {
+		t.Errorf("commands %v, tested for --help %v; want the same eight", listed, tested)
 	}
 }
 

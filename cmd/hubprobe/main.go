@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -19,6 +20,7 @@ import (
 	"github.com/hubprobe/hubprobe/exporter"
 	"github.com/hubprobe/hubprobe/internal/procs"
 	"github.com/hubprobe/hubprobe/scenarios/runreport"
+	"github.com/hubprobe/hubprobe/slo/specs"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -61,6 +63,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return check(c.global, stdout, stderr)
 	case c.planCmd.FullCommand():
 		return planCommand(c.planFlags.workloadFile, c.planFlags.output, stdout, stderr)
+	case c.sloCmd.FullCommand():
+		return writeSLOs(c.global, c.sloFormat, stdout, stderr)
 	case c.bench.clause.FullCommand():
 		return c.bench.run(ctx, stdout, stderr, logger)
 	default:
@@ -101,8 +105,9 @@ type cli struct {
 	hubFlags   hubFlags
 	planFlags  planFlags
 	bench      *benchCmd
+	sloFormat  string
 
-	runCmd, hubCmd, checkCmd, planCmd *kingpin.CmdClause
+	runCmd, hubCmd, checkCmd, planCmd, sloCmd *kingpin.CmdClause
 }
 
 // newCLI declares the commands. Help and --version go to stdout, errors to
@@ -121,6 +126,8 @@ func newCLI(stdout, stderr io.Writer) *cli {
 	c.addHubCommand()
 	c.checkCmd = c.app.Command("check", "Check a configuration file and exit.")
 	c.addPlanCommand()
+	c.sloCmd = c.app.Command("slo", "Print the configuration's objectives for sloth, pyrra or OpenSLO.")
+	c.sloCmd.Flag("format", "SLO tool: "+strings.Join(specs.Formats, ", ")+".").Required().EnumVar(&c.sloFormat, specs.Formats...)
 	c.bench = addBenchCommand(c.app)
 	return c
 }
