@@ -145,7 +145,7 @@ func probeAlerts(cfg Config) []alert {
 		summary: "hubprobe failed to reload its configuration.",
 		description: "hubprobe {{ $labels.instance }} could not load its new configuration " +
 			"(last reload successful = {{ $value }}) and keeps running the previous one.",
-	}, cfg.shardMissingAlert()}
+	}, cfg.shardMissingAlert(), cfg.dropsAlert()}
 }
 
 // staleAlert fires when a scenario that has run stopped running, and when no

@@ -109,7 +109,8 @@ var latencyAlerts = []string{
 // Inhibitions mute an alert while another that explains it fires, each for
 // the same target and scenario (docs/runbook.md says why each is there):
 //   - a saturated probe, or a stale scenario, mutes the latency and loss
-//     alerts: their figures measure the probe, or are old;
+//     alerts: their figures measure the probe, or are old; a stale
+//     scenario mutes its held connections' drops too;
 //   - a failing scenario mutes its connection failures and lost messages;
 //   - a page of the budget mutes its tickets, and the capacity warnings of
 //     the same latency;
@@ -121,7 +122,7 @@ func Inhibitions() []InhibitRule {
 	named := func(names ...string) string { return fmt.Sprintf("alertname=~%q", strings.Join(names, "|")) }
 	return []InhibitRule{
 		{SourceMatchers: []string{named(AlertProbeSaturated)}, TargetMatchers: []string{named(latencyAlerts...)}, Equal: scenario},
-		{SourceMatchers: []string{named(AlertScenarioStale)}, TargetMatchers: []string{named(latencyAlerts...)}, Equal: scenario},
+		{SourceMatchers: []string{named(AlertScenarioStale)}, TargetMatchers: []string{named(append(latencyAlerts, AlertConnectionDrops)...)}, Equal: scenario},
 		{SourceMatchers: []string{named(AlertScenarioFailing)}, TargetMatchers: []string{named(AlertConnectionFailures, AlertMessagesLost)}, Equal: scenario},
 		{
 			SourceMatchers: []string{named(AlertErrorBudgetBurn), fmt.Sprintf("severity=%q", SeverityPage)},

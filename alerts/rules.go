@@ -73,6 +73,10 @@ type Config struct {
 	// service's usage, and ForecastFit the trend it projects: also the
 	// least data it needs before it says anything.
 	ForecastHorizon, ForecastFit string
+	// DropsPerConnectionMax is how many times each held connection may drop
+	// over DropWindow before HubprobeConnectionDrops warns.
+	DropsPerConnectionMax float64
+	DropWindow            string
 
 	// RunbookBase is where runbook.md is published; each alert links to
 	// RunbookBase + "#" + its lower-cased name.
@@ -96,6 +100,8 @@ var DefaultConfig = Config{
 	StaleRuns:                   3,
 	ServiceMetricsMaxAgeSeconds: 900,
 	BurnRates:                   DefaultBurnRates,
+	DropWindow:                  "1h",
+	DropsPerConnectionMax:       1,
 	ForecastHorizon:             "7d",
 	ForecastFit:                 "1d",
 	RunbookBase:                 "https://github.com/hubprobe/hubprobe/blob/main/docs/runbook.md",

@@ -156,7 +156,19 @@ type hubprobeProcess struct {
 }
 
 func startHubprobe(ctx context.Context, t *testing.T, root string) *hubprobeProcess {
-	return startHubprobeWith(ctx, t, root, config.DefaultYAML, nil)
+	return startHubprobeWith(ctx, t, root, e2eDefault(t), nil)
+}
+
+// e2eDefault is the embedded default with its held connections reported
+// every 10 s rather than every minute, so that they have run samples as
+// soon as the other scenarios.
+func e2eDefault(t *testing.T) []byte {
+	t.Helper()
+	const held = "    kind: held\n"
+	if strings.Count(string(config.DefaultYAML), held) != 1 {
+		t.Fatalf("default.yml has no single held scenario (%q) to report faster", strings.TrimSpace(held))
+	}
+	return []byte(strings.Replace(string(config.DefaultYAML), held, held+"    held: {report_interval: 10s}\n", 1))
 }
 
 // startHubprobeWith runs the built daemon on cfg with env as its whole
@@ -219,7 +231,7 @@ func slowHubConfig(t *testing.T) []byte {
 	if n := strings.Count(string(config.DefaultYAML), embedded); n != 3 {
 		t.Fatalf("default.yml has %d lines %q, want the three embedded targets to add embedded_hub to", n, strings.TrimSpace(embedded))
 	}
-	return []byte(strings.ReplaceAll(string(config.DefaultYAML), embedded, slowHub))
+	return []byte(strings.ReplaceAll(string(e2eDefault(t)), embedded, slowHub))
 }
 
 // prometheusBinary is the prometheus on PATH; a missing one fails the test.

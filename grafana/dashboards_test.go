@@ -544,6 +544,7 @@ var exporterShapedSeries = map[string]string{
 	`hubprobe_http_requests_total{target="hub",scenario="echo",endpoint="negotiate",code="200"}`:              "0+1x60",
 	`hubprobe_connection_failures_total{target="hub",scenario="echo",reason="transport"}`:                     "0+1x60",
 	`hubprobe_reconnects_total{target="hub",scenario="echo"}`:                                                 "0+1x60",
+	`hubprobe_connection_drops_total{target="hub",scenario="echo",reason="transport"}`:                        "0+1x60",
 	`hubprobe_runs_total{target="hub",scenario="echo",result="success"}`:                                      "0+1x60",
 	`hubprobe_connections_active{target="hub",scenario="echo"}`:                                               "10x60",
 	`hubprobe_run_success{target="hub",scenario="echo"}`:                                                      "1x60",
@@ -617,6 +618,8 @@ func TestQueriesReturnDataOnExporterShapedSeries(t *testing.T) {
 			histogramSeries(series, "hubprobe_send_lag_seconds", "0.01", "0.1")
 			histogramSeries(series, "hubprobe_message_hub_time_seconds", "0.1", "0.7", "1")
 			histogramSeries(series, "hubprobe_network_round_trip_seconds", "0.1", "0.7", "1")
+			histogramSeries(series, "hubprobe_connection_age_at_drop_seconds", "60", "600")
+			histogramSeries(series, "hubprobe_reconnect_duration_seconds", "1", "10")
 			for _, phase := range []string{"tcp", "negotiate", "upgrade", "handshake"} {
 				labeledHistogramSeries(series, "hubprobe_connect_phase_duration_seconds", `target="hub",scenario="echo",phase="`+phase+`"`, "0.1", "1")
 			}

@@ -69,6 +69,8 @@ const (
 	connectHistogram      = "hubprobe_connect_duration_seconds"
 	connectPhaseHistogram = "hubprobe_connect_phase_duration_seconds"
 	sendLagHistogram      = "hubprobe_send_lag_seconds"
+	dropAgeHistogram      = "hubprobe_connection_age_at_drop_seconds"
+	reconnectHistogram    = "hubprobe_reconnect_duration_seconds"
 )
 
 // quantile is the q-quantile of a histogram per target and scenario.

@@ -39,6 +39,10 @@ func Scenario() *dashboard.DashboardBuilder {
 	for _, g := range scenarioConnectionGraphs() {
 		d = d.WithPanel(g.panel())
 	}
+	d = d.WithRow(dashboard.NewRowBuilder("Drops and reconnects"))
+	for _, g := range dropGraphs() {
+		d = d.WithPanel(g.panel())
+	}
 	d = d.WithRow(dashboard.NewRowBuilder("Runs and probe health"))
 	for _, g := range runGraphs() {
 		d = d.WithPanel(g.panel())
@@ -208,6 +212,47 @@ func scenarioConnectionGraphs() []graph {
 		description: "Times per second the hub throttled this scenario: HTTP 429, connection limit, message limit, closed.",
 		unit:        units.CountsPerSecond, width: 8, min: ptr(0.0),
 		queries: []query{{fmt.Sprintf("sum by (reason) (%s)", rate("hubprobe_throttled_total")), "{{reason}}"}},
+	}}
+}
+
+// dropGraphs show the connections that ended without the probe asking,
+// mostly held ones (kind: held), beside the service's own count of the
+// connections it closed.
+func dropGraphs() []graph {
+	return []graph{{
+		title: "Connection drops by reason",
+		description: "Probe connections per second that ended without the probe asking, by why: the server's close " +
+			"(server_close, server_error, server_reconnect, disconnected), a quota (throttled), silence (server_timeout, " +
+			"keepalive), an HTTP status, a refused reconnect, bad bytes (protocol) or the transport.",
+		unit: units.CountsPerSecond, width: 12, min: ptr(0.0), stacked: true,
+		queries: []query{{fmt.Sprintf("sum by (reason) (%s) > 0", rate("hubprobe_connection_drops_total")), "{{reason}}"}},
+	}, {
+		title: "Probe drops beside the service's closes",
+		description: "The probe's drops per second, all reasons, beside the connections Azure Monitor says the " +
+			"service closed per second by category (targets with azure_monitor): drops the service counts as " +
+			"normal closes are the network's or the client's, throttled ones hit real clients too.",
+		unit: units.CountsPerSecond, width: 12, min: ptr(0.0),
+		queries: []query{
+			{fmt.Sprintf("sum(%s)", rate("hubprobe_connection_drops_total")), "probe drops"},
+			{fmt.Sprintf("max by (category) (%s)", targetOnly("hubprobe_service_connection_closes_per_second")),
+				"service closed {{category}}"},
+		},
+	}, {
+		title:       "Connection age at the drop",
+		description: "How long the dropped connections had been open (p50, p90): drops at a steady age point at an idle or lifetime limit on the path.",
+		unit:        units.Seconds, width: 12, min: ptr(0.0),
+		queries: []query{
+			{quantile(0.5, dropAgeHistogram), "p50"},
+			{quantile(0.9, dropAgeHistogram), "p90"},
+		},
+	}, {
+		title:       "Time to reconnect",
+		description: "From a held connection's drop to the first message it received again (p50, p99), on its official client's retry schedule.",
+		unit:        units.Seconds, width: 12, min: ptr(0.0),
+		queries: []query{
+			{quantile(0.5, reconnectHistogram), "p50"},
+			{quantile(0.99, reconnectHistogram), "p99"},
+		},
 	}}
 }
 
