@@ -225,7 +225,7 @@ func dropGraphs() []graph {
 			"(server_close, server_error, server_reconnect, disconnected), a quota (throttled), silence (server_timeout, " +
 			"keepalive), an HTTP status, a refused reconnect, bad bytes (protocol) or the transport.",
 		unit: units.CountsPerSecond, width: 12, min: ptr(0.0), stacked: true,
-		queries: []query{{fmt.Sprintf("sum by (reason) (%s) > 0", rate("hubprobe_connection_drops_total")), "{{reason}}"}},
+		queries: []query{{fmt.Sprintf("sum by (reason) (%s)", rate("hubprobe_connection_drops_total")), "{{reason}}"}},
 	}, {
 		title: "Probe drops beside the service's closes",
 		description: "The probe's drops per second, all reasons, beside the connections Azure Monitor says the " +
