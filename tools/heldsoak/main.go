@@ -30,10 +30,10 @@ func main() {
 
 // settings are the flags.
 type settings struct {
-	bin, listen          string
-	duration, every      time.Duration
-	sample               time.Duration
-	connections, dropped int
+	bin, listen     string
+	duration, every time.Duration
+	sample          time.Duration
+	connections     int
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -47,7 +47,7 @@ func soak(ctx context.Context, s settings, stderr io.Writer) ([]sample, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	path := filepath.Join(dir, "hubprobe.yml")
 	if err := os.WriteFile(path, []byte(soakConfig(s)), 0o600); err != nil {
 		return nil, err
