@@ -138,15 +138,7 @@ func (h *Hub) Beat(now int64) {
 // Drop ends up to n open connections (every one when n <= 0) as how
 // says, and returns how many it ended.
 func (h *Hub) Drop(how core.Drill, n int) int {
-	ended := 0
-	for _, c := range h.lifetime.Open() {
-		if n > 0 && ended == n {
-			break
-		}
-		c.drop(how)
-		ended++
-	}
-	return ended
+	return h.lifetime.Drop(n, func(*conn) bool { return true }, func(c *conn) { c.drop(how) })
 }
 
 // CloseAll ends every connection: their transports close.

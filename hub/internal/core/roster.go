@@ -205,3 +205,20 @@ func (l *Lifetime[C]) Open() []C {
 	}
 	return open
 }
+
+// Drop ends up to n of the open connections (every one when n <= 0)
+// that are still live, each with end, and returns how many it ended: the
+// loop of every protocol's drill (Drill).
+func (l *Lifetime[C]) Drop(n int, live func(C) bool, end func(C)) int {
+	ended := 0
+	for _, c := range l.Open() {
+		if n > 0 && ended == n {
+			break
+		}
+		if live(c) {
+			end(c)
+			ended++
+		}
+	}
+	return ended
+}

@@ -229,17 +229,7 @@ func (h *Hub) CloseAll() {
 // Drop ends up to n open connections (every one when n <= 0) as how
 // says, and returns how many it ended.
 func (h *Hub) Drop(how core.Drill, n int) int {
-	ended := 0
-	for _, c := range h.lifetime.Open() {
-		if n > 0 && ended == n {
-			break
-		}
-		if !c.closed.Load() {
-			c.drop(how)
-			ended++
-		}
-	}
-	return ended
+	return h.lifetime.Drop(n, func(c *conn) bool { return !c.closed.Load() }, func(c *conn) { c.drop(how) })
 }
 
 // drop ends c as how says.
