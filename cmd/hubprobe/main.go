@@ -11,10 +11,12 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
+	"github.com/rs/zerolog"
 
 	"github.com/hubprobe/hubprobe/config"
 	"github.com/hubprobe/hubprobe/exporter"
@@ -215,4 +217,16 @@ func buildInfo() exporter.BuildInfo {
 	b := exporter.ReadBuildInfo()
 	b.Version = version
 	return b
+}
+
+// newLogger logs at level and above, as logfmt or JSON.
+func newLogger(w io.Writer, level, format string) zerolog.Logger {
+	if format == "logfmt" {
+		w = zerolog.ConsoleWriter{Out: w, NoColor: true, TimeFormat: time.RFC3339Nano}
+	}
+	lvl, err := zerolog.ParseLevel(level)
+	if err != nil {
+		lvl = zerolog.InfoLevel
+	}
+	return zerolog.New(w).Level(lvl).With().Timestamp().Logger()
 }

@@ -79,27 +79,20 @@ func (c *cli) addServeFlags(cmd *kingpin.CmdClause) {
 // resolve parses the shard and what sharded capacity searches are judged
 // by; an error is a usage error.
 func (f serveSettings) resolve() (scenarios.Shard, capacity.SearchOptions, error) {
+	search := capacity.SearchOptions{Wait: f.prometheusWait}
 	shard, err := f.shard.shard()
-	if err != nil {
-		return shard, capacity.SearchOptions{}, err
-	}
-	search, err := f.searchOptions()
-	return shard, search, err
-}
-
-// searchOptions builds what a sharded capacity search is judged by.
-func (f serveSettings) searchOptions() (capacity.SearchOptions, error) {
-	opts := capacity.SearchOptions{Wait: f.prometheusWait}
-	if f.prometheusWait <= 0 {
-		return opts, fmt.Errorf("--capacity.prometheus-wait %s must be positive", f.prometheusWait)
-	}
-	if f.prometheusURL == "" {
-		return opts, nil
+	switch {
+	case err != nil:
+		return shard, search, err
+	case f.prometheusWait <= 0:
+		return shard, search, fmt.Errorf("--capacity.prometheus-wait %s must be positive", f.prometheusWait)
+	case f.prometheusURL == "":
+		return shard, search, nil
 	}
 	agg, err := stepquery.New(f.prometheusURL)
 	if err != nil {
-		return opts, fmt.Errorf("--capacity.prometheus-url is %w", err)
+		return shard, search, fmt.Errorf("--capacity.prometheus-url is %w", err)
 	}
-	opts.Aggregator = agg
-	return opts, nil
+	search.Aggregator = agg
+	return shard, search, nil
 }

@@ -4,7 +4,9 @@ package shape_test
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -12,7 +14,8 @@ import (
 const module = "github.com/hubprobe/hubprobe/"
 
 type goPackage struct {
-	ImportPath                         string
+	ImportPath, Dir                    string
+	GoFiles                            []string
 	Imports, TestImports, XTestImports []string
 }
 
@@ -63,4 +66,29 @@ func TestImportRules(t *testing.T) {
 			}
 		}
 	}
+}
+
+// commandLines is the most product code cmd/hubprobe may hold: main parses
+// flags and wires packages, and what grows past this belongs to one of them.
+const commandLines = 650
+
+func TestCommandOnlyWires(t *testing.T) {
+	for _, p := range packages(t) {
+		if p.ImportPath != module+"cmd/hubprobe" {
+			continue
+		}
+		lines := 0
+		for _, name := range p.GoFiles {
+			b, err := os.ReadFile(filepath.Join(p.Dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines += strings.Count(string(b), "\n")
+		}
+		if lines == 0 || lines >= commandLines {
+			t.Errorf("cmd/hubprobe holds %d lines of product code in %d files, want fewer than %d", lines, len(p.GoFiles), commandLines)
+		}
+		return
+	}
+	t.Fatal("go list did not list cmd/hubprobe")
 }
