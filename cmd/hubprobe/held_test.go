@@ -27,7 +27,9 @@ func TestHeldConnectionsSurviveAHubRestartedOnItsPort(t *testing.T) {
 	defer held.Stop()
 	scenariostest.WaitUntil(t, 10*time.Second, func() bool { return rec.Tally().Received >= 4 })
 	_ = first.cmd.Process.Kill()
-	<-first.exited
+	if err := <-first.exited; err == nil {
+		t.Fatal("the killed hub ended as if it had exited on its own")
+	}
 	scenariostest.WaitUntil(t, 5*time.Second, func() bool { return rec.Tally().Dropped[clientconn.DropTransport] == 2 })
 	startChild(t, nil, "hub", "--metrics", "--listen", addr)
 	scenariostest.WaitUntil(t, 20*time.Second, func() bool { return rec.Tally().Reconnected == 2 })
