@@ -216,7 +216,6 @@ func checkStepLines(t *testing.T, out string, it bench.Item, plan *bench.Plan) {
 		fmt.Sprintf(" Connections/sendingStep: %d/%d in %ds", plan.Connections, it.Step.Senders, it.Seconds),
 		fmt.Sprintf("   Requests/sec: %.2f", float64(it.Step.Sent)/sec),
 		fmt.Sprintf("   Responses/sec: %.2f", float64(it.Tally.Delivered)/sec),
-		"  99.00%: < 100 ms",
 		"   < 1 s: 0 (0.00%)",
 		fmt.Sprintf(" Deliveries: sent %d, expected %d, received %d, lost 0 (%d received within 1 s", it.Step.Sent, it.Step.Expected, it.Tally.Delivered, it.Tally.Delivered),
 	} {
@@ -224,6 +223,9 @@ func checkStepLines(t *testing.T, out string, it bench.Item, plan *bench.Plan) {
 			t.Errorf("step %d: report lacks %q:\n%s", it.Step.Number, line, out)
 		}
 	}
+	// On loopback the 99th percentile is usually under 100 ms; a loaded
+	// machine may push it a class or two up, never to a second.
+	wantLine(t, out, `  99\.00%: < (100|200|500) ms`)
 	wantLine(t, out, ` Messages: requests: [0-9.]+[KM]?B, responses: [0-9.]+[KM]?B`)
 	wantLine(t, out, ` Exact latency: p50 [0-9.]+ ms, p90 [0-9.]+ ms, p99 [0-9.]+ ms, max [0-9.]+ ms`)
 }

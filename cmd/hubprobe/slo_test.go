@@ -11,8 +11,8 @@ import (
 // error that says why.
 func TestSLOCommand(t *testing.T) {
 	code, out, errOut := runCLI(t, context.Background(), "slo", "--format", "pyrra")
-	if code != exitOK || strings.Count(out, "kind: ServiceLevelObjective") != 7 || !strings.Contains(out, "name: embedded-echo\n") {
-		t.Errorf("exit %d, want the 7 run scenarios of the default configuration as pyrra objects:\n%s%s", code, out, errOut)
+	if code != exitOK || strings.Count(out, "kind: ServiceLevelObjective") != 8 || !strings.Contains(out, "name: embedded-echo\n") {
+		t.Errorf("exit %d, want the 8 run and held scenarios of the default configuration as pyrra objects:\n%s%s", code, out, errOut)
 	}
 	path := writeConfig(t, "targets: [{name: hub, embedded: true}]\n"+
 		"scenarios: [{name: s, kind: echo, mode: capacity_search, schedule: \"@every 1h\"}]\n")
