@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hubprobe/hubprobe/internal/cataloguetest"
 	"github.com/hubprobe/hubprobe/alerts/promtooltest"
+	"github.com/hubprobe/hubprobe/internal/cataloguetest"
 )
 
 // ingestion is one way a Prometheus stores hubprobe's histograms. hubprobe
